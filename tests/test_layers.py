@@ -1,0 +1,27 @@
+"""The core must stay importable without the UI libraries (DESIGN.md: only ui/ imports textual)."""
+
+import subprocess
+import sys
+
+CORE = [
+    "valarmind_tui.config", "valarmind_tui.events", "valarmind_tui.bus", "valarmind_tui.session",
+    "valarmind_tui.commands", "valarmind_tui.tools.registry", "valarmind_tui.providers.base",
+]
+
+
+def test_core_imports_without_textual_or_litellm() -> None:
+    code = (
+        "import sys\n"
+        + "".join(f"import {m}\n" for m in CORE)
+        + "print(sorted(m for m in ('textual', 'litellm', 'rich') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_version_is_fast_path() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "valarmind_tui", "--version"], capture_output=True, text=True
+    )
+    assert out.returncode == 0
+    assert out.stdout.startswith("valarmind ")

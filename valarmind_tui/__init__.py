@@ -1,0 +1,3 @@
+"""ValarMind: a terminal coding assistant."""
+
+__version__ = "0.1.0"

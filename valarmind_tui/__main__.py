@@ -1,0 +1,3 @@
+from valarmind_tui.cli import main
+
+raise SystemExit(main())

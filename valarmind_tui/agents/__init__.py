@@ -1,0 +1,1 @@
+"""Agents: the loop, the orchestrator, specialists defined as .md files."""

@@ -1,0 +1,39 @@
+"""An agent definition: front matter plus a system prompt (agents are data)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from valarmind_tui.safety.permissions import AgentPermissions
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """One agent, as loaded from `agents/builtin/<name>.md` or a user override."""
+
+    name: str
+    description: str
+    system_prompt: str
+    tools: tuple[str, ...] = ("*",)
+    """Tool names or glob patterns the agent may use."""
+    permissions: AgentPermissions = field(default_factory=AgentPermissions)
+    timeout_s: float = 300.0
+    max_timeout_s: float = 900.0
+    model: str | None = None
+    """Model or alias; the session's model when None."""
+    max_turns: int = 50
+    exclude_project_context: bool = False
+    source: str = "builtin"
+    """Where the definition came from (builtin, project, user, profile)."""
+
+
+GENERAL_AGENT = AgentSpec(
+    name="general",
+    description="A single general coding agent (used until the orchestrator is available).",
+    system_prompt=(
+        "You are ValarMind, a coding assistant working in the user's repository. Use the tools to "
+        "read, search and change files and to run commands. Paths are relative to the project "
+        "root. Be concise; when you change files, say what you changed."
+    ),
+    permissions=AgentPermissions.full(),
+)

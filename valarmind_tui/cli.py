@@ -1,0 +1,120 @@
+"""Command-line entry: arguments → Settings → the chosen face.
+
+Kept light: `valarmind --version` imports nothing heavy (no litellm, textual or mcp).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from valarmind_tui import __version__
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 3
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", help="LiteLLM model string or alias (overrides config)")
+    parser.add_argument("--api-base", dest="api_base", help="model endpoint URL")
+    parser.add_argument("--cwd", type=Path, default=None, help="project root (default: here)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="valarmind", description="ValarMind: a terminal coding assistant."
+    )
+    parser.add_argument("--version", action="version", version=f"valarmind {__version__}")
+    _common(parser)
+    parser.add_argument("-p", "--print", dest="prompt", metavar="TASK",
+                        help="run one task headless and print the answer")
+    parser.add_argument("--output-format", choices=["text", "json", "jsonl"], default="text")
+    parser.add_argument("--permission-mode", choices=["default", "accept-edits", "plan", "bypass"])
+    parser.add_argument("--plain", action="store_true", help="line-mode REPL (no full-screen UI)")
+    parser.add_argument("--resume", metavar="SESSION", nargs="?", const="last",
+                        help="resume a stored session (the last one by default)")
+    sub = parser.add_subparsers(dest="command")
+
+    run = sub.add_parser("run", help="seed 000's external agent runner")
+    _common(run)
+    run.add_argument("--agent", required=True, help="profile or agent name")
+    run.add_argument("--prompt", required=True, type=Path, help="system prompt file")
+    run.add_argument("--output", required=True, type=Path, help="where the final answer goes")
+    run.add_argument("--permission-mode", choices=["default", "accept-edits", "plan", "bypass"])
+    run.add_argument("paths", nargs="*", help="paths for the agent to work on (after --)")
+
+    mcp = sub.add_parser("mcp", help="MCP server for IDEs")
+    mcp_sub = mcp.add_subparsers(dest="mcp_command", required=True)
+    serve = mcp_sub.add_parser("serve", help="expose the agents as MCP tools")
+    _common(serve)
+    serve.add_argument("--http", type=int, metavar="PORT", help="streamable HTTP on 127.0.0.1")
+    serve.add_argument("--permission-mode", choices=["default", "accept-edits", "plan", "bypass"])
+
+    init = sub.add_parser("init", help="write VALARMIND.md for this project")
+    _common(init)
+    init.add_argument("--yes", action="store_true", help="write without asking")
+
+    map_ = sub.add_parser("map", help="print the repository map")
+    _common(map_)
+    map_.add_argument("--tokens", type=int, default=1024)
+    map_.add_argument("--json", action="store_true")
+
+    review = sub.add_parser("review", help="review the working tree, a ref range or files")
+    _common(review)
+    review.add_argument("target", nargs="*")
+    review.add_argument("--json", action="store_true")
+    return parser
+
+
+def _settings(args: argparse.Namespace) -> Any:
+    from valarmind_tui.config import load_settings
+
+    flags: dict[str, Any] = {"model": args.model, "api_base": args.api_base}
+    if getattr(args, "permission_mode", None):
+        flags["permission_mode"] = args.permission_mode
+    return load_settings(_root(args), **flags)
+
+
+def _root(args: argparse.Namespace) -> Path:
+    return (args.cwd or Path.cwd()).resolve()
+
+
+def main(argv: list[str] | None = None) -> int:
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    from valarmind_tui.errors import ConfigError, UsageError
+
+    try:
+        settings = _settings(args)
+        root = _root(args)
+        if args.command == "run":
+            from valarmind_tui.headless import run_agent
+
+            return run_agent(settings, root, args)
+        if args.command == "mcp":
+            from valarmind_tui.mcp.server import serve
+
+            return serve(settings, root, args)
+        if args.command in ("init", "map", "review"):
+            from valarmind_tui.headless import run_subcommand
+
+            return run_subcommand(settings, root, args)
+        if args.prompt is not None:
+            from valarmind_tui.headless import run_prompt
+
+            return run_prompt(settings, root, args)
+        if args.plain or not sys.stdout.isatty():
+            from valarmind_tui.repl import run_repl
+
+            return run_repl(settings, root, args)
+        from valarmind_tui.ui.app import run_app
+
+        return run_app(settings, root, args)
+    except (ConfigError, UsageError) as exc:
+        print(f"valarmind: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130

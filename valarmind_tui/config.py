@@ -1,0 +1,280 @@
+"""Settings: user TOML, then project TOML, then VALARMIND_* environment, then flags.
+
+Loaded once by cli.py and passed down. A bad file is a ConfigError naming file, line and key.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from valarmind_tui.errors import ConfigError
+
+PROJECT_DIR = ".valarmind"
+
+# Environment variables LiteLLM reads for keys, and the model we pick when only the key is set.
+KNOWN_KEYS: dict[str, str] = {
+    "ANTHROPIC_API_KEY": "anthropic/claude-sonnet-4-5",
+    "OPENAI_API_KEY": "openai/gpt-4.1",
+    "GEMINI_API_KEY": "gemini/gemini-2.5-pro",
+    "DEEPSEEK_API_KEY": "deepseek/deepseek-chat",
+    "OPENROUTER_API_KEY": "openrouter/anthropic/claude-sonnet-4.5",
+    "GROQ_API_KEY": "groq/openai/gpt-oss-120b",
+    "MISTRAL_API_KEY": "mistral/mistral-large-latest",
+    "XAI_API_KEY": "xai/grok-4",
+    "MOONSHOT_API_KEY": "moonshot/kimi-k2-0905-preview",
+}
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class McpServerConfig(_Section):
+    """One MCP server: a stdio command or a streamable-HTTP url."""
+
+    command: str | None = None
+    """Executable to start (stdio)."""
+    args: list[str] = Field(default_factory=list)
+    """Arguments for the command."""
+    env: dict[str, str] = Field(default_factory=dict)
+    """Extra environment set for the server (values given here, not inherited)."""
+    env_passthrough: list[str] = Field(default_factory=list)
+    """Names of our environment variables the server may see, beyond HOME, PATH, USER, NODE_PATH."""
+    tool_allowlist: list[str] | None = None
+    """Only these tools are exposed; None exposes all."""
+    url: str | None = None
+    """Streamable HTTP endpoint instead of a command."""
+    timeout_s: float = 30.0
+    """How long start-up may take before the server is reported failed."""
+
+
+class McpSettings(_Section):
+    """MCP client settings."""
+
+    servers: dict[str, McpServerConfig] = Field(default_factory=dict)
+    """Servers by name; `.mcp.json` in the project adds more."""
+    startup_timeout_s: float = 30.0
+    """Time allowed for all servers to start in parallel."""
+
+
+class AgentProfile(_Section):
+    """A headless runner profile (seed 000): `valarmind run --agent NAME`."""
+
+    model: str | None = None
+    """LiteLLM model string; the global model when unset."""
+    api_base: str | None = None
+    """Base URL of an OpenAI-compatible or Anthropic endpoint."""
+    api_key_env: str | None = None
+    """Environment variable holding the key."""
+    max_turns: int = 50
+    """Turns before the output is marked INCOMPLETE."""
+    mcp_servers: list[str] = Field(default_factory=list)
+    """Names of MCP servers this profile starts."""
+    tool_overrides: dict[str, list[str]] = Field(default_factory=dict)
+    """Per-server tool lists that replace that server's allowlist."""
+    tools: list[str] | None = None
+    """Built-in tools the profile may use; default read-only tools."""
+
+
+class PermissionSettings(_Section):
+    """Remembered rules."""
+
+    allow: list[str] = Field(default_factory=list)
+    """Rules like `edit_file`, `bash(git status)`, `write_file(src/**)` allowed without asking."""
+    deny: list[str] = Field(default_factory=list)
+    """Rules always refused, whatever the mode."""
+
+
+_FILE_DATA: ContextVar[dict[str, Any]] = ContextVar("valarmind_file_settings")
+
+
+class _FileSource(PydanticBaseSettingsSource):
+    """The merged TOML files, below the environment and the flags."""
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
+        return _FILE_DATA.get({}).get(field_name), field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return dict(_FILE_DATA.get({}))
+
+
+class Settings(BaseSettings):
+    """All of ValarMind's settings."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="VALARMIND_", env_nested_delimiter="__", extra="forbid",
+        validate_default=False,
+    )
+
+    model: str | None = None
+    """Any LiteLLM model string (`anthropic/claude-sonnet-4-5`, `ollama/qwen3`...)."""
+    api_base: str | None = None
+    """Endpoint override, e.g. a local OpenAI-compatible server ending in /v1."""
+    api_key_env: str | None = None
+    """Name of the environment variable holding the API key."""
+    aliases: dict[str, str] = Field(default_factory=dict)
+    """Model aliases such as `fast` and `smart`."""
+    agent_models: dict[str, str] = Field(default_factory=dict)
+    """Per-agent model or alias (`review = "smart"`)."""
+    permission_mode: str = "default"
+    """default, accept-edits, plan or bypass."""
+    max_turns: int = 50
+    """Turn limit of one agent run."""
+    theme: str = "valarmind-dark"
+    """Textual theme name."""
+    request_timeout_s: float = 600.0
+    """Timeout of one model request."""
+    max_retry_wait_s: float = 120.0
+    """Cap on a 429 Retry-After wait."""
+    mcp: McpSettings = Field(default_factory=McpSettings)
+    """MCP client settings."""
+    profiles: dict[str, AgentProfile] = Field(default_factory=dict)
+    """Headless runner profiles."""
+    permissions: PermissionSettings = Field(default_factory=PermissionSettings)
+    """Remembered allow and deny rules."""
+
+    @classmethod
+    def settings_customise_sources(
+        cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource, dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings, _FileSource(settings_cls))
+
+    def resolve_model(self, name: str | None = None) -> str | None:
+        """The model string for an alias, agent or explicit model; None when none is known."""
+        if name:
+            name = self.agent_models.get(name, name)
+            return self.aliases.get(name, name)
+        if self.model:
+            return self.aliases.get(self.model, self.model)
+        for env_var, default_model in KNOWN_KEYS.items():
+            if os.environ.get(env_var):
+                return default_model
+        return None
+
+    def model_for_agent(self, agent: str) -> str | None:
+        """The model an agent uses: its per-agent setting, else the default."""
+        chosen = self.agent_models.get(agent)
+        return self.resolve_model(chosen) if chosen else self.resolve_model()
+
+    def key_env_for(self, model: str | None) -> str | None:
+        """The environment variable that should hold the key for `model`."""
+        if self.api_key_env:
+            return self.api_key_env
+        if model:
+            prefix = model.split("/", 1)[0].upper()
+            for env_var in KNOWN_KEYS:
+                if env_var.startswith(prefix + "_"):
+                    return env_var
+        return None
+
+
+def user_config_dir() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "valarmind"
+
+
+def user_data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "valarmind"
+
+
+def config_files(project_root: Path) -> list[Path]:
+    """The TOML files read, lowest priority first."""
+    return [user_config_dir() / "config.toml", project_root / PROJECT_DIR / "config.toml"]
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ConfigError(f"cannot read: {exc.strerror}", file=path) from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        match = re.search(r"\(at line (\d+), column \d+\)", str(exc))
+        line = int(match.group(1)) if match else None
+        raise ConfigError(f"not valid TOML: {exc}", file=path, line=line) from None
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def find_key_line(path: Path, loc: tuple[str | int, ...]) -> int | None:
+    """The line in a TOML file where the dotted key `loc` is set (best effort)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    keys = [str(k) for k in loc if not isinstance(k, int)]
+    table: list[str] = []
+    fallback = None
+    for number, raw in enumerate(lines, 1):
+        line = raw.strip()
+        header = re.match(r"^\[\[?\s*([^\]]+?)\s*\]\]?", line)
+        if header:
+            table = [p.strip().strip('"') for p in header.group(1).split(".")]
+            if table == keys:
+                fallback = number
+            continue
+        key_match = re.match(r'^("?[\w.-]+"?)\s*=', line)
+        if not key_match:
+            continue
+        full = table + [p.strip('"') for p in key_match.group(1).split(".")]
+        if full == keys:
+            return number
+        if keys[: len(full)] == full and fallback is None:
+            fallback = number
+    return fallback
+
+
+def load_settings(project_root: Path, **flags: Any) -> Settings:
+    """Read every source in order; raise ConfigError naming file, line and key on bad input."""
+    files = config_files(project_root)
+    layers = [(path, _read_toml(path)) for path in files]
+    merged: dict[str, Any] = {}
+    for _path, data in layers:
+        merged = _merge(merged, data)
+    flag_values = {k: v for k, v in flags.items() if v is not None}
+    try:
+        token = _FILE_DATA.set(merged)
+        try:
+            settings = Settings(**flag_values)
+        finally:
+            _FILE_DATA.reset(token)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = tuple(err["loc"])
+        key = ".".join(str(p) for p in loc)
+        for path, data in reversed(layers):
+            node: Any = data
+            for part in loc:
+                if isinstance(node, dict) and part in node:
+                    node = node[part]
+                else:
+                    node = None
+                    break
+            if node is not None or (loc and isinstance(data, dict) and loc[0] in data):
+                raise ConfigError(
+                    err["msg"], file=path, line=find_key_line(path, loc), key=key
+                ) from None
+        raise ConfigError(f"{err['msg']} (from the environment or a flag)", key=key) from None
+    return settings

@@ -1,0 +1,91 @@
+"""The exception tree. Everything ValarMind raises on purpose derives from ValarMindError.
+
+    ValarMindError
+    ├── ConfigError            a config file or flag is wrong: names file, line and key
+    ├── UsageError             bad command-line use (unknown agent, missing prompt file)
+    ├── ProviderError          the model could not be reached or refused the request
+    │   └── AuthError          401/403: names the environment variable holding the key
+    ├── ToolError              a tool failed in a way the model can read and retry
+    │   └── PathOutsideProject a path escapes the project root (by .. or by symlink)
+    └── AgentStopped           an agent loop ended early
+        ├── TurnLimitReached   max turns exhausted
+        ├── Cancelled          the person pressed Esc / the caller cancelled
+        └── DenialEscalated    repeated similar denials: stop and ask the person
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class ValarMindError(Exception):
+    """Base of every error ValarMind raises deliberately."""
+
+
+class ConfigError(ValarMindError):
+    """A configuration file or value is invalid."""
+
+    def __init__(
+        self, message: str, *, file: Path | str | None = None, line: int | None = None,
+        key: str | None = None,
+    ) -> None:
+        self.file = str(file) if file is not None else None
+        self.line = line
+        self.key = key
+        where = ""
+        if self.file:
+            where = self.file + (f":{line}" if line else "")
+            where += ": "
+        keypart = f"[{key}] " if key else ""
+        super().__init__(f"{where}{keypart}{message}")
+
+
+class UsageError(ValarMindError):
+    """The command line asks for something that cannot be done."""
+
+
+class ProviderError(ValarMindError):
+    """The model provider failed; `retryable` says whether backing off may help."""
+
+    def __init__(self, message: str, *, status: int | None = None, retryable: bool = False) -> None:
+        self.status = status
+        self.retryable = retryable
+        super().__init__(message)
+
+
+class AuthError(ProviderError):
+    """The provider rejected the credentials (401/403) or none were found."""
+
+    def __init__(
+        self, message: str, *, env_var: str | None = None, status: int | None = None
+    ) -> None:
+        self.env_var = env_var
+        super().__init__(message, status=status, retryable=False)
+
+
+class ToolError(ValarMindError):
+    """A tool failed; the message is fed back to the model verbatim."""
+
+
+class PathOutsideProject(ToolError):
+    """A path resolves outside the project root."""
+
+
+class AgentStopped(ValarMindError):
+    """An agent loop stopped before the model gave a final answer."""
+
+    def __init__(self, message: str, *, partial: str = "") -> None:
+        self.partial = partial
+        super().__init__(message)
+
+
+class TurnLimitReached(AgentStopped):
+    """The agent used all of its turns."""
+
+
+class Cancelled(AgentStopped):
+    """The turn was cancelled by the person or the caller."""
+
+
+class DenialEscalated(AgentStopped):
+    """The agent kept attempting actions that were denied."""

@@ -1,0 +1,226 @@
+"""Every visible thing ValarMind does is one of these immutable events on the EventBus.
+
+Faces render them, the session store appends them, the headless writer prints them as JSONL
+(`type` is the snake_case class name). `agent_id` is "main" for the top-level agent; specialists
+get their own id and name their parent in AgentSpawned.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+ToolStatus = Literal["ok", "error", "denied", "cancelled"]
+ApprovalDecision = Literal["allow_once", "allow_session", "allow_project", "deny"]
+
+
+def _now() -> float:
+    return time.time()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Event:
+    """Base of all events."""
+
+    agent_id: str = "main"
+    """Which agent produced the event."""
+    at: float = field(default_factory=_now)
+    """Unix time the event was created."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class TurnStarted(Event):
+    """A model request is about to be sent."""
+
+    turn: int
+    """1-based turn number within this agent's run."""
+    model: str
+    """The LiteLLM model string used."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class TextDelta(Event):
+    """A piece of streamed assistant text."""
+
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReasoningDelta(Event):
+    """A piece of streamed reasoning ("thinking")."""
+
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class TurnFinished(Event):
+    """The model finished one response (it may still have asked for tools)."""
+
+    turn: int
+    text: str
+    """The whole assistant text of this response."""
+    tool_calls: int = 0
+    """How many tool calls the response asked for."""
+    finish_reason: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCallStarted(Event):
+    """The model asked for a tool and it is about to pass the gate and run."""
+
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCallFinished(Event):
+    """A tool call ended: ran, failed, was denied or cancelled."""
+
+    call_id: str
+    name: str
+    status: ToolStatus
+    output: str
+    """What the model receives (possibly truncated)."""
+    diff: str | None = None
+    """Unified diff for file changes."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ApprovalRequested(Event):
+    """The gate asks the person; the agent waits for ApprovalResolved."""
+
+    request_id: str
+    tool: str
+    summary: str
+    """One line: what will happen."""
+    reason: str = ""
+    """Why the gate asks (write, execute, sensitive path...)."""
+    diff: str | None = None
+    command: str | None = None
+    cwd: str | None = None
+    path: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ApprovalResolved(Event):
+    """The person (or a policy) answered an approval request."""
+
+    request_id: str
+    decision: ApprovalDecision
+    feedback: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentSpawned(Event):
+    """A specialist agent started; `agent_id` is the new agent's id."""
+
+    parent_id: str | None
+    name: str
+    """The agent definition's name (search, code, review...)."""
+    task: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentFinished(Event):
+    """An agent run ended."""
+
+    name: str
+    status: Literal["done", "failed", "incomplete", "cancelled", "timeout"]
+    summary: str = ""
+
+
+@dataclass(frozen=True)
+class TaskItem:
+    """One row of the orchestrator's task list."""
+
+    id: str
+    title: str
+    status: Literal["pending", "in_progress", "completed", "blocked", "cancelled"] = "pending"
+    owner: str | None = None
+    depends_on: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class TaskListChanged(Event):
+    """The task list changed; carries the whole new list."""
+
+    tasks: tuple[TaskItem, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class UsageUpdated(Event):
+    """Tokens and cost of the last model response and of the session so far."""
+
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float | None
+    """Cost of this response, None when the model is not in LiteLLM's cost map."""
+    session_tokens: int = 0
+    session_cost_usd: float = 0.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class Notice(Event):
+    """Something the person should know (a retry, a compaction, a server crash)."""
+
+    level: Literal["info", "warning", "error"]
+    message: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModeChanged(Event):
+    """The permission mode changed."""
+
+    mode: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class PromptFinished(Event):
+    """The answer to one submitted prompt is complete."""
+
+    status: Literal["done", "failed", "incomplete", "cancelled"]
+    text: str
+
+
+AnyEvent = (
+    TurnStarted | TextDelta | ReasoningDelta | TurnFinished | ToolCallStarted | ToolCallFinished
+    | ApprovalRequested | ApprovalResolved | AgentSpawned | AgentFinished | TaskListChanged
+    | UsageUpdated | Notice | ModeChanged | PromptFinished
+)
+
+_CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
+
+
+def event_type(event: Event) -> str:
+    """The snake_case name used in JSONL output and the session store (`tool_call_started`)."""
+    return _CAMEL.sub("_", type(event).__name__).lower()
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    """A JSON-ready dict with `type` first."""
+    return {"type": event_type(event), **dataclasses.asdict(event)}
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    _CAMEL.sub("_", cls.__name__).lower(): cls
+    for cls in (
+        TurnStarted, TextDelta, ReasoningDelta, TurnFinished, ToolCallStarted, ToolCallFinished,
+        ApprovalRequested, ApprovalResolved, AgentSpawned, AgentFinished, TaskListChanged,
+        UsageUpdated, Notice, ModeChanged, PromptFinished,
+    )
+}
+
+
+def event_from_dict(data: dict[str, Any]) -> Event:
+    """Rebuild an event from `event_to_dict` output (for replaying a stored session)."""
+    data = dict(data)
+    cls = EVENT_TYPES[data.pop("type")]
+    if cls is TaskListChanged:
+        data["tasks"] = tuple(
+            TaskItem(**{**t, "depends_on": tuple(t.get("depends_on", ()))}) for t in data["tasks"]
+        )
+    return cls(**data)

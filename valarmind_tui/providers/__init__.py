@@ -1,0 +1,1 @@
+"""Models behind a Protocol; LiteLLM is the one implementation (imported lazily)."""

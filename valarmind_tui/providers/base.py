@@ -1,0 +1,132 @@
+"""What the agent loop knows about models: a streaming Protocol and one normalized turn.
+
+History messages are OpenAI chat-format dicts (LiteLLM's lingua franca). An AssistantTurn turns
+itself back into such a message with everything the provider needs replayed (reasoning_content,
+Anthropic thinking blocks), because dropping them breaks the next request.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool call the model asked for, normalized."""
+
+    id: str
+    """The provider's id, or a synthetic `call_<n>` when it sent none."""
+    name: str
+    arguments: dict[str, Any]
+    """Parsed arguments; empty when they did not parse (see parse_error)."""
+    raw_arguments: str = ""
+    """The arguments exactly as received."""
+    parse_error: str | None = None
+    """Why the arguments did not parse; the loop returns this to the model as a tool error."""
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Tokens and cost of one response."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None
+    """None when the model is not in LiteLLM's local cost map."""
+
+
+@dataclass(frozen=True)
+class AssistantTurn:
+    """One normalized assistant response."""
+
+    text: str = ""
+    reasoning: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    usage: Usage = field(default_factory=Usage)
+    finish_reason: str | None = None
+    thinking_blocks: tuple[dict[str, Any], ...] = ()
+    """Anthropic thinking / redacted_thinking blocks, with signatures, replayed verbatim."""
+
+    def to_message(self) -> dict[str, Any]:
+        """The OpenAI-format assistant message to append to history."""
+        message: dict[str, Any] = {"role": "assistant", "content": self.text or None}
+        if self.reasoning:
+            message["reasoning_content"] = self.reasoning
+        if self.thinking_blocks:
+            message["thinking_blocks"] = [dict(b) for b in self.thinking_blocks]
+        if self.tool_calls:
+            message["tool_calls"] = [
+                {
+                    "id": call.id,
+                    "type": "function",
+                    "function": {
+                        "name": call.name,
+                        "arguments": call.raw_arguments
+                        if call.parse_error is None and call.raw_arguments
+                        else json.dumps(call.arguments),
+                    },
+                }
+                for call in self.tool_calls
+            ]
+        return message
+
+
+@dataclass(frozen=True)
+class TextPiece:
+    """A streamed piece of assistant text."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ReasoningPiece:
+    """A streamed piece of reasoning."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class RetryNotice:
+    """The provider is waiting before retrying (429 or a transient failure)."""
+
+    message: str
+    delay_s: float
+    status: int | None = None
+
+
+@dataclass(frozen=True)
+class TurnComplete:
+    """The last chunk of a stream: the whole normalized turn."""
+
+    turn: AssistantTurn
+
+
+StreamChunk = TextPiece | ReasoningPiece | RetryNotice | TurnComplete
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    """Everything needed for one model call."""
+
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    """OpenAI function-tool schemas."""
+    model: str | None = None
+    """Overrides the provider's default model (an alias is already resolved here)."""
+    max_tokens: int | None = None
+
+
+class Provider(Protocol):
+    """A model behind a streaming interface."""
+
+    @property
+    def model(self) -> str:
+        """The default model string."""
+        ...
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[StreamChunk]:
+        """Stream one response; the last chunk is TurnComplete. Raises ProviderError."""
+        ...

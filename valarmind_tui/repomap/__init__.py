@@ -1,0 +1,1 @@
+"""repomap package."""

@@ -1,0 +1,1 @@
+"""The permission gate: every tool call passes here before it runs."""

@@ -1,0 +1,79 @@
+"""How the gate asks a person (or a policy) and what comes back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Protocol
+
+from valarmind_tui.events import ApprovalDecision
+
+
+class PermissionMode(StrEnum):
+    """default: ask for writes and commands; accept-edits: writes inside the project pass;
+    plan: read-only; bypass: everything passes except deny rules."""
+
+    DEFAULT = "default"
+    ACCEPT_EDITS = "accept-edits"
+    PLAN = "plan"
+    BYPASS = "bypass"
+
+    def next(self) -> PermissionMode:
+        """The mode Shift+Tab cycles to."""
+        order = [self.DEFAULT, self.ACCEPT_EDITS, self.PLAN]
+        return order[(order.index(self) + 1) % len(order)] if self in order else self.DEFAULT
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """What the person is asked to allow."""
+
+    request_id: str
+    agent_id: str
+    tool: str
+    summary: str
+    reason: str
+    diff: str | None = None
+    command: str | None = None
+    cwd: str | None = None
+    path: str | None = None
+    rule: str = ""
+    """The rule `allow_session`/`allow_project` would remember, e.g. `bash(git status)`."""
+
+
+@dataclass(frozen=True)
+class ApprovalAnswer:
+    """The answer; `feedback` on a deny goes back to the model."""
+
+    decision: ApprovalDecision
+    feedback: str | None = None
+
+    @property
+    def allowed(self) -> bool:
+        return self.decision != "deny"
+
+
+class Approver(Protocol):
+    """Answers the gate's "ask": a TUI modal, a REPL prompt, or a headless policy."""
+
+    async def request(self, request: ApprovalRequest) -> ApprovalAnswer: ...
+
+
+@dataclass
+class PolicyApprover:
+    """Headless and MCP faces: a fixed answer per risk, no person involved."""
+
+    allow_writes: bool = False
+    allow_execute: bool = False
+    denied: list[ApprovalRequest] = field(default_factory=list)
+
+    async def request(self, request: ApprovalRequest) -> ApprovalAnswer:
+        allowed = (request.command is None and self.allow_writes) or (
+            request.command is not None and self.allow_execute
+        )
+        if allowed:
+            return ApprovalAnswer("allow_once")
+        self.denied.append(request)
+        return ApprovalAnswer(
+            "deny", feedback="Denied by the headless policy; the person was not asked."
+        )

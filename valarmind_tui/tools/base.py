@@ -1,0 +1,118 @@
+"""The shape every tool has: typed params, a risk class, which params are paths, and a result.
+
+A tool module defines a `Params` pydantic model (its Field descriptions are the JSON schema the
+model sees), subclasses Tool, and keeps its long description in a sibling `<name>.md`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from enum import StrEnum
+from importlib import resources
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ValidationError
+
+from valarmind_tui.errors import ToolError
+
+
+class Risk(StrEnum):
+    """What a tool can do; the gate decides by it."""
+
+    READ = "read"
+    WRITE = "write"
+    EXECUTE = "execute"
+    WEB = "web"
+    SPAWN = "spawn"
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What a tool returns: text for the model, plus structured extras for the faces."""
+
+    output: str
+    is_error: bool = False
+    diff: str | None = None
+    """Unified diff of a file change, for the UI and approvals."""
+    data: Any = None
+    """Structured result for callers that want more than text (e.g. MCP raw mode)."""
+
+    @classmethod
+    def error(cls, message: str) -> ToolResult:
+        return cls(output=message, is_error=True)
+
+
+@dataclass(frozen=True)
+class Preview:
+    """What an approval prompt shows before a risky call runs."""
+
+    summary: str
+    diff: str | None = None
+    command: str | None = None
+    cwd: str | None = None
+    paths: tuple[str, ...] = ()
+
+
+@dataclass
+class ToolContext:
+    """What a running tool may use. Built per agent run by the session."""
+
+    project_root: Path
+    agent_id: str = "main"
+    cancel_event: asyncio.Event = field(default_factory=asyncio.Event)
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Services a tool needs that the base layer does not know (task list, delegate runner...)."""
+
+
+class Tool:
+    """Base class of every tool; subclasses set the ClassVars and implement `run`."""
+
+    name: ClassVar[str]
+    Params: ClassVar[type[BaseModel]]
+    risk: ClassVar[Risk] = Risk.READ
+    path_params: ClassVar[tuple[str, ...]] = ()
+    """Names of params that hold paths; the gate resolves and classifies them."""
+    description: ClassVar[str] = ""
+    """Short description; the sibling .md file, when present, replaces it."""
+
+    def full_description(self) -> str:
+        module = type(self).__module__
+        package, _, stem = module.rpartition(".")
+        try:
+            text = resources.files(package).joinpath(f"{stem}.md").read_text(encoding="utf-8")
+            return text.strip()
+        except (FileNotFoundError, ModuleNotFoundError, OSError):
+            return self.description
+
+    def schema(self) -> dict[str, Any]:
+        """The OpenAI function-tool schema."""
+        params = self.Params.model_json_schema()
+        params.pop("title", None)
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.full_description(),
+                "parameters": params,
+            },
+        }
+
+    def parse(self, arguments: dict[str, Any]) -> BaseModel:
+        """Validate arguments; raises ToolError with a message the model can act on."""
+        try:
+            return self.Params.model_validate(arguments)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}"
+                for err in exc.errors()
+            )
+            raise ToolError(f"invalid arguments for {self.name}: {problems}") from None
+
+    async def preview(self, params: BaseModel, ctx: ToolContext) -> Preview:
+        """What an approval shows; tools that change things override it."""
+        return Preview(summary=f"{self.name} {params.model_dump_json(exclude_none=True)}")
+
+    async def run(self, params: BaseModel, ctx: ToolContext) -> ToolResult:
+        raise NotImplementedError
