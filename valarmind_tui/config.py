@@ -278,3 +278,43 @@ def load_settings(project_root: Path, **flags: Any) -> Settings:
                 ) from None
         raise ConfigError(f"{err['msg']} (from the environment or a flag)", key=key) from None
     return settings
+
+
+def remember_allow_rule(project_root: Path, rule: str) -> Path:
+    """Add `rule` to `[permissions] allow` in the project's config.toml, keeping the rest as is."""
+    path = project_root / PROJECT_DIR / "config.toml"
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    data = tomllib.loads(text) if text else {}
+    current = list(data.get("permissions", {}).get("allow", []))
+    if rule in current:
+        return path
+    current.append(rule)
+    array = "allow = [" + ", ".join(_toml_string(r) for r in current) + "]"
+    lines = text.splitlines()
+    header = next((i for i, ln in enumerate(lines) if ln.strip() == "[permissions]"), None)
+    if header is None:
+        lines += ([""] if lines else []) + ["[permissions]", array]
+    else:
+        end = next(
+            (i for i in range(header + 1, len(lines)) if lines[i].lstrip().startswith("[")),
+            len(lines),
+        )
+        start = next(
+            (i for i in range(header + 1, end) if re.match(r"\s*allow\s*=", lines[i])), None
+        )
+        if start is None:
+            lines.insert(header + 1, array)
+        else:
+            stop = start
+            while "]" not in lines[stop].split("#", 1)[0] and stop + 1 < end:
+                stop += 1
+            lines[start : stop + 1] = [array]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".toml.tmp")
+    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def _toml_string(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'

@@ -1,1 +1,161 @@
-"""Placeholder: filled in by its issue."""
+"""The headless faces: `valarmind -p TASK` and seed 000's runner `valarmind run`.
+
+Approval is policy here: reads pass, writes and commands are denied unless the permission mode
+allows them (accept-edits lets project writes through the gate, bypass everything).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import IO, Any
+
+from valarmind_tui.config import Settings
+from valarmind_tui.errors import AuthError, UsageError
+from valarmind_tui.events import Event, event_to_dict
+from valarmind_tui.safety.approval import PolicyApprover
+from valarmind_tui.session import PromptResult, Session
+
+EXIT_CODES = {"done": 0, "failed": 1, "cancelled": 1, "incomplete": 3}
+
+
+def run_prompt(settings: Settings, root: Path, args: argparse.Namespace) -> int:
+    """`valarmind -p TASK`: one task, the answer on stdout."""
+    return asyncio.run(_run_prompt(settings, root, args.prompt, args.output_format, sys.stdout))
+
+
+async def _run_prompt(
+    settings: Settings, root: Path, prompt: str, output_format: str, out: IO[str]
+) -> int:
+    session = Session(settings, root, approver=PolicyApprover())
+    if not session.offline and not prompt.lstrip().startswith("/"):
+        session.provider()  # a missing key is a usage error, before any request
+    writer = _writer(session, output_format, out)
+    try:
+        result = await session.submit(prompt)
+    finally:
+        await asyncio.sleep(0)
+        writer.cancel()
+        await session.close()
+    if output_format == "text":
+        out.write(result.text.rstrip() + "\n")
+    elif output_format == "json":
+        json.dump(_summary(session, result), out)
+        out.write("\n")
+    out.flush()
+    return EXIT_CODES.get(result.status, 1)
+
+
+def _writer(session: Session, output_format: str, out: IO[str]) -> asyncio.Task[None]:
+    """JSONL: every event as it happens, text deltas included; other formats print at the end."""
+
+    def write(event: Event) -> None:
+        out.write(json.dumps(event_to_dict(event), default=str) + "\n")
+        out.flush()
+
+    remove = session.bus.add_listener(write) if output_format == "jsonl" else (lambda: None)
+
+    async def idle() -> None:
+        try:
+            await asyncio.Event().wait()
+        finally:
+            remove()
+
+    return asyncio.create_task(idle())
+
+
+def _summary(session: Session, result: PromptResult) -> dict[str, Any]:
+    totals = session.totals
+    return {
+        "status": result.status,
+        "result": result.text,
+        "model": session.model,
+        "usage": {
+            "prompt_tokens": totals.prompt_tokens,
+            "completion_tokens": totals.completion_tokens,
+            "cost_usd": totals.cost_usd,
+        },
+    }
+
+
+def run_agent(settings: Settings, root: Path, args: argparse.Namespace) -> int:
+    """Seed 000's runner: a profile, a system prompt file, paths; the answer into a file."""
+    from valarmind_tui.agents.profiles import resolve_profile
+
+    if not args.prompt.is_file():
+        raise UsageError(f"prompt file not found: {args.prompt}")
+    profile = resolve_profile(settings, root, args.agent)
+    overrides = {
+        "model": args.model or profile.model,
+        "api_base": args.api_base or profile.api_base,
+        "api_key_env": profile.api_key_env or settings.api_key_env,
+    }
+    run_settings = settings.model_copy(update={k: v for k, v in overrides.items() if v})
+    system_prompt = args.prompt.read_text(encoding="utf-8")
+    paths = "\n".join(f"- {p}" for p in args.paths) or "- (none given: the whole project)"
+    task = f"Do what the system prompt asks for these paths:\n{paths}"
+    return asyncio.run(
+        _run_profile(run_settings, root, profile, system_prompt, task, args.output)
+    )
+
+
+async def _run_profile(
+    settings: Settings, root: Path, profile: Any, system_prompt: str, task: str, output: Path
+) -> int:
+    from valarmind_tui.agents.loop import AgentLoop, LoopDeps
+    from valarmind_tui.agents.spec import AgentSpec
+    from valarmind_tui.tools.base import ToolContext
+
+    session = Session(settings, root, approver=PolicyApprover())
+    if session.offline:
+        raise UsageError("no model: give the profile a model or pass --model")
+    try:
+        provider = session.provider()
+    except AuthError as exc:
+        raise UsageError(str(exc)) from None
+    tools = session.tools.subset(profile.tools or READ_ONLY_TOOLS)
+    spec = AgentSpec(name=profile.name, description="runner profile", system_prompt=system_prompt,
+                     max_turns=profile.max_turns, source="profile")
+    deps = LoopDeps(provider=provider, tools=tools, gate=session.gate, bus=session.bus,
+                    ctx=ToolContext(project_root=session.project_root), totals=session.totals)
+    try:
+        outcome = await AgentLoop(spec, deps, model=session.model).run(task)
+    finally:
+        await session.close()
+    if outcome.status == "failed":
+        print(f"valarmind run: {outcome.error}", file=sys.stderr)
+        return 1
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(outcome.text.rstrip() + "\n", encoding="utf-8")
+    return EXIT_CODES.get(outcome.status, 1)
+
+
+READ_ONLY_TOOLS = ("read_file", "read_many_files", "glob", "grep", "tree_view", "git_status",
+                   "git_diff", "repo_map")
+
+
+def run_subcommand(settings: Settings, root: Path, args: argparse.Namespace) -> int:
+    """`valarmind init|map|review`: each is its slash command run headless."""
+    line = {"init": "/init", "map": "/map", "review": "/review"}[args.command]
+    extra: list[str] = []
+    if args.command == "init" and args.yes:
+        extra.append("--yes")
+    if args.command == "map":
+        extra += ["--tokens", str(args.tokens)] + (["--json"] if args.json else [])
+    if args.command == "review":
+        extra += list(args.target) + (["--json"] if args.json else [])
+    return asyncio.run(_run_line(settings, root, " ".join([line, *extra])))
+
+
+async def _run_line(settings: Settings, root: Path, line: str) -> int:
+    session = Session(settings, root, approver=PolicyApprover(allow_writes="--yes" in line))
+    try:
+        result = await session.run_command(line)
+    finally:
+        await session.close()
+    sys.stdout.write(result.text.rstrip() + "\n")
+    return 0 if result.ok else 1
+

@@ -8,16 +8,38 @@ is running.
 from __future__ import annotations
 
 import asyncio
-import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from valarmind_tui.agents.loop import AgentLoop, LoopDeps, UsageTotals
+from valarmind_tui.agents.spec import GENERAL_AGENT, AgentSpec
+from valarmind_tui.builtin_commands import builtin_commands
 from valarmind_tui.bus import EventBus
-from valarmind_tui.events import ApprovalRequested, ApprovalResolved
+from valarmind_tui.commands import CommandResult
+from valarmind_tui.config import KNOWN_KEYS, Settings, remember_allow_rule
+from valarmind_tui.errors import ValarMindError
+from valarmind_tui.events import (
+    ApprovalRequested,
+    ApprovalResolved,
+    Event,
+    ModeChanged,
+    Notice,
+    PromptFinished,
+)
+from valarmind_tui.providers.base import Provider
 from valarmind_tui.safety.approval import (
     ApprovalAnswer,
     ApprovalRequest,
+    Approver,
+    PermissionMode,
 )
+from valarmind_tui.safety.gate import PermissionGate
+from valarmind_tui.safety.permissions import AgentPermissions
+from valarmind_tui.store.sessions import SessionStore
+from valarmind_tui.tools.base import ToolContext, ToolResult
+from valarmind_tui.tools.builtin import builtin_tools
+from valarmind_tui.tools.registry import ToolRegistry
 
 
 @dataclass(frozen=True)
@@ -74,21 +96,178 @@ class InteractiveApprover:
                 future.set_result(ApprovalAnswer("deny", feedback="cancelled"))
 
 
-@dataclass
-class SessionUsage:
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
+
+
+class Session:
+    """One conversation with the project; see the module docstring for the faces' contract."""
+
+    def __init__(
+        self, settings: Settings, project_root: Path, *, approver: Approver | None = None,
+        provider: Provider | None = None, tools: ToolRegistry | None = None,
+        store: SessionStore | None = None, session_id: str | None = None,
+    ) -> None:
+        self.settings = settings
+        self.project_root = project_root.resolve()
+        self.bus = EventBus()
+        self._interactive = approver is None
+        self.approver: Approver = approver or InteractiveApprover(self.bus)
+        self.totals = UsageTotals()
+        self._model = settings.resolve_model()
+        self._provider = provider
+        self.tools = tools if tools is not None else builtin_tools()
+        self.gate = PermissionGate(
+            self.project_root, self.approver, mode=PermissionMode(settings.permission_mode),
+            rules=settings.permissions, on_remember=self._remember_project_rule, bus=self.bus,
+        )
+        self.commands = builtin_commands()
+        self.history: list[dict[str, Any]] = []
+        self.store = store
+        self.session_id = session_id
+        if store is not None:
+            if session_id is None:
+                self.session_id = store.create(self.project_root, self._model)
+            else:
+                self.history = store.messages(session_id)
+            self.bus.add_listener(self._persist_event)
+        self._running: asyncio.Task[PromptResult] | None = None
+
+    # -- state the faces read -------------------------------------------------------------
+    @property
+    def mode(self) -> PermissionMode:
+        return self.gate.mode
 
     @property
-    def tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
+    def model(self) -> str | None:
+        return self._model
+
+    @property
+    def offline(self) -> bool:
+        """True when no model is configured: deterministic commands still work."""
+        return self._model is None
+
+    @property
+    def busy(self) -> bool:
+        return self._running is not None and not self._running.done()
+
+    def set_mode(self, mode: PermissionMode | str) -> None:
+        self.gate.mode = PermissionMode(mode)
+        self.bus.publish(ModeChanged(mode=self.gate.mode.value))
+
+    def set_model(self, model: str) -> None:
+        self._model = self.settings.resolve_model(model)
+        self._provider = None
+
+    # -- intents --------------------------------------------------------------------------
+    async def submit(self, prompt: str) -> PromptResult:
+        """Run the prompt through the main agent; events stream on the bus meanwhile."""
+        if prompt.lstrip().startswith("/"):
+            result = await self.run_command(prompt)
+            return PromptResult("done" if result.ok else "failed", result.text)
+        task = asyncio.create_task(self._run_prompt(prompt))
+        self._running = task
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+        finally:
+            self._running = None
+
+    async def _run_prompt(self, prompt: str) -> PromptResult:
+        if self.offline:
+            return self._finish("failed", offline_help())
+        try:
+            provider = self.provider()
+        except ValarMindError as exc:
+            self.bus.publish(Notice(level="error", message=str(exc)))
+            return self._finish("failed", str(exc))
+        ctx = ToolContext(project_root=self.project_root)
+        deps = LoopDeps(
+            provider=provider, tools=self.tools, gate=self.gate, bus=self.bus, ctx=ctx,
+            totals=self.totals, on_message=self._persist_message,
+        )
+        spec = GENERAL_AGENT
+        loop = AgentLoop(spec, deps, model=self._model, max_turns=self.settings.max_turns)
+        outcome = await loop.run(
+            prompt, history=self.history or None, system_prompt=self.system_prompt(spec)
+        )
+        self.history = outcome.messages
+        if outcome.status == "failed" and outcome.error:
+            self.bus.publish(Notice(level="error", message=outcome.error))
+        text = outcome.text if outcome.status != "failed" else (outcome.error or outcome.text)
+        return self._finish(outcome.status, text)
+
+    def _finish(self, status: str, text: str) -> PromptResult:
+        self.bus.publish(PromptFinished(status=status, text=text))  # type: ignore[arg-type]
+        return PromptResult(status, text)
+
+    def system_prompt(self, spec: AgentSpec) -> str:
+        """The agent's prompt plus what it should know about this project."""
+        return f"{spec.system_prompt}\n\nProject root: {self.project_root}"
+
+    async def run_command(self, line: str) -> CommandResult:
+        return await self.commands.run(self, line)
+
+    async def run_shell(self, command: str) -> ToolResult:
+        """`!command` from a face: the bash tool, through the gate like any agent call."""
+        tool = self.tools.get("bash")
+        if tool is None:
+            return ToolResult.error("the bash tool is not available")
+        params = tool.parse({"command": command})
+        ctx = ToolContext(project_root=self.project_root, agent_id="user")
+        decision = await self.gate.check(tool, params, ctx, AgentPermissions.full())
+        if not decision.allowed:
+            return ToolResult.error(f"Denied: {decision.reason}")
+        return await tool.run(params, ctx)
+
+    def cancel(self) -> bool:
+        """Stop the running prompt (stream stopped, tools killed, partial answer kept)."""
+        if isinstance(self.approver, InteractiveApprover):
+            self.approver.cancel_all()
+        if self._running is not None and not self._running.done():
+            self._running.cancel()
+            return True
+        return False
+
+    def answer_approval(self, request_id: str, answer: ApprovalAnswer) -> bool:
+        if isinstance(self.approver, InteractiveApprover):
+            return self.approver.answer(request_id, answer)
+        return False
+
+    def clear(self) -> None:
+        self.history = []
+
+    def provider(self) -> Provider:
+        """The model provider, built on first use (this is where litellm gets imported)."""
+        if self._provider is None:
+            from valarmind_tui.providers.litellm_provider import provider_from_settings
+
+            self._provider = provider_from_settings(self.settings, self._model)
+        return self._provider
+
+    async def close(self) -> None:
+        self.cancel()
+        if self.store is not None:
+            self.store.close()
+
+    # -- persistence ----------------------------------------------------------------------
+    def _persist_message(self, message: dict[str, Any]) -> None:
+        if self.store is not None and self.session_id is not None:
+            self.store.append_message(self.session_id, message)
+
+    def _persist_event(self, event: Event) -> None:
+        if self.store is not None and self.session_id is not None:
+            self.store.append_event(self.session_id, event)
+
+    def _remember_project_rule(self, rule: str) -> None:
+        remember_allow_rule(self.project_root, rule)
 
 
-@dataclass
-class SessionState:
-    history: list[dict[str, Any]] = field(default_factory=list)
-    usage: SessionUsage = field(default_factory=SessionUsage)
-
-
-_ids = itertools.count(1)
+def offline_help() -> str:
+    keys = ", ".join(KNOWN_KEYS)
+    return (
+        "No model is configured, so ValarMind is in offline mode: /init, /map, /review and /qa "
+        "still work without one. To use a model, set a provider key LiteLLM knows "
+        f"({keys}), or choose one with /model NAME, or set `model = \"...\"` in "
+        "~/.config/valarmind/config.toml. Ollama on localhost:11434 works with `ollama/<name>`."
+    )

@@ -1,0 +1,279 @@
+"""The agent loop: build request → stream → normalize → gate and run tool calls → repeat.
+
+One loop serves every agent; agents differ only in their spec (prompt, tools, permissions).
+Running out of turns is not an error: the outcome is `incomplete` and its text starts with
+`## INCOMPLETE`, saying why (seed 000).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from valarmind_tui.agents.spec import AgentSpec
+from valarmind_tui.bus import EventBus
+from valarmind_tui.errors import DenialEscalated, ProviderError, ToolError
+from valarmind_tui.events import (
+    Notice,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnFinished,
+    TurnStarted,
+    UsageUpdated,
+)
+from valarmind_tui.providers.base import (
+    AssistantTurn,
+    ModelRequest,
+    Provider,
+    ReasoningPiece,
+    RetryNotice,
+    TextPiece,
+    ToolCall,
+    TurnComplete,
+    Usage,
+)
+from valarmind_tui.safety.gate import PermissionGate
+from valarmind_tui.tools.base import ToolContext, ToolResult
+from valarmind_tui.tools.registry import ToolRegistry
+
+MAX_TOOL_OUTPUT_CHARS = 30_000
+CANCELLED_MARK = "\n\n[cancelled by the user]"
+
+
+@dataclass
+class UsageTotals:
+    """Running totals shared by every agent of a session."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def add(self, usage: Usage) -> None:
+        self.prompt_tokens += usage.prompt_tokens
+        self.completion_tokens += usage.completion_tokens
+        self.cost_usd += usage.cost_usd or 0.0
+
+
+@dataclass
+class LoopDeps:
+    """What one agent run needs."""
+
+    provider: Provider
+    tools: ToolRegistry
+    gate: PermissionGate
+    bus: EventBus
+    ctx: ToolContext
+    totals: UsageTotals = field(default_factory=UsageTotals)
+    on_message: Callable[[dict[str, Any]], None] | None = None
+    """Called with every message appended to history (the session store persists them)."""
+
+
+@dataclass(frozen=True)
+class AgentOutcome:
+    """How an agent run ended."""
+
+    status: Literal["done", "incomplete", "failed", "cancelled"]
+    text: str
+    messages: list[dict[str, Any]]
+    turns: int
+    usage: Usage
+    error: str | None = None
+
+
+class AgentLoop:
+    """Runs one agent to completion: run → step → query → act."""
+
+    def __init__(
+        self, spec: AgentSpec, deps: LoopDeps, *, agent_id: str = "main",
+        model: str | None = None, max_turns: int | None = None,
+    ) -> None:
+        self.spec = spec
+        self.deps = deps
+        self.agent_id = agent_id
+        self.model = model or deps.provider.model
+        self.max_turns = max_turns or spec.max_turns
+        self.messages: list[dict[str, Any]] = []
+        self._usage = Usage()
+        self._turn = 0
+        self._partial = ""
+
+    async def run(
+        self, task: str, *, history: list[dict[str, Any]] | None = None,
+        system_prompt: str | None = None,
+    ) -> AgentOutcome:
+        """Run until the model answers without tool calls, the turns run out, or it is stopped."""
+        if history:
+            self.messages = list(history)
+        else:
+            self._append({"role": "system", "content": system_prompt or self.spec.system_prompt})
+        self._append({"role": "user", "content": task})
+        try:
+            return await self._loop()
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None:
+                current.uncancel()
+            return self._cancelled()
+        except DenialEscalated as exc:
+            return self._outcome("failed", str(exc), error=str(exc))
+        except ProviderError as exc:
+            return self._outcome("failed", self._partial, error=str(exc))
+
+    async def _loop(self) -> AgentOutcome:
+        last_text = ""
+        while self._turn < self.max_turns:
+            self._turn += 1
+            turn = await self._query()
+            self._append(turn.to_message())
+            last_text = turn.text
+            if not turn.tool_calls:
+                return self._outcome("done", turn.text)
+            for call in turn.tool_calls:
+                result = await self._act(call)
+                self._append({"role": "tool", "tool_call_id": call.id, "content": result})
+        reason = (
+            f"## INCOMPLETE\n\nThe agent used all {self.max_turns} turns before finishing; "
+            "its last message follows.\n\n"
+        )
+        return self._outcome("incomplete", reason + last_text)
+
+    async def _query(self) -> AssistantTurn:
+        bus = self.deps.bus
+        bus.publish(TurnStarted(agent_id=self.agent_id, turn=self._turn, model=self.model))
+        request = ModelRequest(
+            messages=self.messages, tools=self.deps.tools.schemas(), model=self.model
+        )
+        self._partial = ""
+        turn: AssistantTurn | None = None
+        async for chunk in self.deps.provider.stream(request):
+            if isinstance(chunk, TextPiece):
+                self._partial += chunk.text
+                bus.publish(TextDelta(agent_id=self.agent_id, text=chunk.text))
+            elif isinstance(chunk, ReasoningPiece):
+                bus.publish(ReasoningDelta(agent_id=self.agent_id, text=chunk.text))
+            elif isinstance(chunk, RetryNotice):
+                bus.publish(Notice(agent_id=self.agent_id, level="warning", message=chunk.message))
+            elif isinstance(chunk, TurnComplete):
+                turn = chunk.turn
+        if turn is None:
+            raise ProviderError("the model's stream ended without a complete response")
+        self._record_usage(turn.usage)
+        bus.publish(
+            TurnFinished(
+                agent_id=self.agent_id, turn=self._turn, text=turn.text,
+                tool_calls=len(turn.tool_calls), finish_reason=turn.finish_reason,
+            )
+        )
+        return turn
+
+    def _record_usage(self, usage: Usage) -> None:
+        totals = self.deps.totals
+        totals.add(usage)
+        self._usage = Usage(
+            self._usage.prompt_tokens + usage.prompt_tokens,
+            self._usage.completion_tokens + usage.completion_tokens,
+            (self._usage.cost_usd or 0.0) + (usage.cost_usd or 0.0)
+            if usage.cost_usd is not None or self._usage.cost_usd is not None else None,
+        )
+        self.deps.bus.publish(
+            UsageUpdated(
+                agent_id=self.agent_id, prompt_tokens=usage.prompt_tokens,
+                completion_tokens=usage.completion_tokens, cost_usd=usage.cost_usd,
+                session_tokens=totals.tokens, session_cost_usd=totals.cost_usd,
+            )
+        )
+
+    async def _act(self, call: ToolCall) -> str:
+        """Gate and run one tool call; always returns what the model should read."""
+        bus = self.deps.bus
+        bus.publish(
+            ToolCallStarted(
+                agent_id=self.agent_id, call_id=call.id, name=call.name, arguments=call.arguments
+            )
+        )
+        status, result = "error", None
+        try:
+            status, result = await self._execute(call)
+        except asyncio.CancelledError:
+            self._finish(call, "cancelled", ToolResult.error("cancelled by the user"))
+            raise
+        self._finish(call, status, result)
+        return _clip(result.output)
+
+    async def _execute(self, call: ToolCall) -> tuple[str, ToolResult]:
+        if call.parse_error is not None:
+            return "error", ToolResult.error(
+                f"The arguments of {call.name} were not valid JSON ({call.parse_error}). "
+                f"Received: {call.raw_arguments[:500]!r}. Send the call again with valid JSON."
+            )
+        tool = self.deps.tools.get(call.name)
+        if tool is None:
+            known = ", ".join(self.deps.tools.names()) or "none"
+            return "error", ToolResult.error(f"Unknown tool {call.name!r}. Available: {known}.")
+        try:
+            params = tool.parse(call.arguments)
+        except ToolError as exc:
+            return "error", ToolResult.error(str(exc))
+        ctx = self.deps.ctx
+        decision = await self.deps.gate.check(tool, params, ctx, self.spec.permissions)
+        if not decision.allowed:
+            message = f"Denied: {decision.reason}" if decision.reason else "Denied."
+            if decision.feedback:
+                message += f"\nFeedback from the user: {decision.feedback}"
+            return "denied", ToolResult.error(message)
+        try:
+            result = await tool.run(params, ctx)
+        except ToolError as exc:
+            result = ToolResult.error(str(exc))
+        return ("error" if result.is_error else "ok"), result
+
+    def _finish(self, call: ToolCall, status: Any, result: ToolResult) -> None:
+        self.deps.bus.publish(
+            ToolCallFinished(
+                agent_id=self.agent_id, call_id=call.id, name=call.name, status=status,
+                output=_clip(result.output), diff=result.diff,
+            )
+        )
+
+    def _append(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+        if self.deps.on_message is not None:
+            self.deps.on_message(message)
+
+    def _cancelled(self) -> AgentOutcome:
+        last = self.messages[-1] if self.messages else {}
+        if last.get("role") == "assistant" and last.get("tool_calls"):
+            # Every tool call needs a result or the next request is rejected.
+            answered = {m.get("tool_call_id") for m in self.messages if m.get("role") == "tool"}
+            for tc in last["tool_calls"]:
+                if tc["id"] not in answered:
+                    cancelled = {"role": "tool", "tool_call_id": tc["id"], "content": "cancelled"}
+                    self._append(cancelled)
+        elif self._partial:
+            self._append({"role": "assistant", "content": self._partial + CANCELLED_MARK})
+        return self._outcome("cancelled", self._partial + CANCELLED_MARK if self._partial else "")
+
+    def _outcome(
+        self, status: Literal["done", "incomplete", "failed", "cancelled"], text: str,
+        error: str | None = None,
+    ) -> AgentOutcome:
+        return AgentOutcome(
+            status=status, text=text, messages=self.messages, turns=self._turn,
+            usage=self._usage, error=error,
+        )
+
+
+def _clip(text: str) -> str:
+    if len(text) <= MAX_TOOL_OUTPUT_CHARS:
+        return text
+    half = MAX_TOOL_OUTPUT_CHARS // 2
+    dropped = len(text) - 2 * half
+    return f"{text[:half]}\n… [{dropped} characters omitted] …\n{text[-half:]}"

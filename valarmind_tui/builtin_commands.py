@@ -1,0 +1,79 @@
+"""The built-in slash commands. Every face runs them through `Session.run_command`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from valarmind_tui.commands import CommandRegistry, CommandResult, command
+from valarmind_tui.safety.approval import PermissionMode
+
+if TYPE_CHECKING:
+    from valarmind_tui.session import Session
+
+
+def builtin_commands() -> CommandRegistry:
+    """A fresh registry with the built-in commands; plugins add theirs to it."""
+    registry = CommandRegistry()
+
+    @command(registry, "help", "list the commands")
+    async def help_(session: Session, args: str) -> CommandResult:
+        rows = [f"- `/{c.name}{' ' + c.usage if c.usage else ''}`: {c.help}"
+                for c in session.commands.all()]
+        return CommandResult("Commands:\n" + "\n".join(rows))
+
+    @command(registry, "model", "show or switch the model", usage="[NAME|ALIAS]")
+    async def model(session: Session, args: str) -> CommandResult:
+        settings = session.settings
+        if args:
+            session.set_model(args)
+            return CommandResult(f"Model set to `{session.model}`.")
+        aliases = "\n".join(f"- `{k}` → `{v}`" for k, v in settings.aliases.items())
+        current = session.model or "none (offline mode)"
+        text = f"Current model: `{current}`."
+        if aliases:
+            text += "\n\nAliases:\n" + aliases
+        return CommandResult(text + "\n\nSwitch with `/model NAME` (any LiteLLM model string).")
+
+    @command(registry, "mode", "show or set the permission mode",
+             usage="[default|accept-edits|plan|bypass]")
+    async def mode(session: Session, args: str) -> CommandResult:
+        if args:
+            try:
+                session.set_mode(PermissionMode(args))
+            except ValueError:
+                modes = ", ".join(m.value for m in PermissionMode)
+                return CommandResult(f"Unknown mode {args!r}; one of: {modes}.", ok=False)
+        return CommandResult(f"Permission mode: `{session.mode.value}`.")
+
+    @command(registry, "plan", "plan mode: read-only research, then a plan to approve")
+    async def plan(session: Session, args: str) -> CommandResult:
+        session.set_mode(PermissionMode.PLAN)
+        if args:
+            result = await session.submit(args)
+            return CommandResult(result.text, ok=result.status == "done")
+        return CommandResult("Plan mode on: only read tools run until a plan is approved.")
+
+    @command(registry, "clear", "start a fresh conversation")
+    async def clear(session: Session, args: str) -> CommandResult:
+        session.clear()
+        return CommandResult("Conversation cleared.", action="clear")
+
+    @command(registry, "cost", "tokens and cost of this session")
+    async def cost(session: Session, args: str) -> CommandResult:
+        totals = session.totals
+        return CommandResult(
+            f"Tokens: {totals.prompt_tokens:,} in, {totals.completion_tokens:,} out. "
+            f"Cost: ${totals.cost_usd:.4f} (LiteLLM's local cost map; unknown models count 0)."
+        )
+
+    @command(registry, "theme", "switch the colour theme", usage="NAME")
+    async def theme(session: Session, args: str) -> CommandResult:
+        if not args:
+            return CommandResult("Usage: /theme NAME", ok=False)
+        return CommandResult(f"Theme: {args}", action=f"theme:{args}")
+
+    @command(registry, "quit", "leave ValarMind")
+    async def quit_(session: Session, args: str) -> CommandResult:
+        return CommandResult("Bye.", action="quit")
+
+    return registry

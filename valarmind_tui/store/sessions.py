@@ -1,0 +1,132 @@
+"""Sessions in SQLite (WAL): the append-only event log and the conversation history.
+
+History messages are appended as they happen, so a session that crashes mid-turn can be resumed
+from its last complete message.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from valarmind_tui.events import Event, event_to_dict, event_type
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS sessions (
+    id TEXT PRIMARY KEY,
+    project_root TEXT NOT NULL,
+    created REAL NOT NULL,
+    updated REAL NOT NULL,
+    title TEXT NOT NULL DEFAULT '',
+    model TEXT
+);
+CREATE TABLE IF NOT EXISTS messages (
+    session_id TEXT NOT NULL REFERENCES sessions(id),
+    seq INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (session_id, seq)
+);
+CREATE TABLE IF NOT EXISTS events (
+    session_id TEXT NOT NULL REFERENCES sessions(id),
+    seq INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (session_id, seq)
+);
+"""
+
+# Deltas are many and tiny; the finished turn carries the same text.
+_NOT_LOGGED = {"text_delta", "reasoning_delta"}
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    id: str
+    project_root: str
+    created: float
+    updated: float
+    title: str
+    model: str | None
+
+
+class SessionStore:
+    """One SQLite file holding every session of the user."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+        self._seq: dict[tuple[str, str], int] = {}
+
+    def create(self, project_root: Path, model: str | None) -> str:
+        session_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+        now = time.time()
+        self._db.execute(
+            "INSERT INTO sessions VALUES (?, ?, ?, ?, '', ?)",
+            (session_id, str(project_root), now, now, model),
+        )
+        return session_id
+
+    def _next(self, table: str, session_id: str) -> int:
+        key = (table, session_id)
+        if key not in self._seq:
+            row = self._db.execute(
+                f"SELECT COALESCE(MAX(seq), 0) FROM {table} WHERE session_id = ?", (session_id,)
+            ).fetchone()
+            self._seq[key] = row[0]
+        self._seq[key] += 1
+        return self._seq[key]
+
+    def append_message(self, session_id: str, message: dict[str, Any]) -> None:
+        seq = self._next("messages", session_id)
+        self._db.execute(
+            "INSERT INTO messages VALUES (?, ?, ?)", (session_id, seq, json.dumps(message))
+        )
+        if message.get("role") == "user" and isinstance(message.get("content"), str):
+            self._db.execute(
+                "UPDATE sessions SET title = ? WHERE id = ? AND title = ''",
+                (message["content"][:80], session_id),
+            )
+        self._db.execute("UPDATE sessions SET updated = ? WHERE id = ?", (time.time(), session_id))
+
+    def append_event(self, session_id: str, event: Event) -> None:
+        kind = event_type(event)
+        if kind in _NOT_LOGGED:
+            return
+        seq = self._next("events", session_id)
+        self._db.execute(
+            "INSERT INTO events VALUES (?, ?, ?, ?)",
+            (session_id, seq, kind, json.dumps(event_to_dict(event), default=str)),
+        )
+
+    def messages(self, session_id: str) -> list[dict[str, Any]]:
+        rows = self._db.execute(
+            "SELECT body FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
+        )
+        return [json.loads(body) for (body,) in rows]
+
+    def events(self, session_id: str) -> list[dict[str, Any]]:
+        rows = self._db.execute(
+            "SELECT body FROM events WHERE session_id = ? ORDER BY seq", (session_id,)
+        )
+        return [json.loads(body) for (body,) in rows]
+
+    def list(self, project_root: Path | None = None, limit: int = 20) -> list[SessionInfo]:
+        query = "SELECT id, project_root, created, updated, title, model FROM sessions"
+        args: tuple[Any, ...] = ()
+        if project_root is not None:
+            query += " WHERE project_root = ?"
+            args = (str(project_root),)
+        rows = self._db.execute(query + " ORDER BY updated DESC LIMIT ?", (*args, limit))
+        return [SessionInfo(*row) for row in rows]
+
+    def close(self) -> None:
+        self._db.close()
