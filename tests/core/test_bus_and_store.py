@@ -1,0 +1,74 @@
+"""The event bus broadcasts without blocking; the SQLite store keeps history and events."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from valarmind_tui.bus import EventBus
+from valarmind_tui.events import (
+    Notice,
+    TaskItem,
+    TaskListChanged,
+    TextDelta,
+    ToolCallStarted,
+    event_from_dict,
+    event_to_dict,
+)
+from valarmind_tui.store.sessions import SessionStore
+
+
+async def test_every_subscriber_sees_every_event_in_order() -> None:
+    bus = EventBus()
+    fast, slow = bus.subscribe(), bus.subscribe()
+    for i in range(1000):
+        bus.publish(TextDelta(text=str(i)))  # never awaits: nobody is reading yet
+    bus.close()
+    got_fast = [e.text async for e in fast]  # type: ignore[attr-defined]
+    await asyncio.sleep(0)
+    got_slow = [e.text async for e in slow]  # type: ignore[attr-defined]
+    assert got_fast == got_slow == [str(i) for i in range(1000)]
+
+
+async def test_slow_subscriber_does_not_block_publisher() -> None:
+    bus = EventBus()
+    sub = bus.subscribe()
+    seen: list[str] = []
+
+    async def slow_reader() -> None:
+        async for event in sub:
+            await asyncio.sleep(0.01)
+            seen.append(event.message)  # type: ignore[attr-defined]
+
+    reader = asyncio.create_task(slow_reader())
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    for i in range(200):
+        bus.publish(Notice(level="info", message=str(i)))
+    assert loop.time() - start < 0.5  # 200 x 10 ms would be 2 s if publish waited
+    bus.close()
+    await asyncio.wait_for(reader, 10)
+    assert len(seen) == 200
+
+
+def test_events_round_trip_through_json() -> None:
+    for event in (ToolCallStarted(call_id="c1", name="read_file", arguments={"path": "a"}),
+                  TaskListChanged(tasks=(TaskItem(id="1", title="x", depends_on=("0",)),))):
+        assert event_from_dict(event_to_dict(event)) == event
+
+
+def test_store_resumes_history_and_logs_events(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path / "s.db")
+    sid = store.create(tmp_path, "openai/x")
+    store.append_message(sid, {"role": "user", "content": "hello there"})
+    store.append_message(sid, {"role": "assistant", "content": "hi"})
+    store.append_event(sid, Notice(level="info", message="n"))
+    store.append_event(sid, TextDelta(text="not logged: deltas are in the finished turn"))
+    store.close()
+
+    again = SessionStore(tmp_path / "s.db")
+    assert [m["content"] for m in again.messages(sid)] == ["hello there", "hi"]
+    assert [e["type"] for e in again.events(sid)] == ["notice"]
+    assert again.list(tmp_path)[0].title == "hello there"
+    again.append_message(sid, {"role": "user", "content": "more"})
+    assert len(again.messages(sid)) == 3
