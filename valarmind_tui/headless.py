@@ -16,8 +16,9 @@ from typing import IO, Any
 from valarmind_tui.config import Settings
 from valarmind_tui.errors import AuthError, UsageError
 from valarmind_tui.events import Event, event_to_dict
+from valarmind_tui.providers.base import Provider
 from valarmind_tui.safety.approval import PolicyApprover
-from valarmind_tui.session import PromptResult, Session
+from valarmind_tui.session import PromptResult, Session, offline_help
 
 EXIT_CODES = {"done": 0, "failed": 1, "cancelled": 1, "incomplete": 3}
 
@@ -31,8 +32,8 @@ async def _run_prompt(
     settings: Settings, root: Path, prompt: str, output_format: str, out: IO[str]
 ) -> int:
     session = Session(settings, root, approver=PolicyApprover())
-    if not session.offline and not prompt.lstrip().startswith("/"):
-        session.provider()  # a missing key is a usage error, before any request
+    if not prompt.lstrip().startswith("/"):
+        _require_model(session)
     writer = _writer(session, output_format, out)
     try:
         result = await session.submit(prompt)
@@ -47,6 +48,16 @@ async def _run_prompt(
         out.write("\n")
     out.flush()
     return EXIT_CODES.get(result.status, 1)
+
+
+def _require_model(session: Session) -> Provider:
+    """The session's provider; no model or no key is a usage error, raised before any request."""
+    if session.offline:
+        raise UsageError(offline_help())
+    try:
+        return session.provider()
+    except AuthError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _writer(session: Session, output_format: str, out: IO[str]) -> asyncio.Task[None]:
@@ -110,12 +121,7 @@ async def _run_profile(
     from valarmind_tui.tools.base import ToolContext
 
     session = Session(settings, root, approver=PolicyApprover())
-    if session.offline:
-        raise UsageError("no model: give the profile a model or pass --model")
-    try:
-        provider = session.provider()
-    except AuthError as exc:
-        raise UsageError(str(exc)) from None
+    provider = _require_model(session)
     tools = session.tools.subset(profile.tools or READ_ONLY_TOOLS)
     spec = AgentSpec(name=profile.name, description="runner profile", system_prompt=system_prompt,
                      max_turns=profile.max_turns, source="profile")

@@ -1,0 +1,116 @@
+"""The agent loop through a real Session, real tools and real LiteLLM against the fake server."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from tests.fakes.model_server import ScriptedTurn
+from valarmind_tui.events import (
+    Event,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnFinished,
+    UsageUpdated,
+)
+from valarmind_tui.safety.approval import PolicyApprover
+from valarmind_tui.session import Session
+
+
+def collect(session: Session) -> list[Event]:
+    events: list[Event] = []
+    session.bus.add_listener(events.append)
+    return events
+
+
+async def test_tool_call_then_answer(git_repo: Path, fake_model: Any, model_settings: Any) -> None:
+    fake_model.script(
+        ScriptedTurn(tool_calls=[{"name": "read_file", "arguments": {"path": "app.py"}}]),
+        ScriptedTurn(text="app.py defines greet()."),
+    )
+    session = Session(model_settings(git_repo), git_repo, approver=PolicyApprover())
+    events = collect(session)
+    result = await session.submit("what is in app.py?")
+    assert (result.status, result.text) == ("done", "app.py defines greet().")
+    finished = [e for e in events if isinstance(e, ToolCallFinished)]
+    assert [(e.name, e.status) for e in finished] == [("read_file", "ok")]
+    assert "def greet" in finished[0].output
+    # the tool result went back to the model in the second request
+    tool_msgs = [m for m in fake_model.requests[1]["messages"] if m["role"] == "tool"]
+    assert "def greet" in tool_msgs[0]["content"]
+    assert any(isinstance(e, UsageUpdated) for e in events)
+    assert session.totals.tokens > 0
+
+
+async def test_malformed_arguments_go_back_to_the_model(
+    git_repo: Path, fake_model: Any, model_settings: Any
+) -> None:
+    fake_model.script(
+        ScriptedTurn(tool_calls=[{"name": "read_file", "arguments": '{"path": "app.py"'}]),
+        ScriptedTurn(tool_calls=[{"name": "read_file", "arguments": {"path": "app.py"}}]),
+        ScriptedTurn(text="ok"),
+    )
+    session = Session(model_settings(git_repo), git_repo, approver=PolicyApprover())
+    events = collect(session)
+    result = await session.submit("read it")
+    assert result.status == "done"
+    statuses = [e.status for e in events if isinstance(e, ToolCallFinished)]
+    assert statuses == ["error", "ok"]
+    fed_back = [m for m in fake_model.requests[1]["messages"] if m["role"] == "tool"][0]
+    assert "not valid JSON" in fed_back["content"]
+
+
+async def test_turn_limit_marks_output_incomplete(
+    git_repo: Path, fake_model: Any, model_settings: Any
+) -> None:
+    call = {"name": "glob", "arguments": {"pattern": "*.py"}}
+    fake_model.script(*[ScriptedTurn(text=f"step {i}", tool_calls=[call]) for i in range(3)])
+    session = Session(model_settings(git_repo, ), git_repo, approver=PolicyApprover())
+    session.settings.max_turns = 3
+    result = await session.submit("loop forever")
+    assert result.status == "incomplete"
+    assert result.text.startswith("## INCOMPLETE")
+    assert "3 turns" in result.text
+    assert len(fake_model.requests) == 3
+
+
+async def test_cancel_keeps_partial_answer(
+    git_repo: Path, fake_model: Any, model_settings: Any
+) -> None:
+    fake_model.script(ScriptedTurn(text="partial answer " * 40, chunk_delay_s=0.05, chunk_size=4))
+    session = Session(model_settings(git_repo), git_repo, approver=PolicyApprover())
+    events = collect(session)
+    task = asyncio.create_task(session.submit("write a lot"))
+    for _ in range(200):
+        await asyncio.sleep(0.02)
+        if any(getattr(e, "text", "").strip() for e in events if type(e).__name__ == "TextDelta"):
+            break
+    assert session.cancel()
+    result = await asyncio.wait_for(task, 10)
+    assert result.status == "cancelled"
+    assert result.text.startswith("partial")
+    assert result.text.endswith("[cancelled by the user]")
+    assert session.history[-1]["content"].endswith("[cancelled by the user]")
+    assert not any(isinstance(e, TurnFinished) for e in events)
+
+
+async def test_denied_write_leaves_file_and_tells_model(
+    git_repo: Path, fake_model: Any, model_settings: Any
+) -> None:
+    fake_model.script(
+        ScriptedTurn(tool_calls=[{"name": "write_file",
+                                  "arguments": {"path": "app.py", "content": "gone\n"}}]),
+        ScriptedTurn(text="I could not write."),
+    )
+    session = Session(model_settings(git_repo), git_repo, approver=PolicyApprover())
+    events = collect(session)
+    result = await session.submit("overwrite app.py")
+    assert result.status == "done"
+    assert "def greet" in (git_repo / "app.py").read_text()
+    started = [e for e in events if isinstance(e, ToolCallStarted)]
+    finished = [e for e in events if isinstance(e, ToolCallFinished)]
+    assert started[0].arguments == {"path": "app.py", "content": "gone\n"}
+    assert finished[0].status == "denied"
+    tool_msg = [m for m in fake_model.requests[1]["messages"] if m["role"] == "tool"][0]
+    assert "Denied" in tool_msg["content"]
