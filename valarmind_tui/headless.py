@@ -25,13 +25,12 @@ EXIT_CODES = {"done": 0, "failed": 1, "cancelled": 1, "incomplete": 3}
 
 def run_prompt(settings: Settings, root: Path, args: argparse.Namespace) -> int:
     """`valarmind -p TASK`: one task, the answer on stdout."""
-    return asyncio.run(_run_prompt(settings, root, args.prompt, args.output_format, sys.stdout))
+    return asyncio.run(_run_prompt(settings, root, args, sys.stdout))
 
 
-async def _run_prompt(
-    settings: Settings, root: Path, prompt: str, output_format: str, out: IO[str]
-) -> int:
-    session = Session(settings, root, approver=PolicyApprover())
+async def _run_prompt(settings: Settings, root: Path, args: argparse.Namespace, out: IO[str]) -> int:
+    prompt, output_format = args.prompt, args.output_format
+    session = Session.open(settings, root, approver=PolicyApprover(), resume=args.resume)
     if not prompt.lstrip().startswith("/"):
         _require_model(session)
     writer = _writer(session, output_format, out)
@@ -81,6 +80,7 @@ def _writer(session: Session, output_format: str, out: IO[str]) -> asyncio.Task[
 def _summary(session: Session, result: PromptResult) -> dict[str, Any]:
     totals = session.totals
     return {
+        "session_id": session.session_id,
         "status": result.status,
         "result": result.text,
         "model": session.model,

@@ -17,8 +17,8 @@ from valarmind_tui.agents.spec import GENERAL_AGENT, AgentSpec
 from valarmind_tui.builtin_commands import builtin_commands
 from valarmind_tui.bus import EventBus
 from valarmind_tui.commands import CommandResult
-from valarmind_tui.config import KNOWN_KEYS, Settings, remember_allow_rule
-from valarmind_tui.errors import ValarMindError
+from valarmind_tui.config import KNOWN_KEYS, Settings, remember_allow_rule, user_data_dir
+from valarmind_tui.errors import UsageError, ValarMindError
 from valarmind_tui.events import (
     ApprovalRequested,
     ApprovalResolved,
@@ -35,6 +35,7 @@ from valarmind_tui.safety.approval import (
     PermissionMode,
 )
 from valarmind_tui.safety.gate import PermissionGate
+from valarmind_tui.safety.paths import resolve_in_project
 from valarmind_tui.safety.permissions import AgentPermissions
 from valarmind_tui.store.sessions import SessionStore
 from valarmind_tui.tools.base import ToolContext, ToolResult
@@ -49,6 +50,9 @@ class PromptResult:
     status: str
     """done, failed, incomplete or cancelled."""
     text: str
+
+
+MAX_ATTACH_BYTES = 200_000
 
 
 class InteractiveApprover:
@@ -130,6 +134,23 @@ class Session:
                 self.history = store.messages(session_id)
             self.bus.add_listener(self._persist_event)
         self._running: asyncio.Task[PromptResult] | None = None
+
+    @classmethod
+    def open(
+        cls, settings: Settings, project_root: Path, *, approver: Approver | None = None,
+        resume: str | None = None,
+    ) -> Session:
+        """A session persisted in the user's SQLite store; `resume` is an id or "last"."""
+        store = SessionStore(user_data_dir() / "sessions.db")
+        session_id = None
+        if resume:
+            known = store.list(project_root.resolve(), limit=1 if resume == "last" else 1000)
+            matches = [s.id for s in known if resume in ("last", s.id)]
+            if not matches:
+                store.close()
+                raise UsageError(f"no stored session {resume!r} for {project_root}")
+            session_id = matches[0]
+        return cls(settings, project_root, approver=approver, store=store, session_id=session_id)
 
     # -- state the faces read -------------------------------------------------------------
     @property
@@ -233,6 +254,16 @@ class Session:
         if isinstance(self.approver, InteractiveApprover):
             return self.approver.answer(request_id, answer)
         return False
+
+    def attach(self, path: str) -> str:
+        """The text of a project file for an `@path` mention (checked like any tool path)."""
+        resolved = resolve_in_project(self.project_root, path)
+        if not resolved.is_file():
+            raise UsageError(f"{path}: not a file")
+        data = resolved.read_bytes()[:MAX_ATTACH_BYTES]
+        if b"\0" in data[:8192]:
+            raise UsageError(f"{path}: binary file, not attached")
+        return data.decode("utf-8", errors="replace")
 
     def clear(self) -> None:
         self.history = []
