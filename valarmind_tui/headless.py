@@ -28,7 +28,9 @@ def run_prompt(settings: Settings, root: Path, args: argparse.Namespace) -> int:
     return asyncio.run(_run_prompt(settings, root, args, sys.stdout))
 
 
-async def _run_prompt(settings: Settings, root: Path, args: argparse.Namespace, out: IO[str]) -> int:
+async def _run_prompt(
+    settings: Settings, root: Path, args: argparse.Namespace, out: IO[str]
+) -> int:
     prompt, output_format = args.prompt, args.output_format
     session = Session.open(settings, root, approver=PolicyApprover(), resume=args.resume)
     if not prompt.lstrip().startswith("/"):
