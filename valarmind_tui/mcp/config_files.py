@@ -1,0 +1,82 @@
+"""Which MCP servers exist: `[mcp.servers.NAME]` in config plus the project's `.mcp.json`.
+
+`.mcp.json` is the format people already keep in their projects:
+`{"mcpServers": {NAME: {"command": ..., "args": [...], "env": {...}}}}`, or `{"type": "http",
+"url": ...}` for a remote server. `${VAR}` and `${VAR:-default}` in it are expanded from our
+environment (that is the user's explicit choice of what the server gets). Config wins over the
+file for a name defined in both.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from valarmind_tui.config import McpServerConfig, McpSettings
+from valarmind_tui.errors import ConfigError
+
+MCP_JSON = ".mcp.json"
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+# camelCase spellings used by seed 000's external-agents.json, accepted in .mcp.json too.
+_ALIASES = {"toolAllowlist": "tool_allowlist", "envPassthrough": "env_passthrough",
+            "timeout": "timeout_s"}
+
+
+def _expand(value: str) -> str:
+    return _VAR.sub(lambda m: os.environ.get(m.group(1), m.group(2) or ""), value)
+
+
+def _entry(name: str, raw: Any, path: Path) -> McpServerConfig:
+    if not isinstance(raw, dict):
+        raise ConfigError("a server entry must be an object", file=path, key=f"mcpServers.{name}")
+    data: dict[str, Any] = {}
+    for key, value in raw.items():
+        key = _ALIASES.get(key, key)
+        if key in ("type", "transport", "headers", "disabled"):
+            continue
+        if key == "timeout_s" and isinstance(value, int | float) and value > 1000:
+            value = value / 1000  # Claude Code writes milliseconds
+        data[key] = value
+    if isinstance(data.get("command"), str):
+        data["command"] = _expand(data["command"])
+    data["args"] = [_expand(str(a)) for a in data.get("args", [])]
+    data["env"] = {str(k): _expand(str(v)) for k, v in (data.get("env") or {}).items()}
+    if isinstance(data.get("url"), str):
+        data["url"] = _expand(data["url"])
+    try:
+        return McpServerConfig.model_validate(data)
+    except Exception as exc:  # pydantic ValidationError: name the file and the server
+        raise ConfigError(str(exc).splitlines()[0], file=path, key=f"mcpServers.{name}") from None
+
+
+def read_mcp_json(path: Path) -> dict[str, McpServerConfig]:
+    """Servers defined in one `.mcp.json`-style file; {} when it does not exist."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ConfigError(f"cannot read: {exc.strerror}", file=path) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"not valid JSON: {exc.msg}", file=path, line=exc.lineno) from None
+    servers = data.get("mcpServers", {}) if isinstance(data, dict) else {}
+    if not isinstance(servers, dict):
+        raise ConfigError("mcpServers must be an object", file=path, key="mcpServers")
+    return {
+        name: _entry(name, raw, path)
+        for name, raw in servers.items()
+        if not (isinstance(raw, dict) and raw.get("disabled"))
+    }
+
+
+def server_configs(settings: McpSettings, project_root: Path) -> dict[str, McpServerConfig]:
+    """Every configured server by name: `.mcp.json` first, then config (which wins)."""
+    merged = read_mcp_json(project_root / MCP_JSON)
+    merged.update(settings.servers)
+    return merged
