@@ -65,12 +65,17 @@ class PolicyApprover:
 
     allow_writes: bool = False
     allow_execute: bool = False
+    allow_sampling: bool = False
+    """Answer MCP servers' sampling requests (tool `mcp_sampling`) with our model."""
     denied: list[ApprovalRequest] = field(default_factory=list)
 
     async def request(self, request: ApprovalRequest) -> ApprovalAnswer:
-        allowed = (request.command is None and self.allow_writes) or (
-            request.command is not None and self.allow_execute
-        )
+        if request.tool == "mcp_sampling":
+            allowed = self.allow_sampling
+        else:
+            allowed = (request.command is None and self.allow_writes) or (
+                request.command is not None and self.allow_execute
+            )
         if allowed:
             return ApprovalAnswer("allow_once")
         self.denied.append(request)

@@ -1,0 +1,276 @@
+"""Answering a server's `sampling/createMessage` with ValarMind's own model (seed 004).
+
+With tools (SEP-1577) the *server* runs the tools: each request carries the whole conversation so
+far; we answer one model turn, and when the model calls tools we return `tool_use` blocks with
+stopReason `toolUse`; the server executes them and asks again with `tool_result` blocks. One
+request is one iteration of that loop. Here we ask the person (once per conversation), filter the
+offered tools by the request's `metadata.allowedToolPatterns`, stop after `maxIterations`, publish
+events and keep a trace (`agent_iteration` per answer, `agent_complete` at the end).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import itertools
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from valarmind_tui.bus import EventBus
+from valarmind_tui.events import (
+    AgentFinished,
+    AgentSpawned,
+    Notice,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+)
+from valarmind_tui.providers.base import ModelRequest, Provider, TextPiece, TurnComplete
+from valarmind_tui.safety.approval import ApprovalRequest, Approver
+
+SAMPLING_TOOL = "mcp_sampling"
+"""The `tool` name of sampling approvals (PolicyApprover.allow_sampling answers them)."""
+USER_REJECTED = -1
+INTERNAL_ERROR = -32603
+_ids = itertools.count(1)
+
+
+def _blocks(content: Any) -> list[Any]:
+    return content if isinstance(content, list) else [content]
+
+
+def _text_of(blocks: list[Any]) -> str:
+    parts = []
+    for block in blocks:
+        kind = getattr(block, "type", "")
+        if kind == "text":
+            parts.append(block.text)
+        elif kind in ("image", "audio"):
+            parts.append(f"[{kind} attachment omitted]")
+    return "\n".join(parts)
+
+
+def to_openai_messages(params: Any) -> list[dict[str, Any]]:
+    """MCP sampling messages (text, tool_use, tool_result) as OpenAI chat messages."""
+    messages: list[dict[str, Any]] = []
+    if params.system_prompt:
+        messages.append({"role": "system", "content": params.system_prompt})
+    for message in params.messages:
+        blocks = _blocks(message.content)
+        uses = [b for b in blocks if getattr(b, "type", "") == "tool_use"]
+        results = [b for b in blocks if getattr(b, "type", "") == "tool_result"]
+        for result in results:
+            text = _text_of(list(result.content or []))
+            if not text and result.structured_content is not None:
+                text = json.dumps(result.structured_content)
+            messages.append({"role": "tool", "tool_call_id": result.tool_use_id,
+                             "content": ("ERROR: " if result.is_error else "") + text})
+        text = _text_of(blocks)
+        if message.role == "assistant":
+            entry: dict[str, Any] = {"role": "assistant", "content": text or None}
+            if uses:
+                entry["tool_calls"] = [
+                    {"id": u.id, "type": "function",
+                     "function": {"name": u.name, "arguments": json.dumps(u.input)}}
+                    for u in uses
+                ]
+            messages.append(entry)
+        elif text or not results:
+            messages.append({"role": "user", "content": text})
+    return messages
+
+
+def to_openai_tools(tools: list[Any]) -> list[dict[str, Any]]:
+    return [
+        {"type": "function", "function": {
+            "name": t.name, "description": t.description or t.title or t.name,
+            "parameters": {"type": "object", "properties": {}, **(t.input_schema or {})},
+        }}
+        for t in tools
+    ]
+
+
+def _iteration(params: Any) -> int:
+    """1-based: assistant tool-use turns already in the conversation, plus this one."""
+    return 1 + sum(
+        1 for m in params.messages if m.role == "assistant"
+        and any(getattr(b, "type", "") == "tool_use" for b in _blocks(m.content))
+    )
+
+
+class SamplingHandler:
+    """The `sampling_callback` of our MCP client sessions (see `callback_for`)."""
+
+    def __init__(
+        self, provider_factory: Callable[[], Provider], approver: Approver, bus: EventBus, *,
+        max_iterations: int = 5, timeout_s: float = 60.0,
+    ) -> None:
+        self.provider_factory = provider_factory
+        self.approver = approver
+        self.bus = bus
+        self.max_iterations = max_iterations
+        self.timeout_s = timeout_s
+        self.trace: list[dict[str, Any]] = []
+        """agent_iteration / agent_complete records, in order."""
+        self._conversations: dict[str, dict[str, Any]] = {}
+
+    def callback_for(self, server: str) -> Callable[..., Any]:
+        """The callback to give ClientSession for one server."""
+
+        async def callback(context: Any, params: Any) -> Any:
+            return await self.handle(server, params)
+
+        return callback
+
+    def _conversation(self, server: str, params: Any) -> tuple[str, dict[str, Any]]:
+        first = params.messages[0].model_dump_json() if params.messages else ""
+        key = hashlib.sha256(f"{server}\0{first}".encode()).hexdigest()[:16]
+        if key not in self._conversations:
+            self._conversations[key] = {
+                "trace_id": key, "agent_id": f"mcp-sampling-{next(_ids)}", "approved": None,
+                "started": time.perf_counter(), "open_calls": {}, "iterations": 0,
+            }
+        return key, self._conversations[key]
+
+    async def handle(self, server: str, params: Any) -> Any:
+        """Answer one sampling request: a result, or ErrorData (refused, failed)."""
+        import mcp_types as types
+
+        key, conv = self._conversation(server, params)
+        agent_id = conv["agent_id"]
+        if conv["approved"] is None:
+            conv["approved"] = await self._approve(server, params, agent_id)
+            if conv["approved"]:
+                self.bus.publish(AgentSpawned(agent_id=agent_id, parent_id=None,
+                                              name=f"mcp-sampling:{server}",
+                                              task=_text_of(_blocks(params.messages[0].content))
+                                              if params.messages else ""))
+        if not conv["approved"]:
+            self._conversations.pop(key, None)
+            self.bus.publish(Notice(agent_id=agent_id, level="warning",
+                                    message=f"Sampling request from MCP server {server!r} refused"))
+            return types.ErrorData(code=USER_REJECTED, message="User rejected sampling request")
+        self._finish_tool_calls(conv, params)
+        try:
+            return await self._iterate(server, params, key, conv)
+        except Exception as exc:  # provider failures become an MCP error for the server
+            self._complete(key, conv, success=False, error=str(exc))
+            self.bus.publish(Notice(agent_id=agent_id, level="error",
+                                    message=f"Sampling for MCP server {server!r} failed: {exc}"))
+            return types.ErrorData(code=INTERNAL_ERROR, message=f"sampling failed: {exc}")
+
+    async def _approve(self, server: str, params: Any, agent_id: str) -> bool:
+        first = _text_of(_blocks(params.messages[-1].content)) if params.messages else ""
+        tools = [t.name for t in params.tools or []]
+        summary = f"MCP server {server!r} asks the model: {first[:200]}"
+        if tools:
+            summary += f" (tools: {', '.join(tools[:10])})"
+        answer = await self.approver.request(ApprovalRequest(
+            request_id=f"sampling-{next(_ids)}", agent_id=agent_id, tool=SAMPLING_TOOL,
+            summary=summary, reason="an MCP server asks to use your model (sampling)",
+            rule=f"{SAMPLING_TOOL}({server})",
+        ))
+        return answer.allowed
+
+    def _finish_tool_calls(self, conv: dict[str, Any], params: Any) -> None:
+        """Tool results the server sends back close the ToolCallStarted we published."""
+        open_calls: dict[str, str] = conv["open_calls"]
+        for message in params.messages:
+            for block in _blocks(message.content):
+                if getattr(block, "type", "") == "tool_result" and block.tool_use_id in open_calls:
+                    name = open_calls.pop(block.tool_use_id)
+                    self.bus.publish(ToolCallFinished(
+                        agent_id=conv["agent_id"], call_id=block.tool_use_id, name=name,
+                        status="error" if block.is_error else "ok",
+                        output=_text_of(list(block.content or []))[:2000],
+                    ))
+
+    def _allowed_tools(self, params: Any) -> list[Any]:
+        meta = params.metadata or {}
+        patterns = meta.get("allowedToolPatterns") or meta.get("allowedTools")
+        tools = list(params.tools or [])
+        if params.tool_choice is not None and params.tool_choice.mode == "none":
+            return []
+        if patterns:
+            tools = [t for t in tools if any(fnmatch.fnmatchcase(t.name, p) for p in patterns)]
+        return tools
+
+    def _limit(self, params: Any) -> int:
+        asked = (params.metadata or {}).get("maxIterations")
+        if isinstance(asked, int | float) and asked >= 1:
+            return min(int(asked), self.max_iterations)
+        return self.max_iterations
+
+    async def _iterate(self, server: str, params: Any, key: str, conv: dict[str, Any]) -> Any:
+        import mcp_types as types
+
+        iteration = _iteration(params)
+        with_tools = params.tools is not None or params.tool_choice is not None
+        result_cls = types.CreateMessageResultWithTools if with_tools else types.CreateMessageResult
+        if iteration > self._limit(params):
+            text = (f"Stopped: the sampling loop reached its limit of {self._limit(params)} "
+                    "iterations.")
+            self.bus.publish(Notice(agent_id=conv["agent_id"], level="warning", message=text))
+            self._complete(key, conv, success=False, error="max iterations")
+            content = types.TextContent(type="text", text=text)
+            return result_cls(role="assistant", content=[content] if with_tools else content,
+                              model="valarmind", stop_reason="maxTokens")
+        started = time.perf_counter()
+        tools = self._allowed_tools(params)
+        provider = self.provider_factory()
+        request = ModelRequest(messages=to_openai_messages(params), tools=to_openai_tools(tools),
+                               max_tokens=params.max_tokens)
+        turn = None
+        async for chunk in provider.stream(request):
+            if isinstance(chunk, TextPiece):
+                self.bus.publish(TextDelta(agent_id=conv["agent_id"], text=chunk.text))
+            elif isinstance(chunk, TurnComplete):
+                turn = chunk.turn
+        if turn is None:
+            raise RuntimeError("the model stream ended without a complete turn")
+        allowed = {t.name for t in tools}
+        calls = [c for c in turn.tool_calls if c.name in allowed]
+        conv["iterations"] = iteration
+        self.trace.append({
+            "type": "agent_iteration", "trace_id": key, "server": server, "iteration": iteration,
+            "tool_calls": [c.name for c in calls],
+            "duration_ms": round((time.perf_counter() - started) * 1000),
+        })
+        model = provider.model
+        if calls and with_tools:
+            return self._tool_use_result(conv, turn.text, calls, model)
+        self._complete(key, conv, success=True)
+        content = types.TextContent(type="text", text=turn.text)
+        return result_cls(role="assistant", content=[content] if with_tools else content,
+                          model=model, stop_reason="endTurn")
+
+    def _tool_use_result(
+        self, conv: dict[str, Any], text: str, calls: list[Any], model: str
+    ) -> Any:
+        import mcp_types as types
+
+        blocks: list[Any] = [types.TextContent(type="text", text=text)] if text else []
+        for call in calls:
+            blocks.append(types.ToolUseContent(type="tool_use", id=call.id, name=call.name,
+                                               input=call.arguments))
+            conv["open_calls"][call.id] = call.name
+            self.bus.publish(ToolCallStarted(agent_id=conv["agent_id"], call_id=call.id,
+                                             name=call.name, arguments=call.arguments))
+        return types.CreateMessageResultWithTools(role="assistant", content=blocks, model=model,
+                                                  stop_reason="toolUse")
+
+    def _complete(self, key: str, conv: dict[str, Any], *, success: bool, error: str = "") -> None:
+        self._conversations.pop(key, None)
+        record = {
+            "type": "agent_complete", "trace_id": key, "total_iterations": conv["iterations"],
+            "success": success,
+            "duration_ms": round((time.perf_counter() - conv["started"]) * 1000),
+        }
+        if error:
+            record["error"] = error
+        self.trace.append(record)
+        self.bus.publish(AgentFinished(agent_id=conv["agent_id"], name="mcp-sampling",
+                                       status="done" if success else "failed",
+                                       summary=error or "sampling complete"))
