@@ -1,0 +1,276 @@
+"""The Textual face: a chat pane, a sidebar (tasks, agents), the prompt and a status bar.
+
+The app reaches the core only through `Session` methods and renders the events of `session.bus`
+(see bridge.py). It never imports litellm: the session builds its provider on first use.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.events import Resize
+
+from valarmind_tui.events import (
+    ApprovalRequested,
+    ApprovalResolved,
+    ModeChanged,
+    Notice,
+    PromptFinished,
+    UsageUpdated,
+)
+from valarmind_tui.safety.approval import ApprovalAnswer
+from valarmind_tui.ui import environment, themes
+from valarmind_tui.ui.bridge import SessionEvent, pump_events
+from valarmind_tui.ui.completion import (
+    complete_command,
+    complete_path,
+    mentioned_paths,
+    with_attachments,
+)
+from valarmind_tui.ui.history import PromptHistory, default_history_file
+from valarmind_tui.ui.screens.approval import ApprovalScreen
+from valarmind_tui.ui.widgets.chat import ChatView, OfflineBanner
+from valarmind_tui.ui.widgets.messages import CommandOutput, NoticeLine, ShellOutput, UserMessage
+from valarmind_tui.ui.widgets.prompt import Completion, PromptBar, PromptInput
+from valarmind_tui.ui.widgets.sidebar import Sidebar
+from valarmind_tui.ui.widgets.status import StatusBar
+
+if TYPE_CHECKING:
+    from valarmind_tui.config import Settings
+    from valarmind_tui.session import Session
+
+SIDEBAR_MIN_WIDTH = 100
+"""Below this many columns the sidebar folds away (ctrl+b shows it)."""
+QUIT_WINDOW_S = 2.0
+
+
+class ValarMindApp(App[int]):
+    """One Session, rendered."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "ValarMind"
+    BINDINGS = [
+        Binding("shift+tab", "cycle_mode", "Mode", priority=True),
+        Binding("escape", "cancel", "Cancel"),
+        Binding("ctrl+c", "quit_twice", "Quit", priority=True, show=False),
+        Binding("ctrl+b", "toggle_sidebar", "Sidebar"),
+    ]
+    ollama_address: tuple[str, int] = (environment.OLLAMA_HOST, environment.OLLAMA_PORT)
+
+    def __init__(
+        self, session: Session, *, history_file: Path | None = None,
+        theme_dirs: tuple[Path, ...] | None = None, remember_theme: bool = True,
+    ) -> None:
+        super().__init__()
+        self.session = session
+        self.prompt_history = PromptHistory(history_file or default_history_file())
+        self._theme_dirs = theme_dirs or (themes.shipped_themes_dir(), themes.user_themes_dir())
+        self._remember_theme = remember_theme
+        self._sidebar_forced: bool | None = None
+        self._last_ctrl_c = 0.0
+        self._last_notice = ""
+        self._approvals: dict[str, ApprovalScreen] = {}
+        self.turn_running = False
+
+    # -- set-up -----------------------------------------------------------------------------
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return themes.default_variables()
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="body"):
+            yield ChatView(id="chat")
+            yield Sidebar(id="sidebar")
+        yield PromptBar(self.prompt_history, completer=self._complete)
+        yield StatusBar(id="status")
+
+    async def on_mount(self) -> None:
+        self._load_themes()
+        self.run_worker(pump_events(self.session.bus, self), name="bridge", group="bridge")
+        status = self.query_one(StatusBar)
+        status.model = self.session.model
+        status.mode = self.session.mode.value
+        status.branch = environment.git_branch(self.session.project_root)
+        self.query_one(Sidebar).display = self.size.width >= SIDEBAR_MIN_WIDTH
+        if self.session.offline:
+            await self.query_one(ChatView).add(
+                OfflineBanner(environment.offline_help(None), id="offline")
+            )
+            self.detect_ollama()
+        self.query_one(PromptInput).focus()
+
+    def _load_themes(self) -> None:
+        loaded = themes.load_themes(*self._theme_dirs)
+        for theme in loaded.themes:
+            self.register_theme(theme)
+        for error in loaded.errors:
+            self.notify(error, title="Theme not loaded", severity="error", timeout=10)
+        chosen = themes.saved_theme() if self._remember_theme else None
+        for name in (chosen, self.session.settings.theme, themes.DEFAULT_THEME):
+            if name and name in self.available_themes:
+                self.theme = name
+                break
+
+    @work(exclusive=True, group="ollama", exit_on_error=False)
+    async def detect_ollama(self) -> None:
+        host, port = self.ollama_address
+        found = await environment.ollama_running(host, port)
+        for banner in self.query(OfflineBanner):
+            await banner.update(environment.offline_help(found))
+
+    async def on_unmount(self) -> None:
+        await self.session.close()
+
+    # -- events from the core ----------------------------------------------------------------
+    @on(SessionEvent)
+    async def _on_session_event(self, message: SessionEvent) -> None:
+        event = message.event
+        await self.query_one(ChatView).handle_event(event)
+        self.query_one(Sidebar).handle_event(event)
+        if isinstance(event, UsageUpdated):
+            status = self.query_one(StatusBar)
+            status.tokens, status.cost = event.session_tokens, event.session_cost_usd
+        elif isinstance(event, ModeChanged):
+            self.query_one(StatusBar).mode = event.mode
+        elif isinstance(event, Notice):
+            self._last_notice = event.message
+        elif isinstance(event, ApprovalRequested):
+            self._ask(event)
+        elif isinstance(event, ApprovalResolved):
+            screen = self._approvals.pop(event.request_id, None)
+            if screen is not None and screen.is_current:
+                screen.dismiss(None)
+        elif isinstance(event, PromptFinished) and event.agent_id == "main":
+            await self._prompt_finished(event)
+
+    def _ask(self, event: ApprovalRequested) -> None:
+        def answered(answer: ApprovalAnswer | None) -> None:
+            self._approvals.pop(event.request_id, None)
+            if answer is not None:
+                self.session.answer_approval(event.request_id, answer)
+
+        screen = ApprovalScreen(event)
+        self._approvals[event.request_id] = screen
+        self.push_screen(screen, callback=answered)
+
+    async def _prompt_finished(self, event: PromptFinished) -> None:
+        chat = self.query_one(ChatView)
+        await chat.finish_answer(event.status)
+        if event.status == "failed" and event.text and event.text != self._last_notice:
+            await chat.add(NoticeLine(event.text, "error"))
+
+    # -- what the person sends ----------------------------------------------------------------
+    def _complete(self, before_cursor: str) -> list[Completion]:
+        return complete_command(self.session.commands, before_cursor) or complete_path(
+            self.session.project_root, before_cursor
+        )
+
+    @on(PromptInput.Submitted)
+    async def _on_submitted(self, message: PromptInput.Submitted) -> None:
+        text = message.text
+        if text.startswith("/"):
+            self.run_command(text)
+        elif text.startswith("!"):
+            self.run_shell(text[1:].strip())
+        elif self.turn_running:
+            message.prompt_input.load_text(text)
+            self.notify("The agent is still working; Esc cancels it.", severity="warning")
+        else:
+            await self._send_prompt(text)
+
+    async def _send_prompt(self, text: str) -> None:
+        files: dict[str, str] = {}
+        for path in mentioned_paths(text):
+            try:
+                files[path] = self.session.attach(path)
+            except Exception as exc:  # any refusal is the person's to read, not a crash
+                self.notify(f"@{path} not attached: {exc}", severity="warning")
+        await self.query_one(ChatView).add(UserMessage(text, tuple(files)))
+        self.turn_running = True
+        self.query_one(StatusBar).busy = True
+        self.run_turn(with_attachments(text, files))
+
+    @work(exclusive=True, group="turn", exit_on_error=False)
+    async def run_turn(self, prompt: str) -> None:
+        try:
+            await self.session.submit(prompt)
+        finally:
+            self.turn_running = False
+            self.query_one(StatusBar).busy = False
+
+    @work(group="command", exit_on_error=False)
+    async def run_command(self, line: str) -> None:
+        result = await self.session.run_command(line)
+        chat = self.query_one(ChatView)
+        await chat.add(CommandOutput(line, result.text, result.ok))
+        status = self.query_one(StatusBar)
+        status.model, status.mode = self.session.model, self.session.mode.value
+        if result.action:
+            await self._perform(result.action)
+
+    async def _perform(self, action: str) -> None:
+        if action == "quit":
+            self.exit(0)
+        elif action == "clear":
+            await self.query_one(ChatView).clear()
+        elif action.startswith("theme:"):
+            self.apply_theme(action.partition(":")[2].strip())
+
+    def apply_theme(self, name: str) -> bool:
+        """Switch to `name` and remember it; an unknown name is a notification."""
+        if name not in self.available_themes:
+            ours = ", ".join(sorted(n for n in self.available_themes if n.startswith("valarmind")))
+            self.notify(f"No theme {name!r}. Try one of: {ours}", severity="error")
+            return False
+        self.theme = name
+        if self._remember_theme:
+            themes.save_theme(name)
+        return True
+
+    @work(group="shell", exit_on_error=False)
+    async def run_shell(self, command: str) -> None:
+        block = ShellOutput(command)
+        await self.query_one(ChatView).add(block)
+        result = await self.session.run_shell(command)
+        block.show(result.output, result.is_error)
+
+    # -- keys ---------------------------------------------------------------------------------
+    def action_cycle_mode(self) -> None:
+        self.session.set_mode(self.session.mode.next())
+        self.query_one(StatusBar).mode = self.session.mode.value
+
+    def action_cancel(self) -> None:
+        if self.turn_running and self.session.cancel():
+            self.notify("Cancelling…", timeout=2)
+
+    def action_quit_twice(self) -> None:
+        now = time.monotonic()
+        if now - self._last_ctrl_c <= QUIT_WINDOW_S:
+            self.exit(0)
+            return
+        self._last_ctrl_c = now
+        self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW_S)
+
+    def action_toggle_sidebar(self) -> None:
+        sidebar = self.query_one(Sidebar)
+        self._sidebar_forced = not sidebar.display
+        sidebar.display = self._sidebar_forced
+
+    def on_resize(self, event: Resize) -> None:
+        if self._sidebar_forced is None:
+            self.query_one(Sidebar).display = event.size.width >= SIDEBAR_MIN_WIDTH
+
+
+def run_app(settings: Settings, root: Path, args: argparse.Namespace | Any) -> int:
+    """`valarmind`: the full-screen face."""
+    from valarmind_tui.session import Session
+
+    session = Session.open(settings, root, resume=getattr(args, "resume", None))
+    result = ValarMindApp(session).run()
+    return int(result or 0)

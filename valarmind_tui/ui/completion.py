@@ -1,0 +1,74 @@
+"""What the prompt offers to complete: /commands (with their help) and @paths in the project."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from valarmind_tui.ui.widgets.prompt import Completion
+
+_AT_TOKEN = re.compile(r"(?:^|\s)@(\S*)$")
+_MENTION = re.compile(r"(?:^|(?<=\s))@(\S+)")
+_SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", ".mypy_cache", ".ruff_cache"}
+
+
+def complete_command(registry: Any, before_cursor: str) -> list[Completion]:
+    """`/na` → the commands starting with `na`, each with its one-line help."""
+    if not before_cursor.startswith("/") or any(ch.isspace() for ch in before_cursor):
+        return []
+    return [
+        Completion(value=f"/{c.name}", help=c.help, start=0)
+        for c in registry.complete(before_cursor)
+    ]
+
+
+def complete_path(root: Path, before_cursor: str, limit: int = 50) -> list[Completion]:
+    """`@src/ma` → entries of `<root>/src` starting with `ma` (directories end in `/`)."""
+    match = _AT_TOKEN.search(before_cursor)
+    if match is None:
+        return []
+    typed = match.group(1)
+    start = match.start(1) - 1
+    folder, _, stem = typed.rpartition("/")
+    base = (root / folder).resolve()
+    if not base.is_relative_to(root.resolve()) or not base.is_dir():
+        return []
+    found = []
+    try:
+        entries = sorted(os.scandir(base), key=lambda e: (not e.is_dir(), e.name))
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.name.startswith(stem) or entry.name in _SKIP_DIRS:
+            continue
+        if entry.name.startswith(".") and not stem.startswith("."):
+            continue
+        is_dir = entry.is_dir()
+        rel = f"{folder}/{entry.name}" if folder else entry.name
+        found.append(
+            Completion(value="@" + rel + ("/" if is_dir else ""),
+                       help="folder" if is_dir else "attach file", start=start)
+        )
+        if len(found) >= limit:
+            break
+    return found
+
+
+def mentioned_paths(text: str) -> list[str]:
+    """The `@path` mentions of a prompt, in order, without duplicates."""
+    seen: list[str] = []
+    for match in _MENTION.finditer(text):
+        path = match.group(1).rstrip(".,;:!?)")
+        if path and path not in seen:
+            seen.append(path)
+    return seen
+
+
+def with_attachments(text: str, files: dict[str, str]) -> str:
+    """The prompt followed by each attached file's content."""
+    if not files:
+        return text
+    blocks = [f'<file path="{path}">\n{content}\n</file>' for path, content in files.items()]
+    return text + "\n\nAttached files:\n" + "\n".join(blocks)

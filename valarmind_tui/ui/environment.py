@@ -1,0 +1,64 @@
+"""Small facts about the surroundings the UI shows: git branch, Ollama on localhost, keys."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+
+from valarmind_tui.config import KNOWN_KEYS
+
+OLLAMA_HOST, OLLAMA_PORT = "127.0.0.1", 11434
+
+
+def git_branch(root: Path) -> str | None:
+    """The checked-out branch (or short commit when detached), read from .git/HEAD."""
+    git = root / ".git"
+    if git.is_file():  # a worktree: "gitdir: <path>"
+        text = git.read_text(encoding="utf-8", errors="replace").strip()
+        if text.startswith("gitdir:"):
+            git = (root / text.split(":", 1)[1].strip()).resolve()
+    try:
+        head = (git / "HEAD").read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    if head.startswith("ref: refs/heads/"):
+        return head.removeprefix("ref: refs/heads/")
+    return head[:8] or None
+
+
+async def ollama_running(
+    host: str = OLLAMA_HOST, port: int = OLLAMA_PORT, timeout_s: float = 0.3
+) -> bool:
+    """Whether something accepts TCP connections on Ollama's port."""
+    try:
+        _reader, writer = await asyncio.wait_for(
+            asyncio.open_connection(host, port), timeout=timeout_s
+        )
+    except (OSError, TimeoutError):
+        return False
+    writer.close()
+    with contextlib.suppress(OSError):
+        await writer.wait_closed()
+    return True
+
+
+def offline_help(ollama: bool | None) -> str:
+    """Markdown telling the person how to configure a model."""
+    keys = ", ".join(f"`{name}`" for name in KNOWN_KEYS)
+    if ollama is None:
+        local = "Checking for Ollama on localhost…"
+    elif ollama:
+        local = (
+            f"**Ollama is running on {OLLAMA_HOST}:{OLLAMA_PORT}**: try "
+            "`/model ollama/<model>` (e.g. `ollama/qwen3`)."
+        )
+    else:
+        local = f"Ollama was not found on {OLLAMA_HOST}:{OLLAMA_PORT}."
+    return (
+        "**No model configured.** Deterministic commands still work (try `/help`).\n\n"
+        f"- Set one of {keys} in the environment and restart, or\n"
+        "- choose a model with `/model <litellm-model>`, or set `model = \"...\"` in "
+        "`.valarmind/config.toml`.\n"
+        f"- {local}"
+    )

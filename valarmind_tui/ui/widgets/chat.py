@@ -1,0 +1,100 @@
+"""The conversation pane: renders the main agent's events as they arrive."""
+
+from __future__ import annotations
+
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+from textual.widgets import Markdown
+
+from valarmind_tui.events import (
+    Event,
+    Notice,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnStarted,
+)
+from valarmind_tui.ui.widgets.messages import AssistantMessage, NoticeLine
+from valarmind_tui.ui.widgets.tool_call import ToolCallBlock
+
+
+class OfflineBanner(Markdown):
+    """Says how to configure a model when none is."""
+
+    DEFAULT_CSS = """
+    OfflineBanner {
+        border: round $warning;
+        background: $surface;
+        margin: 1 0;
+        padding: 0 1;
+    }
+    """
+
+
+class ChatView(VerticalScroll):
+    """Streams assistant text, reasoning and tool-call blocks; stays scrolled to the end."""
+
+    DEFAULT_CSS = """
+    ChatView { padding: 0 1; background: $background; }
+    """
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.current: AssistantMessage | None = None
+        self.tool_blocks: dict[str, ToolCallBlock] = {}
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    async def add(self, widget: Widget) -> Widget:
+        """Append any widget to the conversation."""
+        await self.mount(widget)
+        return widget
+
+    async def handle_event(self, event: Event) -> None:
+        """Render one bus event (events of specialist agents show only as tool blocks)."""
+        main = event.agent_id == "main"
+        if isinstance(event, TextDelta) and main:
+            await (await self._assistant()).append_text(event.text)
+        elif isinstance(event, ReasoningDelta) and main:
+            (await self._assistant()).append_reasoning(event.text)
+        elif isinstance(event, TurnStarted) and main:
+            await self._close_current("done")
+        elif isinstance(event, ToolCallStarted):
+            await self._close_current("done")
+            block = ToolCallBlock(event.call_id, event.name, event.arguments, event.agent_id)
+            self.tool_blocks[event.call_id] = block
+            await self.mount(block)
+        elif isinstance(event, ToolCallFinished):
+            block = self.tool_blocks.get(event.call_id)
+            if block is not None:
+                await block.finish(event.status, event.output, event.diff)
+        elif isinstance(event, Notice):
+            await self.mount(NoticeLine(event.message, event.level))
+
+    async def _assistant(self) -> AssistantMessage:
+        if self.current is None:
+            self.current = AssistantMessage()
+            await self.mount(self.current)
+        return self.current
+
+    async def _close_current(self, status: str) -> None:
+        current, self.current = self.current, None
+        if current is not None:
+            await current.finish(status)
+
+    async def finish_answer(self, status: str) -> None:
+        """The prompt ended: flush the answer and mark it when it is not complete."""
+        if self.current is None and status != "done":
+            self.current = AssistantMessage()
+            await self.mount(self.current)
+        await self._close_current(status)
+        for block in self.tool_blocks.values():
+            if block.state == "running" and status == "cancelled":
+                block.state = "cancelled"
+
+    async def clear(self) -> None:
+        await self._close_current("done")
+        self.tool_blocks.clear()
+        await self.remove_children()

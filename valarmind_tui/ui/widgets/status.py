@@ -1,0 +1,42 @@
+"""The status bar: model, permission mode, session tokens and cost, git branch."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widget import Widget
+
+_MODE_STYLE = {
+    "default": "$text-muted", "accept-edits": "$success", "plan": "$accent", "bypass": "$error",
+}
+
+
+class StatusBar(Widget):
+    """One line at the bottom; every field is a reactive set by the app."""
+
+    DEFAULT_CSS = """
+    StatusBar { height: 1; background: $panel; color: $foreground; padding: 0 1; }
+    """
+
+    model: reactive[str | None] = reactive(None)
+    mode: reactive[str] = reactive("default")
+    tokens: reactive[int] = reactive(0)
+    cost: reactive[float] = reactive(0.0)
+    branch: reactive[str | None] = reactive(None)
+    busy: reactive[bool] = reactive(False)
+
+    def render(self) -> Content:
+        sep = (" │ ", "$text-muted")
+        parts: list[Content | tuple[str, str] | str] = [
+            ("● " if self.busy else "○ ", "$accent" if self.busy else "$text-muted"),
+            (self.model or "no model", "bold" if self.model else "$warning"),
+            sep,
+            ("mode: ", "$text-muted"),
+            (self.mode, _MODE_STYLE.get(self.mode, "")),
+            (" (shift+tab)", "$text-muted"),
+            sep,
+            f"{self.tokens:,} tok · ${self.cost:.4f}",
+        ]
+        if self.branch:
+            parts += [sep, ("⎇ " + self.branch, "$secondary")]
+        return Content.assemble(*parts)
