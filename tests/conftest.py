@@ -39,3 +39,15 @@ def git_repo(tmp_path: Path) -> Path:
     subprocess.run(["git", "add", "-A"], cwd=repo, check=True, env=env)
     subprocess.run(["git", "commit", "-qm", "init"], cwd=repo, check=True, env=env)
     return repo
+
+
+@pytest.fixture
+def fake_model():
+    """A started fake model server (tests/fakes/model_server.py), stopped after the test."""
+    from tests.fakes.model_server import FakeModelServer
+
+    server = FakeModelServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -1,0 +1,146 @@
+"""Classify LiteLLM exceptions: what the provider said, whether to retry, and how long to wait."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+from valarmind_tui.errors import AuthError, ProviderError
+
+_TRANSIENT_NAMES = {"InternalServerError", "ServiceUnavailableError", "APIConnectionError",
+                    "Timeout", "APITimeoutError", "BadGatewayError"}
+_QUOTA_MARKERS = ("insufficient_quota", "exceeded your current quota")
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One failed attempt, classified."""
+
+    message: str
+    status: int | None
+    kind: str
+    """"rate_limit", "transient", "auth", "mid_stream" or "fatal"."""
+    retry_after_s: float | None = None
+
+    @property
+    def retryable(self) -> bool:
+        return self.kind in ("rate_limit", "transient")
+
+
+def _class_names(exc: BaseException) -> set[str]:
+    return {cls.__name__ for cls in type(exc).__mro__}
+
+
+def provider_message(exc: BaseException, secret: str | None = None) -> str:
+    """The provider's own error message, without LiteLLM's prefixes (and never the key)."""
+    text = str(getattr(exc, "message", "") or exc)
+    text = text.split(" Original exception:", 1)[0]
+    prefix = re.match(r"^.*?(?:Exception|Error) - ", text, re.S)
+    if prefix:
+        text = text[prefix.end():]
+    text = text.strip()
+    literal = re.fullmatch(r"b'(.*)'", text, re.S)
+    if literal:
+        text = literal.group(1)
+    try:
+        body = json.loads(text)
+    except ValueError:
+        body = None
+    if isinstance(body, dict):
+        error = body.get("error", body)
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            text = error["message"]
+            kind = error.get("type") or error.get("code")
+            if isinstance(kind, str) and kind not in text:
+                text = f"{text} ({kind})"
+        elif isinstance(error, str):
+            text = error
+    if secret:
+        text = text.replace(secret, "***")
+    return text or type(exc).__name__
+
+
+def _headers(exc: BaseException) -> Any:
+    headers = getattr(exc, "litellm_response_headers", None)
+    if headers:
+        return headers
+    response = getattr(exc, "response", None)
+    return getattr(response, "headers", None) or {}
+
+
+def retry_after(headers: Any, now: float | None = None) -> float | None:
+    """Seconds the server asked us to wait (Retry-After seconds or HTTP date, or -ms)."""
+    try:
+        millis = headers.get("retry-after-ms")
+        if millis is not None:
+            return max(0.0, float(millis) / 1000)
+        value = headers.get("retry-after")
+    except AttributeError:
+        return None
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(str(value))
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def _origin(exc: BaseException) -> BaseException:
+    """The library exception behind `exc`: LiteLLM sometimes fails while wrapping an error
+    (e.g. a Groq error code that is not a number), leaving the provider's error as context."""
+    seen: BaseException | None = exc
+    for _ in range(5):
+        if seen is None:
+            break
+        if type(seen).__module__.split(".")[0] in ("litellm", "openai", "httpx", "aiohttp"):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return exc
+
+
+def classify(exc: BaseException, secret: str | None = None, *, mid_stream: bool = False
+             ) -> Failure:
+    """What went wrong and whether waiting may help; errors inside a stream are never retried."""
+    exc = _origin(exc)
+    names = _class_names(exc)
+    status = getattr(exc, "status_code", None)
+    status = status if isinstance(status, int) else None
+    message = provider_message(exc, secret)
+    headers = _headers(exc)
+    should_retry = str(headers.get("x-should-retry", "")).lower() if headers else ""
+    if mid_stream or "MidStreamFallbackError" in names:
+        return Failure(message, None, "mid_stream")
+    if status in (401, 403) or names & {"AuthenticationError", "PermissionDeniedError"}:
+        return Failure(message, status, "auth")
+    if should_retry == "false":
+        return Failure(message, status, "fatal")
+    if status == 429 or "RateLimitError" in names:
+        if any(marker in message.lower() for marker in _QUOTA_MARKERS):
+            return Failure(message, 429, "fatal")
+        return Failure(message, 429, "rate_limit", retry_after(headers))
+    if (status is not None and (status >= 500 or status == 408)) or names & _TRANSIENT_NAMES:
+        return Failure(message, status, "transient", retry_after(headers))
+    return Failure(message, status, "fatal")
+
+
+def to_error(failure: Failure, model: str, env_var: str | None) -> ProviderError:
+    """The exception to raise for a failure that is not (or no longer) retried."""
+    status = f" {failure.status}" if failure.status else ""
+    if failure.kind == "auth":
+        where = f"; check the key in ${env_var}" if env_var else (
+            "; set api_key_env to the environment variable holding the key")
+        return AuthError(f"{model}: the provider rejected the API key ({failure.status}): "
+                         f"{failure.message}{where}", env_var=env_var, status=failure.status)
+    if failure.kind == "mid_stream":
+        return ProviderError(f"{model}: the stream failed: {failure.message}")
+    return ProviderError(f"{model}: error{status}: {failure.message}", status=failure.status,
+                         retryable=failure.retryable)
