@@ -1,1 +1,214 @@
-"""MCP server face (valarmind mcp serve)."""
+"""`valarmind mcp serve`: the agents as MCP tools, over stdio or streamable HTTP (127.0.0.1).
+
+Each call picks its mode (seed 003) and reports it in `structuredContent.mode` and `_meta.mode`:
+- "sampling": the client declared sampling, so the agent thinks with the client's model
+  (sampling/createMessage; with tools when the client supports them, SEP-1577: we run the tools);
+- "own-model": a model is configured here, so the agent thinks with ours;
+- "raw": neither; the gathered data and a one-line summary are returned for the caller's model.
+Writes (init write=true) and commands (qa run=true) are refused unless the server was started
+with an explicit --permission-mode that allows them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+from valarmind_tui import __version__
+from valarmind_tui.config import Settings
+from valarmind_tui.mcp.server_think import Thinker, choose_thinker, delegate_loop
+from valarmind_tui.mcp.server_tools import ALL_TOOLS, ServerTool
+
+WRITE_MODES = ("accept-edits", "bypass")
+EXECUTE_MODES = ("bypass",)
+
+
+class ValarMindMcpServer:
+    """Tool handlers bound to one project and one permission policy."""
+
+    def __init__(self, settings: Settings, root: Path, *, explicit_mode: str | None = None) -> None:
+        self.settings = settings
+        self.root = root
+        self.explicit_mode = explicit_mode
+
+    def list_tools(self) -> list[Any]:
+        import mcp_types as types
+
+        return [
+            types.Tool(name=t.name, description=t.description, input_schema=t.input_schema,
+                       annotations=types.ToolAnnotations(read_only_hint=t.read_only,
+                                                         open_world_hint=False))
+            for t in ALL_TOOLS.values()
+        ]
+
+    async def call_tool(self, ctx: Any, name: str, arguments: dict[str, Any]) -> Any:
+        import mcp_types as types
+
+        tool = ALL_TOOLS.get(name)
+        if tool is None:
+            return _error(f"unknown tool {name!r}")
+        missing = [k for k in tool.input_schema.get("required", []) if k not in arguments]
+        if missing:
+            return _error(f"{name}: missing required argument(s): {', '.join(missing)}")
+        refusal = self._refusal(name, arguments)
+        if refusal:
+            return _error(refusal)
+        started = time.perf_counter()
+        progress = _Progress(ctx)
+        try:
+            await progress("gathering data")
+            raw = tool.gather(self.root, arguments) if tool.gather else None
+            thinker = choose_thinker(ctx, self.settings)
+            text, model, mode = await self._think(tool, arguments, raw, thinker, progress)
+        except Exception as exc:  # a tool failure is a result the caller can read
+            return _error(f"{name} failed: {exc}")
+        extra = await self._side_effects(name, arguments, raw, text)
+        structured: dict[str, Any] = {
+            "mode": mode, "summary": tool.summarize(raw) if raw is not None else "",
+            "tools_executed": [name] if tool.gather else [],
+            "execution_time_ms": round((time.perf_counter() - started) * 1000), **extra,
+        }
+        if mode == "raw":
+            structured["raw_data"] = raw
+            body = _raw_body(tool, raw, structured["summary"])
+        else:
+            structured["result"] = text
+            structured["llm_model"] = model
+            body = text
+        await progress("done", final=True)
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=body)], structured_content=structured,
+            _meta={"mode": mode},
+        )
+
+    def _refusal(self, name: str, args: dict[str, Any]) -> str | None:
+        if name == "init" and args.get("write") and self.explicit_mode not in WRITE_MODES:
+            return ("refused: writing VALARMIND.md needs the server to be started with "
+                    "--permission-mode accept-edits (or bypass)")
+        if name == "qa" and args.get("run") and self.explicit_mode not in EXECUTE_MODES:
+            return ("refused: running commands needs the server to be started with "
+                    "--permission-mode bypass")
+        return None
+
+    async def _think(
+        self, tool: ServerTool, args: dict[str, Any], raw: Any, thinker: Thinker | None,
+        progress: _Progress,
+    ) -> tuple[str, str | None, str]:
+        if tool.name == "qa" and args.get("run"):
+            from valarmind_tui.mcp.server_data import run_command
+
+            raw["results"] = [run_command(self.root, c) for c in raw["commands"]]
+        if thinker is None:
+            return "", None, "raw"
+        await progress(f"thinking ({thinker.mode})")
+        if tool.name == "agent_delegate":
+            text, model = await delegate_loop(thinker, self.root, tool, args, progress)
+        else:
+            text, model = await thinker.answer(tool.system, tool.prompt(args, raw))
+        return text, model, thinker.mode
+
+    async def _side_effects(
+        self, name: str, args: dict[str, Any], raw: Any, text: str
+    ) -> dict[str, Any]:
+        if name == "init" and args.get("write"):
+            content = text.strip() + "\n" if text.strip() else raw["draft"]
+            target = self.root / "VALARMIND.md"
+            tmp = target.with_suffix(".md.tmp")
+            tmp.write_text(content, encoding="utf-8")
+            tmp.replace(target)
+            return {"written": "VALARMIND.md"}
+        return {}
+
+
+class _Progress:
+    """notifications/progress for the current call (a no-op when no token was sent)."""
+
+    def __init__(self, ctx: Any) -> None:
+        self.ctx = ctx
+        self.step = 0
+
+    async def __call__(self, message: str, *, final: bool = False) -> None:
+        self.step += 1
+        try:
+            await self.ctx.session.report_progress(
+                float(self.step), None, message
+            )
+        except Exception:  # progress is best effort
+            logging.getLogger(__name__).debug("progress failed", exc_info=True)
+
+
+def _error(message: str) -> Any:
+    import mcp_types as types
+
+    return types.CallToolResult(content=[types.TextContent(type="text", text=message)],
+                                is_error=True)
+
+
+def _raw_body(tool: ServerTool, raw: Any, summary: str) -> str:
+    import json
+
+    if raw is None:
+        return (f"No model is available to {tool.name} (the client does not support sampling and "
+                f"no model is configured). The task for your model:\n\n{tool.system}")
+    return f"{summary}\n\n{json.dumps(raw, indent=1, ensure_ascii=False)[:100_000]}"
+
+
+def build_server(settings: Settings, root: Path, *, explicit_mode: str | None = None) -> Any:
+    """The low-level MCP Server with our handlers (no Rich logging handler is installed)."""
+    import mcp_types as types
+    from mcp.server.lowlevel.server import Server
+
+    app = ValarMindMcpServer(settings, root, explicit_mode=explicit_mode)
+
+    async def on_list_tools(ctx: Any, params: Any) -> Any:
+        return types.ListToolsResult(tools=app.list_tools())
+
+    async def on_call_tool(ctx: Any, params: Any) -> Any:
+        return await app.call_tool(ctx, params.name, dict(params.arguments or {}))
+
+    return Server(
+        "valarmind", version=__version__,
+        instructions="ValarMind's agents as tools: review, search, init, qa and agent_*.",
+        on_list_tools=on_list_tools, on_call_tool=on_call_tool,
+    )
+
+
+def _quiet_logging() -> None:
+    """Logs go to stderr only: stdout is the protocol channel in stdio mode."""
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        stream = getattr(handler, "stream", None)
+        if stream is sys.stdout or type(handler).__name__ == "RichHandler":
+            root.removeHandler(handler)
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    warnings.simplefilter("ignore")  # deprecation notices would only clutter stderr
+
+
+def serve(settings: Settings, root: Path, args: argparse.Namespace) -> int:
+    """Run until the client disconnects (stdio) or the process is stopped (HTTP)."""
+    import anyio
+
+    _quiet_logging()
+    server = build_server(settings, root, explicit_mode=getattr(args, "permission_mode", None))
+    port = getattr(args, "http", None)
+    if port is None:
+        from mcp.server.stdio import stdio_server
+
+        async def run_stdio() -> None:
+            async with stdio_server() as (read, write):
+                await server.run(read, write, server.create_initialization_options())
+
+        anyio.run(run_stdio)
+        return 0
+    import uvicorn
+
+    app = server.streamable_http_app(host="127.0.0.1")
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+    print(f"valarmind MCP server on http://127.0.0.1:{port}/mcp", file=sys.stderr, flush=True)
+    uvicorn.Server(config).run()
+    return 0
