@@ -1,1 +1,269 @@
-"""Placeholder: filled in by its issue."""
+"""The plain face (`valarmind --plain`): a line-mode REPL for dumb terminals, SSH, screen readers.
+
+Same Session, slash commands and approvals as the TUI; streamed text is printed as it arrives.
+With a terminal it reads lines with prompt-toolkit (history, /command completion, Shift+Tab
+cycles the mode); without one (stdin piped) it reads plain lines, so it can be scripted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
+
+from valarmind_tui.config import user_data_dir
+from valarmind_tui.events import (
+    ApprovalRequested,
+    Event,
+    Notice,
+    PromptFinished,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+)
+from valarmind_tui.safety.approval import ApprovalAnswer
+
+if TYPE_CHECKING:
+    from valarmind_tui.config import Settings
+    from valarmind_tui.session import Session
+
+_STATUS_WORD = {"ok": "done", "error": "failed", "denied": "denied", "cancelled": "cancelled"}
+
+
+class LineReader(Protocol):
+    """Where the REPL's lines come from; None means end of input."""
+
+    async def read(self, prompt: str) -> str | None: ...
+
+
+class PipeReader:
+    """Lines from a non-interactive stream (stdin piped), read off the event loop."""
+
+    def __init__(self, stream: TextIO, out: TextIO) -> None:
+        self._stream, self._out = stream, out
+
+    async def read(self, prompt: str) -> str | None:
+        self._out.write(prompt)
+        self._out.flush()
+        line = await asyncio.get_running_loop().run_in_executor(None, self._stream.readline)
+        return None if line == "" else line.rstrip("\n")
+
+
+class PromptToolkitReader:
+    """prompt-toolkit line editing: persistent history, /command completion, Shift+Tab mode."""
+
+    def __init__(self, session: Session, **prompt_kwargs: Any) -> None:
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.completion import Completer, Completion
+        from prompt_toolkit.history import FileHistory
+        from prompt_toolkit.key_binding import KeyBindings
+
+        commands = session.commands
+
+        class SlashCompleter(Completer):
+            def get_completions(self, document: Any, complete_event: Any) -> Iterable[Any]:
+                text = document.text_before_cursor
+                if not text.startswith("/") or " " in text:
+                    return
+                for cmd in commands.complete(text):
+                    yield Completion("/" + cmd.name, start_position=-len(text),
+                                     display_meta=cmd.help)
+
+        bindings = KeyBindings()
+
+        @bindings.add("s-tab")
+        def _cycle_mode(event: Any) -> None:
+            session.set_mode(session.mode.next())
+            event.app.invalidate()
+
+        history_file = user_data_dir() / "repl_history"
+        with contextlib.suppress(OSError):
+            history_file.parent.mkdir(parents=True, exist_ok=True)
+        self._prompt = PromptSession(
+            history=FileHistory(str(history_file)), completer=SlashCompleter(),
+            key_bindings=bindings, **prompt_kwargs,
+        )
+        self._interrupts = 0
+
+    async def read(self, prompt: str) -> str | None:
+        while True:
+            try:
+                line = await self._prompt.prompt_async(prompt)
+            except EOFError:
+                return None
+            except KeyboardInterrupt:
+                self._interrupts += 1
+                if self._interrupts >= 2:
+                    return None
+                print("(Press Ctrl+C again or Ctrl+D to quit.)")
+                continue
+            self._interrupts = 0
+            return line
+
+
+class Repl:
+    """Reads lines, routes them to the Session, prints the events it publishes."""
+
+    def __init__(self, session: Session, reader: LineReader, out: TextIO) -> None:
+        self.session = session
+        self.reader = reader
+        self.out = out
+        self._approvals: asyncio.Queue[ApprovalRequested] = asyncio.Queue()
+        self._at_line_start = True
+
+    # -- output -------------------------------------------------------------------------------
+    def write(self, text: str) -> None:
+        if text:
+            self.out.write(text)
+            self.out.flush()
+            self._at_line_start = text.endswith("\n")
+
+    def line(self, text: str) -> None:
+        """Write `text` on a line of its own."""
+        self.write(("" if self._at_line_start else "\n") + text + "\n")
+
+    def render(self, event: Event) -> None:
+        if isinstance(event, TextDelta) and event.agent_id == "main":
+            self.write(event.text)
+        elif isinstance(event, ToolCallStarted):
+            args = " ".join(f"{k}={v!r}" for k, v in event.arguments.items())
+            who = "" if event.agent_id == "main" else f"[{event.agent_id}] "
+            self.line(f"⏺ {who}{event.name} {args[:120]}")
+        elif isinstance(event, ToolCallFinished):
+            first = (event.output.strip().splitlines() or [""])[0][:120]
+            self.line(f"  ↳ {_STATUS_WORD.get(event.status, event.status)}: {first}")
+            if event.diff:
+                self.line(event.diff.rstrip("\n"))
+        elif isinstance(event, Notice):
+            self.line(f"[{event.level}] {event.message}")
+        elif isinstance(event, ApprovalRequested):
+            self._approvals.put_nowait(event)
+        elif isinstance(event, PromptFinished) and event.agent_id == "main":
+            if event.status == "cancelled":
+                self.line("[cancelled: the answer above is partial]")
+            elif event.status == "failed" and event.text:
+                self.line(f"[failed] {event.text}")
+            elif event.status == "incomplete":
+                self.line("[incomplete]")
+            elif not self._at_line_start:
+                self.write("\n")
+
+    async def _pump(self) -> None:
+        subscription = self.session.bus.subscribe()
+        try:
+            async for event in subscription:
+                self.render(event)
+        finally:
+            subscription.close()
+
+    # -- approvals ----------------------------------------------------------------------------
+    async def ask(self, request: ApprovalRequested) -> ApprovalAnswer:
+        """Show what will happen and read y / a / n / f."""
+        self.line(f"Allow {request.tool}? {request.summary}")
+        if request.reason:
+            self.line(f"  reason: {request.reason}")
+        if request.command is not None:
+            self.line(f"  $ {request.command}" + (f"   (in {request.cwd})" if request.cwd else ""))
+        if request.path:
+            self.line(f"  path: {request.path}")
+        if request.diff:
+            self.line(request.diff.rstrip("\n"))
+        while True:
+            choice = await self.reader.read("[y] allow once, [a] always, [n] deny, [f] feedback: ")
+            choice = (choice or "n").strip().lower()[:1]
+            if choice == "y":
+                return ApprovalAnswer("allow_once")
+            if choice == "n":
+                return ApprovalAnswer("deny")
+            if choice == "f":
+                feedback = await self.reader.read("Feedback for the agent: ")
+                return ApprovalAnswer("deny", feedback=(feedback or "").strip() or None)
+            if choice == "a":
+                scope = await self.reader.read(
+                    "Always allow for this [s]ession or this [p]roject (.valarmind/config.toml)? "
+                )
+                scope = (scope or "").strip().lower()[:1]
+                if scope in ("s", "p"):
+                    return ApprovalAnswer("allow_session" if scope == "s" else "allow_project")
+
+    # -- the loop -----------------------------------------------------------------------------
+    async def run_task(self, coro: Any) -> Any:
+        """Await `coro`, answering approvals it raises on the way."""
+        task = asyncio.ensure_future(coro)
+        while not task.done():
+            getter = asyncio.ensure_future(self._approvals.get())
+            await asyncio.wait({task, getter}, return_when=asyncio.FIRST_COMPLETED)
+            if getter.done():
+                request = getter.result()
+                await asyncio.sleep(0)  # let the pump print what came before
+                self.session.answer_approval(request.request_id, await self.ask(request))
+            else:
+                getter.cancel()
+        return task.result()
+
+    async def handle(self, line: str) -> bool:
+        """Run one input line; False means quit."""
+        text = line.strip()
+        if not text:
+            return True
+        if text.startswith("/"):
+            result = await self.run_task(self.session.run_command(text))
+            self.line(result.text)
+            return result.action != "quit"
+        if text.startswith("!"):
+            result = await self.run_task(self.session.run_shell(text[1:].strip()))
+            self.line(result.output.rstrip("\n") or "(no output)")
+            return True
+        await self.run_task(self.session.submit(text))
+        return True
+
+    async def run(self) -> int:
+        pump = asyncio.create_task(self._pump())
+        await asyncio.sleep(0)
+        if self.session.offline:
+            from valarmind_tui.session import offline_help
+
+            self.line(offline_help())
+        self.line(f"model: {self.session.model or 'none'} · mode: {self.session.mode.value} · "
+                  "/help for commands, /quit to leave")
+        loop = asyncio.get_running_loop()
+        main = asyncio.current_task()
+
+        def interrupted() -> None:  # Ctrl+C: cancel the running turn, or quit when idle
+            if not self.session.cancel() and main is not None:
+                main.cancel()
+
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signal.SIGINT, interrupted)
+        try:
+            while True:
+                line = await self.reader.read("> ")
+                if line is None or not await self.handle(line):
+                    break
+        except asyncio.CancelledError:
+            return 130
+        finally:
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.remove_signal_handler(signal.SIGINT)
+            await self.session.close()
+            pump.cancel()
+        return 0
+
+
+def run_repl(settings: Settings, root: Path, args: Any) -> int:
+    """`valarmind --plain` (and any run whose stdout is not a terminal)."""
+    from valarmind_tui.session import Session
+
+    async def main() -> int:
+        session = Session.open(settings, root, resume=getattr(args, "resume", None))
+        if sys.stdin.isatty():
+            reader: LineReader = PromptToolkitReader(session)
+        else:
+            reader = PipeReader(sys.stdin, sys.stdout)
+        return await Repl(session, reader, sys.stdout).run()
+
+    return asyncio.run(main())

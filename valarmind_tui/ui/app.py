@@ -15,6 +15,7 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.css.query import NoMatches
 from textual.events import Resize
 
 from valarmind_tui.events import (
@@ -130,9 +131,13 @@ class ValarMindApp(App[int]):
     # -- events from the core ----------------------------------------------------------------
     @on(SessionEvent)
     async def _on_session_event(self, message: SessionEvent) -> None:
+        try:
+            chat, sidebar = self.query_one(ChatView), self.query_one(Sidebar)
+        except NoMatches:  # shutting down: the widgets are gone, events still queued
+            return
         event = message.event
-        await self.query_one(ChatView).handle_event(event)
-        self.query_one(Sidebar).handle_event(event)
+        await chat.handle_event(event)
+        sidebar.handle_event(event)
         if isinstance(event, UsageUpdated):
             status = self.query_one(StatusBar)
             status.tokens, status.cost = event.session_tokens, event.session_cost_usd

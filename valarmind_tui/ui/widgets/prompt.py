@@ -65,8 +65,9 @@ class PromptInput(TextArea):
         """Recompute what to offer for the text before the cursor."""
         if self.completions is None:
             return
-        found = self.completer(self._before_cursor()) if self.completer else []
-        self._offered = found[:12]
+        before = self._before_cursor()
+        found = self.completer(before) if self.completer else []
+        self._offered = [c for c in found if before[c.start:] != c.value][:12]
         self.completions.clear_options()
         if not self._offered:
             self.completions.display = False

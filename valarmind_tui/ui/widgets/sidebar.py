@@ -155,14 +155,20 @@ class Sidebar(VerticalScroll):
     Sidebar .sidebar-title { text-style: bold; color: $primary; padding: 0 1; margin-top: 1; }
     """
 
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        # Held directly: events may arrive before this container has composed its children.
+        self.task_list = TaskList(id="tasks")
+        self.monitor = AgentMonitor(id="agents")
+
     def compose(self) -> ComposeResult:
         yield Static("Tasks", classes="sidebar-title")
-        yield TaskList(id="tasks")
+        yield self.task_list
         yield Static("Agents", classes="sidebar-title")
-        yield AgentMonitor(id="agents")
+        yield self.monitor
 
     def handle_event(self, event: Event) -> None:
         if isinstance(event, TaskListChanged):
-            self.query_one(TaskList).tasks = event.tasks
+            self.task_list.tasks = event.tasks
         else:
-            self.query_one(AgentMonitor).handle_event(event)
+            self.monitor.handle_event(event)

@@ -1,0 +1,247 @@
+"""Widgets fed by a real EventBus: what the core publishes is what the person sees."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from textual import on
+from textual.app import App, ComposeResult
+from textual.widgets import Collapsible, Markdown, OptionList, Static
+
+from valarmind_tui.bus import EventBus
+from valarmind_tui.commands import CommandRegistry, CommandResult, command
+from valarmind_tui.events import (
+    AgentFinished,
+    AgentSpawned,
+    ApprovalRequested,
+    PromptFinished,
+    ReasoningDelta,
+    TaskItem,
+    TaskListChanged,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnStarted,
+    UsageUpdated,
+)
+from valarmind_tui.safety.approval import ApprovalAnswer
+from valarmind_tui.ui.bridge import SessionEvent, pump_events
+from valarmind_tui.ui.completion import complete_command, complete_path
+from valarmind_tui.ui.history import PromptHistory
+from valarmind_tui.ui.screens.approval import ApprovalScreen
+from valarmind_tui.ui.widgets.chat import ChatView
+from valarmind_tui.ui.widgets.prompt import PromptBar, PromptInput
+from valarmind_tui.ui.widgets.sidebar import AgentMonitor, Sidebar, TaskList
+from valarmind_tui.ui.widgets.tool_call import ToolCallBlock
+
+DIFF = "--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-old line\n+new line\n"
+
+
+class Host(App[None]):
+    """The widgets under test, wired to a bus exactly as the real app wires them."""
+
+    def __init__(self, bus: EventBus, history: PromptHistory | None = None) -> None:
+        super().__init__()
+        self.bus = bus
+        self.history = history or PromptHistory(None)
+        self.submitted: list[str] = []
+        registry = CommandRegistry()
+
+        @command(registry, "help", "list the commands")
+        async def _help(session: object, args: str) -> CommandResult:
+            return CommandResult("help")
+
+        @command(registry, "model", "show or switch the model")
+        async def _model(session: object, args: str) -> CommandResult:
+            return CommandResult("model")
+
+        self.registry = registry
+
+    def compose(self) -> ComposeResult:
+        yield ChatView()
+        yield Sidebar()
+        yield PromptBar(self.history, completer=lambda t: complete_command(self.registry, t))
+
+    def on_mount(self) -> None:
+        self.run_worker(pump_events(self.bus, self))
+        self.query_one(PromptInput).focus()
+
+    async def on_session_event(self, message: SessionEvent) -> None:
+        if not self.query(ChatView):  # torn down at the end of a test
+            return
+        await self.query_one(ChatView).handle_event(message.event)
+        self.query_one(Sidebar).handle_event(message.event)
+        if isinstance(message.event, PromptFinished):
+            await self.query_one(ChatView).finish_answer(message.event.status)
+
+    @on(PromptInput.Submitted)
+    def _submitted(self, message: PromptInput.Submitted) -> None:
+        self.submitted.append(message.text)
+
+
+async def settle(pilot, until, timeout: float = 3.0) -> None:  # noqa: ANN001
+    """Pause until `until()` is true (bounded)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not until():
+        assert asyncio.get_running_loop().time() < deadline, "condition not reached in time"
+        await pilot.pause(0.02)
+
+
+async def test_streamed_markdown_reasoning_and_tool_block() -> None:
+    bus = EventBus()
+    app = Host(bus)
+    async with app.run_test(size=(110, 40)) as pilot:
+        bus.publish(TurnStarted(turn=1, model="m"))
+        bus.publish(ReasoningDelta(text="Look at app.py first."))
+        for piece in ["# Plan\n\n", "Change **greet", "**:\n\n- step one\n", "- step two\n"]:
+            bus.publish(TextDelta(text=piece))
+        bus.publish(ToolCallStarted(call_id="c1", name="edit_file",
+                                    arguments={"path": "app.py", "old": "old line"}))
+        await settle(pilot, lambda: bool(app.query(ToolCallBlock)))
+        block = app.query_one(ToolCallBlock)
+        assert block.state == "running" and block.has_class("-running")
+        header = str(block.query_one(".tool-header", Static).render())
+        assert "edit_file" in header and "path=app.py" in header and "running" in header
+
+        bus.publish(ToolCallFinished(call_id="c1", name="edit_file", status="ok",
+                                     output="Edited app.py\n", diff=DIFF))
+        bus.publish(PromptFinished(status="done", text=""))
+        await settle(pilot, lambda: block.state == "done" and block.query("DiffView"))
+        markdown = app.query_one(".answer", Markdown)
+        assert markdown.source == "# Plan\n\nChange **greet**:\n\n- step one\n- step two\n"
+        rendered = [str(b.render()) for b in markdown.query("MarkdownBlock")]
+        assert any("greet" in r for r in rendered) and not any("**" in r for r in rendered)
+        reasoning = app.query_one(".reasoning", Collapsible)
+        assert reasoning.collapsed and reasoning.display
+        diff_text = str(block.query_one("DiffView", Static).render())
+        assert "+new line" in diff_text and "-old line" in diff_text
+        result = block.query_one(Collapsible)
+        assert result.collapsed and result.title == "Edited app.py"
+
+
+async def test_tool_states_denied_and_cancelled_prompt() -> None:
+    bus = EventBus()
+    app = Host(bus)
+    async with app.run_test(size=(110, 40)) as pilot:
+        bus.publish(ToolCallStarted(call_id="a", name="bash", arguments={"command": "rm -rf x"}))
+        bus.publish(ToolCallFinished(call_id="a", name="bash", status="denied",
+                                     output="Denied.\nFeedback from the user: no"))
+        bus.publish(TextDelta(text="partial ans"))
+        bus.publish(ToolCallStarted(call_id="b", name="grep", arguments={"pattern": "x"}))
+        bus.publish(PromptFinished(status="cancelled", text="partial ans"))
+        await settle(pilot, lambda: app.query(".answer-end"))
+        blocks = {b.call_id: b for b in app.query(ToolCallBlock)}
+        assert blocks["a"].state == "denied" and blocks["a"].has_class("-denied")
+        assert blocks["b"].state == "cancelled"
+        marker = str(app.query_one(".answer-end", Static).render())
+        assert "cancelled" in marker
+        assert app.query_one(".answer", Markdown).source == "partial ans"
+
+
+async def test_sidebar_tasks_and_agent_monitor() -> None:
+    bus = EventBus()
+    app = Host(bus)
+    async with app.run_test(size=(110, 40)) as pilot:
+        monitor = app.query_one(AgentMonitor)
+        monitor.clock = lambda: 1065.0
+        bus.publish(TaskListChanged(tasks=(TaskItem("1", "Find callers", "completed"),
+                                           TaskItem("2", "Edit greet", "in_progress", "code"))))
+        bus.publish(AgentSpawned(agent_id="s1", parent_id="main", name="search",
+                                 task="find greet", at=1000.0))
+        bus.publish(ToolCallStarted(agent_id="s1", call_id="g", name="grep", arguments={}))
+        bus.publish(UsageUpdated(agent_id="s1", prompt_tokens=1200, completion_tokens=34,
+                                 cost_usd=None))
+        await settle(pilot, lambda: "s1" in monitor.rows and monitor.rows["s1"].tokens)
+        text = str(monitor.render())
+        assert "search" in text and "1m05s" in text and "1,234 tok" in text and "⚙ grep" in text
+        tasks = str(app.query_one(TaskList).render())
+        assert "Find callers" in tasks and "Edit greet (code)" in tasks
+        bus.publish(AgentFinished(agent_id="s1", name="search", status="done", at=1010.0))
+        await settle(pilot, lambda: monitor.rows["s1"].ended is not None)
+        text = str(monitor.render())
+        assert "done" in text and "10s" in text and "grep" not in text
+
+
+async def test_prompt_enter_sends_ctrl_j_newline_and_history(tmp_path: Path) -> None:
+    history_file = tmp_path / "history.jsonl"
+    app = Host(EventBus(), PromptHistory(history_file))
+    async with app.run_test() as pilot:
+        await pilot.press(*"first", "ctrl+j", *"line two", "enter")
+        assert app.submitted == ["first\nline two"]
+        prompt = app.query_one(PromptInput)
+        assert prompt.text == ""
+        await pilot.press(*"second", "enter", "up")
+        assert prompt.text == "second"
+        await pilot.press("up")
+        assert prompt.text == "first\nline two"
+    reloaded = PromptHistory(history_file)
+    assert reloaded.entries == ["first\nline two", "second"]
+
+
+async def test_slash_completion_shows_help_and_completes() -> None:
+    app = Host(EventBus())
+    async with app.run_test() as pilot:
+        await pilot.press("/", "m")
+        options = app.query_one("#completions", OptionList)
+        assert options.display and options.option_count == 1
+        assert "show or switch the model" in str(options.get_option_at_index(0).prompt)
+        await pilot.press("tab")
+        assert app.query_one(PromptInput).text == "/model"
+        assert not options.display
+        await pilot.press("enter")
+        assert app.submitted == ["/model"]
+
+
+def test_path_completion_stays_inside_project(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.py").write_text("x")
+    (tmp_path / "setup.cfg").write_text("x")
+    values = [c.value for c in complete_path(tmp_path, "look at @s")]
+    assert values == ["@src/", "@setup.cfg"]
+    assert [c.value for c in complete_path(tmp_path, "@src/m")] == ["@src/main.py"]
+    assert complete_path(tmp_path, "@../") == []
+
+
+class ModalHost(App[None]):
+    def __init__(self, request: ApprovalRequested) -> None:
+        super().__init__()
+        self.request = request
+        self.answers: list[ApprovalAnswer | None] = []
+
+    def on_mount(self) -> None:
+        self.push_screen(ApprovalScreen(self.request), callback=self.answers.append)
+
+
+async def _answer(keys: list[str], request: ApprovalRequested) -> ApprovalAnswer | None:
+    app = ModalHost(request)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press(*keys)
+        await settle(pilot, lambda: bool(app.answers))
+    return app.answers[0]
+
+
+async def test_approval_keys() -> None:
+    edit = ApprovalRequested(request_id="r", tool="edit_file", summary="edit app.py",
+                             reason="writes a file", diff=DIFF, path="app.py")
+    assert await _answer(["y"], edit) == ApprovalAnswer("allow_once")
+    assert await _answer(["n"], edit) == ApprovalAnswer("deny")
+    assert await _answer(["a", "s"], edit) == ApprovalAnswer("allow_session")
+    assert await _answer(["a", "p"], edit) == ApprovalAnswer("allow_project")
+    assert await _answer(["f", *"use hi", "enter"], edit) == ApprovalAnswer("deny", "use hi")
+
+
+async def test_approval_shows_command_and_cwd() -> None:
+    bash = ApprovalRequested(request_id="r", tool="bash", summary="run a command",
+                             command="make test", cwd="/work/project")
+    app = ModalHost(bash)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ApprovalScreen)
+        assert str(screen.query_one("#command", Static).render()) == "$ make test"
+        assert str(screen.query_one("#cwd", Static).render()) == "in /work/project"
+        await pilot.press("a", "escape", "y")
+        await settle(pilot, lambda: bool(app.answers))
+    assert app.answers == [ApprovalAnswer("allow_once")]
