@@ -1,0 +1,99 @@
+"""Which grammar parses which file, and the tags query of each language (`queries/*.scm`).
+
+Grammars come from tree-sitter-language-pack 0.13.0, the last release that bundles them (1.x
+downloads at first use and fails offline). tree_sitter is imported only inside functions.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from pathlib import PurePath
+from typing import Any
+
+EXTENSIONS: dict[str, str] = {
+    ".py": "python", ".pyi": "python", ".pyw": "python",
+    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
+    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
+    ".go": "go", ".rs": "rust", ".java": "java",
+    ".c": "c", ".h": "c",
+    ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp",
+    ".cs": "csharp", ".rb": "ruby", ".php": "php",
+    ".kt": "kotlin", ".kts": "kotlin", ".swift": "swift", ".scala": "scala", ".sc": "scala",
+    ".lua": "lua", ".sh": "bash", ".bash": "bash",
+    ".ex": "elixir", ".exs": "elixir", ".hs": "haskell", ".ml": "ocaml",
+    ".dart": "dart", ".r": "r", ".R": "r", ".jl": "julia", ".zig": "zig",
+}
+
+# How deep below the root a definition may start: deeper ones are local helpers, and a bounded
+# walk is several times cheaper than a full one (references still use a full walk).
+DEF_MAX_DEPTH = 6
+
+
+def language_for(path: str | PurePath) -> str | None:
+    """The grammar name for a file, or None when ValarMind has no tags query for it."""
+    suffix = PurePath(path).suffix
+    return EXTENSIONS.get(suffix) or EXTENSIONS.get(suffix.lower())
+
+
+def supported_languages() -> list[str]:
+    """Languages that have a tags query file."""
+    root = resources.files(__package__).joinpath("queries")
+    return sorted(p.name[: -len("-tags.scm")] for p in root.iterdir()
+                  if p.name.endswith("-tags.scm"))
+
+
+def query_source(lang: str) -> str:
+    return resources.files(__package__).joinpath("queries", f"{lang}-tags.scm").read_text(
+        encoding="utf-8")
+
+
+def split_query(source: str) -> tuple[str, str]:
+    """Split a tags query into (definition patterns, reference patterns) by top-level pattern."""
+    defs: list[str] = []
+    refs: list[str] = []
+    for pattern in _top_level_patterns(source):
+        (defs if "@definition." in pattern else refs).append(pattern)
+    return "\n".join(defs), "\n".join(p for p in refs if "@reference." in p)
+
+
+def _top_level_patterns(source: str) -> list[str]:
+    lines = [ln for ln in source.splitlines() if not ln.lstrip().startswith(";")]
+    text = "\n".join(lines)
+    patterns, depth, start, in_str = [], 0, 0, False
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if in_str:
+            if ch == "\\":
+                i += 1
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "([":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+            if depth == 0:
+                end = i + 1
+                while end < len(text) and text[end] not in "\n([":
+                    end += 1
+                patterns.append(text[start:end].strip())
+                i = end - 1
+        i += 1
+    return patterns
+
+
+@cache
+def queries(lang: str) -> tuple[Any, Any, Any]:
+    """(parser, definitions query, references query) for a language; compiled once per process."""
+    from tree_sitter import Query
+    from tree_sitter_language_pack import get_language, get_parser
+
+    language = get_language(lang)  # type: ignore[arg-type]
+    def_src, ref_src = split_query(query_source(lang))
+    ref_query = Query(language, ref_src) if ref_src.strip() else None
+    return get_parser(lang), Query(language, def_src), ref_query  # type: ignore[arg-type]
