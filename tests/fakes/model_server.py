@@ -172,7 +172,9 @@ class _Handler(BaseHTTPRequestHandler):
         item = fake._next(body, path, {k.lower(): v for k, v in self.headers.items()})
         try:
             if isinstance(item, int):
-                self._send_json(500, wire.exhausted_error(anthropic, item))
+                # x-should-retry tells clients (ours, the SDKs) not to retry: fail fast and loud
+                self._send_json(500, wire.exhausted_error(anthropic, item),
+                                {"x-should-retry": "false"})
             elif isinstance(item, ReplayCase):
                 self._serve_replay(item.case)
             else:
