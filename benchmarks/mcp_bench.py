@@ -1,0 +1,74 @@
+"""MCP client start-up: time from start() to every configured server's tools listed.
+
+Three real servers started in parallel (npm filesystem, PyPI mcp-server-git, npm everything),
+compared with the slowest single server (the floor for a parallel start) and their sum (what a
+sequential start would cost). Needs the npm servers (tests/mcp/conftest.py installs them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+
+def _configs(root: Path) -> dict:
+    from tests.mcp.conftest import install_npm_servers
+    from valarmind_tui.config import McpServerConfig
+
+    bins = install_npm_servers()
+    git = str(Path(sys.executable).parent / "mcp-server-git")
+    return {
+        "filesystem": McpServerConfig(command=str(bins["filesystem"]), args=[str(root)]),
+        "git": McpServerConfig(command=git, args=["--repository", str(root)]),
+        "everything": McpServerConfig(command=str(bins["everything"])),
+    }
+
+
+async def _measure(root: Path, configs: dict) -> tuple[float, dict[str, float], int]:
+    from valarmind_tui.bus import EventBus
+    from valarmind_tui.config import McpSettings
+    from valarmind_tui.mcp.client import McpManager
+    from valarmind_tui.tools.registry import ToolRegistry
+
+    manager = McpManager(McpSettings(), root, EventBus(), servers=configs)
+    try:
+        started = time.perf_counter()
+        states = await manager.start()
+        registry = ToolRegistry()
+        manager.register_into(registry)
+        elapsed = time.perf_counter() - started
+        if set(states.values()) != {"ready"}:
+            raise RuntimeError(f"servers did not start: {manager.status()}")
+        per_server = {r.name: r.start_s or 0.0 for r in manager.status()}
+        return elapsed, per_server, len(registry)
+    finally:
+        await manager.close()
+
+
+def run() -> list[dict]:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+        configs = _configs(root)
+        asyncio.run(_measure(root, configs))  # warm-up: OS caches, node module cache
+        elapsed, per_server, tools = asyncio.run(_measure(root, configs))
+    return [
+        {"name": "mcp: 3 servers started in parallel, tools listed", "value": elapsed,
+         "unit": "s", "target": "≈ slowest server, < 10 s"},
+        {"name": "mcp: slowest single server", "value": max(per_server.values()), "unit": "s"},
+        {"name": "mcp: sum of the servers (sequential cost)", "value": sum(per_server.values()),
+         "unit": "s"},
+        {"name": "mcp: tools registered", "value": tools, "unit": "tools"},
+    ]
+
+
+if __name__ == "__main__":
+    for row in run():
+        print(row)
