@@ -25,6 +25,21 @@ class AgentSpec:
     exclude_project_context: bool = False
     source: str = "builtin"
     """Where the definition came from (builtin, project, user, profile)."""
+    result: str | None = None
+    """Name of the structured result the agent returns (SearchResult, ReviewResult...)."""
+    model_suffix: str | None = None
+    """Appended to OpenRouter models (`:online` gives the research agent web search)."""
+    api_base: str | None = None
+    """Endpoint of a runner profile with its own provider (seed 000)."""
+    api_key_env: str | None = None
+    """Environment variable with that endpoint's key."""
+    path: str | None = None
+    """The file the definition was read from."""
+
+    @property
+    def read_only(self) -> bool:
+        """Neither writes nor runs commands: may run in parallel with others."""
+        return not (self.permissions.write or self.permissions.execute)
 
 
 GENERAL_AGENT = AgentSpec(

@@ -1,0 +1,315 @@
+"""Delegation: the orchestrator's `delegate` tool starts a specialist in its own loop.
+
+The Delegator builds a child AgentLoop from the specialist's spec (its tools, permissions,
+model), publishes AgentSpawned/AgentFinished, enforces the timeout (clean cancel, status
+`timeout`), bounds parallel read-only specialists, and validates the structured result (one
+repair request, then the raw text, flagged).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from valarmind_tui.agents.loop import AgentLoop, AgentOutcome, LoopDeps
+from valarmind_tui.agents.registry import AgentRegistry
+from valarmind_tui.agents.results import parse_result, result_dict
+from valarmind_tui.agents.spec import AgentSpec
+from valarmind_tui.config import Settings
+from valarmind_tui.errors import ToolError, UsageError
+from valarmind_tui.events import AgentFinished, AgentSpawned
+from valarmind_tui.providers.base import Provider, Usage
+from valarmind_tui.safety.approval import PermissionMode
+from valarmind_tui.tools.base import Risk, Tool, ToolContext, ToolResult
+
+PRIVATE_EXTRAS = ("delegate", "tasks", "set_mode")
+"""ctx.extra entries a specialist does not inherit (only the orchestrator plans and spawns)."""
+REPAIR = (
+    "Your final answer was not a valid {kind} JSON object ({problem}). Reply again with only the "
+    "JSON object, no prose and no code fence."
+)
+
+
+@dataclass(frozen=True)
+class DelegationResult:
+    """How one specialist run ended and what it returned."""
+
+    agent: str
+    agent_id: str
+    status: str
+    """done, incomplete, failed, cancelled or timeout."""
+    text: str
+    result: BaseModel | None = None
+    """The validated structured result (SearchResult, ReviewResult...)."""
+    valid: bool = False
+    problem: str | None = None
+    """Why the result did not validate, or why the run failed."""
+    elapsed_s: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"agent": self.agent, "agent_id": self.agent_id,
+                               "status": self.status}
+        if self.result is not None:
+            out["result"] = result_dict(self.result)
+        else:
+            out["valid"] = False
+            if self.problem:
+                out["problem"] = self.problem
+            out["raw"] = self.text
+        return out
+
+    def to_tool_result(self) -> ToolResult:
+        if self.status == "timeout":
+            partial = f"\nPartial output:\n{self.text}" if self.text.strip() else ""
+            return ToolResult.error(
+                f"The {self.agent} agent timed out after {self.elapsed_s:.0f}s and was "
+                f"cancelled.{partial}"
+            )
+        if self.status in ("failed", "cancelled"):
+            return ToolResult.error(
+                f"The {self.agent} agent {self.status}: {self.problem or self.text or 'no output'}"
+            )
+        return ToolResult(json.dumps(self.to_dict(), indent=1), data=self.to_dict())
+
+
+class Delegator:
+    """Runs specialists for a parent agent; reached by the delegate tool via ctx.extra."""
+
+    def __init__(
+        self, registry: AgentRegistry, deps: LoopDeps, *, model: str | None = None,
+        settings: Settings | None = None, max_parallel: int = 3,
+        system_prompt_for: Callable[[AgentSpec], str] | None = None,
+        provider_for: Callable[[AgentSpec, str | None], Provider] | None = None,
+    ) -> None:
+        self.registry = registry
+        self.deps = deps
+        self.model = model
+        self.settings = settings
+        self.system_prompt_for = system_prompt_for
+        self.provider_for = provider_for
+        self._parallel = asyncio.Semaphore(max_parallel)
+        self._exclusive = asyncio.Lock()
+        self._ids = itertools.count(1)
+        self.results: list[DelegationResult] = []
+        self.on_result: Callable[[DelegationResult], None] | None = None
+
+    async def run(
+        self, agent: str, task: str, context: str = "", *, parent_id: str | None = None,
+        timeout_s: float | None = None,
+    ) -> DelegationResult:
+        """Run one specialist to completion (or timeout) and return its result."""
+        spec = self.check(agent)
+        limit = min(timeout_s or spec.timeout_s, spec.max_timeout_s)
+        child_id = f"{agent}-{next(self._ids)}"
+        parent = parent_id or self.deps.ctx.agent_id
+        slot = self._parallel if spec.read_only else self._exclusive
+        async with slot:
+            result = await self._run_child(spec, child_id, parent, task, context, limit)
+        self.results.append(result)
+        if self.on_result is not None:
+            self.on_result(result)
+        return result
+
+    def check(self, agent: str) -> AgentSpec:
+        """The spec, if the agent exists and may run now (UsageError / ToolError otherwise)."""
+        spec = self.registry.get(agent)
+        get_mode = self.deps.ctx.extra.get("get_mode")
+        if get_mode is not None and get_mode() == PermissionMode.PLAN and not spec.read_only:
+            raise ToolError(f"Plan mode is on: the {agent} agent changes things and cannot run "
+                            "until the plan is approved.")
+        return spec
+
+    async def run_many(
+        self, requests: list[tuple[str, str, str]], *, parent_id: str | None = None
+    ) -> list[DelegationResult]:
+        """Several specialists at once: read-only ones share up to `max_parallel` slots, the
+        others run one at a time."""
+        return list(await asyncio.gather(
+            *(self.run(a, t, c, parent_id=parent_id) for a, t, c in requests)
+        ))
+
+    async def _run_child(
+        self, spec: AgentSpec, child_id: str, parent: str, task: str, context: str, limit: float
+    ) -> DelegationResult:
+        bus = self.deps.bus
+        bus.publish(AgentSpawned(agent_id=child_id, parent_id=parent, name=spec.name, task=task))
+        started = time.monotonic()
+        status, summary = "cancelled", ""
+        try:
+            loop = self._child_loop(spec, child_id)
+            message = f"{task}\n\n## Context\n{context}" if context.strip() else task
+            outcome, timed_out = await _bounded(
+                loop.run(message, system_prompt=self._system_prompt(spec)), limit
+            )
+            if timed_out:
+                result = DelegationResult(spec.name, child_id, "timeout", outcome.text,
+                                          problem=f"exceeded {limit:g}s", elapsed_s=limit)
+            else:
+                remaining = max(1.0, limit - (time.monotonic() - started))
+                result = await self._finish(spec, child_id, loop, outcome, remaining)
+            result = replace(result, elapsed_s=round(time.monotonic() - started, 2))
+            status, summary = result.status, _summary(result)
+            return result
+        finally:
+            bus.publish(AgentFinished(agent_id=child_id, name=spec.name, status=status,  # type: ignore[arg-type]
+                                      summary=summary))
+
+    async def _finish(
+        self, spec: AgentSpec, child_id: str, loop: AgentLoop, outcome: AgentOutcome,
+        remaining: float,
+    ) -> DelegationResult:
+        if outcome.status in ("failed", "cancelled"):
+            return DelegationResult(spec.name, child_id, outcome.status, outcome.text,
+                                    problem=outcome.error)
+        if not spec.result or outcome.status != "done":
+            return DelegationResult(spec.name, child_id, outcome.status, outcome.text,
+                                    valid=not spec.result)
+        parsed, problem = parse_result(spec.result, outcome.text)
+        if parsed is None:
+            repair = self._child_loop(spec, child_id, max_turns=2)
+            prompt = REPAIR.format(kind=spec.result, problem=problem)
+            second, timed_out = await _bounded(
+                repair.run(prompt, history=outcome.messages), remaining
+            )
+            if not timed_out and second.status == "done":
+                parsed, problem2 = parse_result(spec.result, second.text)
+                if parsed is None:
+                    return DelegationResult(spec.name, child_id, "done", second.text,
+                                            problem=problem2)
+                outcome = second
+            else:
+                return DelegationResult(spec.name, child_id, "done", outcome.text,
+                                        problem=problem)
+        return DelegationResult(spec.name, child_id, "done", outcome.text, result=parsed,
+                                valid=True)
+
+    def _child_loop(
+        self, spec: AgentSpec, child_id: str, max_turns: int | None = None
+    ) -> AgentLoop:
+        parent = self.deps
+        tools = parent.tools.subset(spec.tools)
+        extra = {k: v for k, v in parent.ctx.extra.items() if k not in PRIVATE_EXTRAS}
+        if spec.permissions.spawn:
+            extra["delegate"] = self
+        else:
+            tools.unregister("delegate")
+        ctx = ToolContext(project_root=parent.ctx.project_root, agent_id=child_id,
+                          cancel_event=parent.ctx.cancel_event, extra=extra)
+        model = self.model_for(spec)
+        provider = parent.provider
+        if (spec.api_base or spec.api_key_env) and self.provider_for is not None:
+            provider = self.provider_for(spec, model)
+        deps = LoopDeps(provider=provider, tools=tools, gate=parent.gate, bus=parent.bus, ctx=ctx,
+                        totals=parent.totals)
+        return AgentLoop(spec, deps, agent_id=child_id, model=model, max_turns=max_turns)
+
+    def model_for(self, spec: AgentSpec) -> str | None:
+        """Per-agent config, then the spec's alias (when configured) or model, else the
+        session's model; OpenRouter models get the spec's suffix (`:online`)."""
+        model: str | None = None
+        settings = self.settings
+        if settings is not None and spec.name in settings.agent_models:
+            model = settings.resolve_model(spec.name)
+        elif spec.model and settings is not None and spec.model in settings.aliases:
+            model = settings.aliases[spec.model]
+        elif spec.model and "/" in spec.model:
+            model = spec.model
+        model = model or self.model or self.deps.provider.model
+        suffix = spec.model_suffix
+        if suffix and model and model.startswith("openrouter/") and not model.endswith(suffix):
+            model += suffix
+        return model
+
+    def _system_prompt(self, spec: AgentSpec) -> str:
+        if self.system_prompt_for is not None:
+            return self.system_prompt_for(spec)
+        return f"{spec.system_prompt}\n\nProject root: {self.deps.ctx.project_root}"
+
+
+async def _bounded(coro: Any, limit: float) -> tuple[AgentOutcome, bool]:
+    """Run an agent loop with a time limit: (outcome, timed_out). On timeout the loop is
+    cancelled and its partial outcome returned; a cancelled caller cancels the loop too."""
+    task = asyncio.ensure_future(coro)
+    try:
+        done, _ = await asyncio.wait({task}, timeout=limit)
+    except asyncio.CancelledError:
+        task.cancel()
+        await asyncio.wait({task})
+        raise
+    if task in done:
+        return task.result(), False
+    task.cancel()
+    await asyncio.wait({task})
+    if task.cancelled():
+        return AgentOutcome("cancelled", "", [], 0, Usage()), True
+    return task.result(), True
+
+
+def _summary(result: DelegationResult) -> str:
+    if result.result is not None:
+        summary = getattr(result.result, "summary", "")
+        if summary:
+            return str(summary)[:300]
+    return (result.problem or result.text or "")[:300]
+
+
+class DelegateItem(BaseModel):
+    agent: str = Field(description="Specialist name.")
+    task: str = Field(description="Self-contained task.")
+    context: str = Field("", description="What the specialist needs to know.")
+
+
+class DelegateTool(Tool):
+    name = "delegate"
+    risk = Risk.SPAWN
+    description = (
+        "Start a specialist agent on a self-contained task and get its structured result (JSON). "
+        "It sees nothing of this conversation: put what it needs in `context`. Use `also` to run "
+        "more read-only specialists (search, research, review) at the same time."
+    )
+
+    class Params(DelegateItem):
+        also: list[DelegateItem] = Field(
+            default_factory=list, description="More specialists to run in parallel."
+        )
+
+    def __init__(self, agents: list[str] | None = None) -> None:
+        self.agents = agents
+
+    def schema(self) -> dict[str, Any]:
+        schema = super().schema()
+        if self.agents:
+            props = schema["function"]["parameters"]
+            item = props.get("$defs", {}).get("DelegateItem", {}).get("properties", {})
+            for target in (props["properties"], item):
+                if "agent" in target:
+                    target["agent"]["enum"] = list(self.agents)
+        return schema
+
+    async def run(self, params: Params, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+        delegator: Delegator | None = ctx.extra.get("delegate")
+        if delegator is None:
+            return ToolResult.error("delegation is not available to this agent")
+        items = [DelegateItem(agent=params.agent, task=params.task, context=params.context)]
+        items += params.also
+        try:
+            for item in items:
+                delegator.check(item.agent)
+        except (UsageError, ToolError) as exc:
+            return ToolResult.error(str(exc))
+        results = await asyncio.gather(*(
+            delegator.run(i.agent, i.task, i.context, parent_id=ctx.agent_id) for i in items
+        ))
+        if len(results) == 1:
+            return results[0].to_tool_result()
+        parts = [r.to_tool_result() for r in results]
+        text = "\n\n".join(p.output for p in parts)
+        return ToolResult(text, is_error=all(p.is_error for p in parts),
+                          data=[r.to_dict() for r in results])

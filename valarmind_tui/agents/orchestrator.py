@@ -1,0 +1,162 @@
+"""The orchestrator: the session's main agent, plus the quality gates it may not skip.
+
+It runs the orchestrator spec through AgentLoop with the delegate, task and plan tools; when the
+run changed 2+ files or risk code and the model did not have review and QA look at the final
+state, it runs them itself, sends blocking review findings to the code agent (bounded rounds),
+re-reviews, and appends what the gates found to the answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from valarmind_tui.agents.delegate import DelegateTool, DelegationResult, Delegator
+from valarmind_tui.agents.loop import AgentLoop, AgentOutcome, LoopDeps
+from valarmind_tui.agents.quality_gates import ChangeTracker, GateReport, gates_required
+from valarmind_tui.agents.registry import AgentRegistry
+from valarmind_tui.agents.results import QAResult, ReviewResult
+from valarmind_tui.agents.spec import AgentSpec
+from valarmind_tui.agents.tasks import TaskList
+from valarmind_tui.config import Settings
+from valarmind_tui.events import ModeChanged
+from valarmind_tui.safety.approval import PermissionMode
+from valarmind_tui.tools.exit_plan_mode import ExitPlanModeTool
+from valarmind_tui.tools.registry import ToolRegistry
+from valarmind_tui.tools.task_tools import task_tools
+from valarmind_tui.tools.web_fetch import WebFetchTool
+
+MAX_FIX_ROUNDS = 2
+
+
+def agent_tools(base: ToolRegistry, registry: AgentRegistry) -> ToolRegistry:
+    """The session's tools plus the agent-system tools (delegate, task_*, exit_plan_mode,
+    web_fetch) when missing."""
+    tools = ToolRegistry(base)
+    extras = [*task_tools(), ExitPlanModeTool(), WebFetchTool(),
+              DelegateTool([s.name for s in registry.specialists()])]
+    for tool in extras:
+        if tool.name not in tools:
+            tools.register(tool)
+    return tools
+
+
+class Orchestrator:
+    """`await Orchestrator(deps, registry, ...).run(prompt)` for one submitted prompt."""
+
+    def __init__(
+        self, deps: LoopDeps, registry: AgentRegistry, *, model: str | None = None,
+        settings: Settings | None = None, tasks: TaskList | None = None,
+        max_turns: int | None = None, max_fix_rounds: int = MAX_FIX_ROUNDS,
+        system_prompt_for: Callable[[AgentSpec], str] | None = None,
+    ) -> None:
+        self.registry = registry
+        self.spec = registry.get("orchestrator")
+        self.tools = agent_tools(deps.tools, registry)
+        self.deps = replace(deps, tools=self.tools)
+        self.model = model
+        self.max_turns = max_turns
+        self.max_fix_rounds = max_fix_rounds
+        self.tasks = tasks if tasks is not None else TaskList(deps.bus)
+        self.delegator = Delegator(registry, self.deps, model=model, settings=settings,
+                                   system_prompt_for=system_prompt_for)
+        self._install_extras()
+        self.gates: GateReport | None = None
+
+    @property
+    def agent_id(self) -> str:
+        return self.deps.ctx.agent_id
+
+    def _install_extras(self) -> None:
+        extra = self.deps.ctx.extra
+        gate, bus = self.deps.gate, self.deps.bus
+        extra["delegate"] = self.delegator
+        extra["tasks"] = self.tasks
+        extra.setdefault("approver", gate.approver)
+        extra.setdefault("get_mode", lambda: gate.mode)
+
+        def set_mode(mode: PermissionMode) -> None:
+            gate.mode = PermissionMode(mode)
+            bus.publish(ModeChanged(mode=gate.mode.value))
+
+        extra.setdefault("set_mode", set_mode)
+
+    async def run(
+        self, prompt: str, *, history: list[dict[str, Any]] | None = None,
+        system_prompt: str | None = None,
+    ) -> AgentOutcome:
+        """Run the orchestrator, then enforce the quality gates; the outcome's text ends with
+        the gates' report when they were required."""
+        tracker = ChangeTracker(self.deps.bus, self.agent_id)
+        self.delegator.on_result = tracker.record
+        self.gates = None
+        try:
+            own = replace(self.deps, tools=self.tools.subset(self.spec.tools))
+            loop = AgentLoop(self.spec, own, agent_id=self.agent_id, model=self.model,
+                             max_turns=self.max_turns)
+            outcome = await loop.run(prompt, history=history, system_prompt=system_prompt)
+            reasons = gates_required(tracker.files)
+            if not reasons:
+                return outcome
+            report = GateReport(reasons, tracker.files)
+            self.gates = report
+            if outcome.status != "done":
+                report.notes.append(f"Gates not run: the run ended {outcome.status}.")
+                return replace(outcome, text=f"{outcome.text}\n\n{report.render()}")
+            await self._enforce(report, tracker, prompt)
+            report.files = tracker.files
+            return replace(outcome, text=f"{outcome.text}\n\n{report.render()}".strip())
+        finally:
+            tracker.close()
+            self.delegator.on_result = None
+
+    async def _enforce(self, report: GateReport, tracker: ChangeTracker, prompt: str) -> None:
+        review = tracker.latest("review")
+        if review is None:
+            review = await self._delegate("review", _review_task(tracker.files), prompt)
+            report.ran.append("review")
+        report.review = _as(review, ReviewResult, report)
+        while (report.review is not None and report.review.blocking()
+               and report.fix_rounds < self.max_fix_rounds):
+            report.fix_rounds += 1
+            await self._delegate("code", _fix_task(report.review), prompt)
+            review = await self._delegate("review", _review_task(tracker.files), prompt)
+            report.ran.append("review")
+            report.review = _as(review, ReviewResult, report)
+        qa = tracker.latest("qa")
+        if qa is None:
+            qa = await self._delegate("qa", _qa_task(tracker.files), prompt)
+            report.ran.append("qa")
+        report.qa = _as(qa, QAResult, report)
+
+    async def _delegate(self, agent: str, task: str, prompt: str) -> DelegationResult:
+        context = f"The user's request was:\n{prompt}"
+        return await self.delegator.run(agent, task, context, parent_id=self.agent_id)
+
+
+def _as(result: DelegationResult, kind: type, report: GateReport) -> Any:
+    if isinstance(result.result, kind):
+        return result.result
+    report.notes.append(
+        f"The {result.agent} agent ended {result.status} without a valid result"
+        + (f" ({result.problem})" if result.problem else "") + "."
+    )
+    return None
+
+
+def _review_task(files: list[str]) -> str:
+    return ("Review the current changes (quality gate). Changed files: " + ", ".join(files)
+            + ". Use git_diff and read the files; report findings with file and line.")
+
+
+def _fix_task(review: ReviewResult) -> str:
+    rows = [f"- [{f.severity}] {f.file}:{f.line or '?'} {f.message}"
+            + (f" Suggested fix: {f.suggested_fix}" if f.suggested_fix else "")
+            for f in review.blocking()]
+    return "Fix these review findings, changing only what they require:\n" + "\n".join(rows)
+
+
+def _qa_task(files: list[str]) -> str:
+    return ("Verify the delivery (quality gate): run the project's detected build, lint, "
+            "type-check and test commands and report. Changed files: " + ", ".join(files))

@@ -1,0 +1,59 @@
+"""exit_plan_mode {plan}: present the plan for approval; approved → back to default mode.
+
+Risk READ so that it runs in plan mode. It asks through the session's approver
+(`ctx.extra["approver"]`, the plan in the request's `diff`) and switches the session's mode with
+`ctx.extra["set_mode"]` (a callable taking a PermissionMode).
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from pydantic import BaseModel, Field
+
+from valarmind_tui.safety.approval import ApprovalRequest, PermissionMode
+from valarmind_tui.tools.base import Preview, Risk, Tool, ToolContext, ToolResult
+
+
+class ExitPlanModeTool(Tool):
+    name = "exit_plan_mode"
+    risk = Risk.READ
+    description = (
+        "In plan mode: present your finished plan to the user for approval. If approved, plan "
+        "mode ends and you carry the plan out; if rejected, revise it with the user's feedback."
+    )
+
+    class Params(BaseModel):
+        plan: str = Field(description="The plan (Markdown): steps, files to change, risks, checks.")
+
+    async def preview(self, params: Params, ctx: ToolContext) -> Preview:  # type: ignore[override]
+        return Preview(summary="Approve this plan and leave plan mode?", diff=params.plan)
+
+    async def run(self, params: Params, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+        approver = ctx.extra.get("approver")
+        if approver is None:
+            return ToolResult.error("no one can approve a plan in this session; give the plan as "
+                                    "your final answer instead")
+        get_mode = ctx.extra.get("get_mode")
+        if get_mode is not None and get_mode() != PermissionMode.PLAN:
+            return ToolResult("The session is not in plan mode; go ahead with the work.")
+        request = ApprovalRequest(
+            request_id=f"plan-{uuid.uuid4().hex[:8]}", agent_id=ctx.agent_id,
+            tool=self.name, summary="Approve this plan and leave plan mode?",
+            reason="plan ready for review", diff=params.plan,
+        )
+        answer = await approver.request(request)
+        if not answer.allowed:
+            feedback = answer.feedback or "no feedback given"
+            return ToolResult(
+                f"The user rejected the plan. Feedback: {feedback}\n"
+                "Stay in plan mode: revise the plan accordingly and call exit_plan_mode again.",
+                data={"approved": False, "feedback": answer.feedback},
+            )
+        set_mode = ctx.extra.get("set_mode")
+        if set_mode is not None:
+            set_mode(PermissionMode.DEFAULT)
+        return ToolResult(
+            "The user approved the plan. Plan mode is off: carry out the plan now.",
+            data={"approved": True},
+        )
