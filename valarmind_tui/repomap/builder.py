@@ -69,7 +69,7 @@ class RepoMap:
     def __init__(self, root: Path | str, cache_dir: Path | None = None, *,
                  references: str = "query", workers: int | None = None) -> None:
         """`references`: "query" (the tags query's reference patterns) or "tokens" (every
-        identifier; see tags.extract); `workers`: processes for a cold parse (default: the CPU count)."""
+        identifier; see tags.extract); `workers`: processes for a cold parse (default: CPUs)."""
         self.root = Path(root).resolve()
         self.references = references
         self.workers = workers

@@ -1,0 +1,44 @@
+"""/context: what fills the model's context window, as token counts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from valarmind_tui.context.tokens import count_json_tokens, count_message_tokens, count_tokens
+
+
+@dataclass
+class ContextBreakdown:
+    """Rows of (what, tokens) and the window they share."""
+
+    rows: list[tuple[str, int]] = field(default_factory=list)
+    context_window: int = 128_000
+
+    @property
+    def total(self) -> int:
+        return sum(tokens for _, tokens in self.rows)
+
+    def render(self) -> str:
+        width = max((len(name) for name, _ in self.rows), default=10)
+        lines = [f"{name:<{width}}  {tokens:>8,}" for name, tokens in self.rows]
+        share = 100 * self.total / self.context_window if self.context_window else 0
+        lines.append(f"{'total':<{width}}  {self.total:>8,}  "
+                     f"({share:.1f}% of {self.context_window:,})")
+        return "\n".join(lines)
+
+
+def context_breakdown(*, system_prompt: str = "", project_context: str = "", repo_map: str = "",
+                      tool_schemas: Mapping[str, Sequence[dict[str, Any]]] | None = None,
+                      history: Sequence[dict[str, Any]] = (),
+                      context_window: int = 128_000) -> ContextBreakdown:
+    """`tool_schemas` maps a source ("built-in", or an MCP server's name) to its schemas."""
+    rows = [("system prompt", count_tokens(system_prompt)),
+            ("project context", count_tokens(project_context)),
+            ("repo map", count_tokens(repo_map))]
+    for source, schemas in (tool_schemas or {}).items():
+        label = "tools: built-in" if source == "built-in" else f"tools: mcp {source}"
+        rows.append((label, sum(count_json_tokens(s) for s in schemas)))
+    rows.append(("history", count_message_tokens(list(history))))
+    return ContextBreakdown(rows, context_window)
