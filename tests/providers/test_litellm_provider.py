@@ -266,3 +266,17 @@ async def test_non_streaming_mode(fmt: str, fake_model: FakeModelServer) -> None
     assert (turn.text, turn.reasoning) == ("whole", "thought")
     assert [(c.name, c.arguments) for c in turn.tool_calls] == [("glob", {"pattern": "*"})]
     assert not fake_model.requests[0].get("stream")
+
+
+async def test_stopping_early_closes_the_stream(fake_model: FakeModelServer) -> None:
+    fake_model.script(ScriptedTurn(text="a long answer " * 20, chunk_size=4, chunk_delay_s=0.02),
+                      ScriptedTurn(text="next"))
+    p = provider(fake_model)
+    stream = p.stream(ModelRequest(messages=[{"role": "user", "content": "x"}]))
+    started = time.monotonic()
+    async for piece in stream:
+        if isinstance(piece, TextPiece):
+            break
+    await stream.aclose()  # type: ignore[attr-defined]
+    assert time.monotonic() - started < 1.5
+    assert final(await collect(p)).text == "next"

@@ -12,6 +12,7 @@ import asyncio
 import ipaddress
 import os
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -114,9 +115,10 @@ class LiteLLMProvider:
             acc = TurnAccumulator(new_id=self._new_id)
             yielded = False
             try:
-                async for piece in self._attempt(request, model, acc):
-                    yielded = True
-                    yield piece
+                async with aclosing(self._attempt(request, model, acc)) as pieces:
+                    async for piece in pieces:
+                        yielded = True
+                        yield piece
             except (ProviderError, asyncio.CancelledError):
                 raise
             except Exception as exc:  # noqa: BLE001 - every LiteLLM failure is classified
@@ -154,7 +156,7 @@ class LiteLLMProvider:
     def _notice(failure: Failure, delay: float, count: int, limit: int) -> str:
         what = "rate limited" if failure.kind == "rate_limit" else (
             f"error {failure.status}" if failure.status else "connection problem")
-        return (f"{what}: {failure.message} - retrying in {delay:.0f} s "
+        return (f"{what}: {failure.message} - retrying in {delay:.3g} s "
                 f"(attempt {count} of {limit})")
 
     def _priced(self, model: str, usage: Usage) -> Usage:
@@ -197,7 +199,9 @@ class LiteLLMProvider:
         final_usage = None
         try:
             async for chunk in response:
-                final_usage = getattr(chunk, "usage", None) or final_usage
+                hidden = getattr(chunk, "_hidden_params", None) or {}
+                final_usage = (getattr(chunk, "usage", None) or hidden.get("usage")
+                               or final_usage)
                 for choice in chunk.choices or []:
                     if choice.finish_reason:
                         acc.finish_reason = choice.finish_reason
