@@ -68,7 +68,7 @@ def skip_reason(src: bytes, path: str) -> str | None:
     return None
 
 
-def extract(src: bytes, lang: str, references: str = "tokens") -> FileTags:
+def extract(src: bytes, lang: str, references: str = "query") -> FileTags:
     """Parse `src` and collect its definitions and references.
 
     references="tokens" counts every identifier token (what Aider falls back to for languages

@@ -1,0 +1,5 @@
+import { makeCounter } from "./counter.js";
+
+const store = makeCounter();
+store.dispatch({ type: "increment" });
+store.dispatch({ type: "increment" });
