@@ -1,0 +1,179 @@
+"""TUI benchmarks: launch to first interactive frame, and a long streamed Markdown answer.
+
+1. A fresh process builds the Session and the app (headless) and reports when the prompt is
+   focused and the first frame is painted; wall time from spawn (target < 500 ms, litellm not
+   imported on that path).
+2. 20,000 tokens of Markdown published as TextDelta events at 1,000 tokens/s on the session's bus
+   (the UI's whole contract): how long after the last token the final text is on screen (target
+   < 100 ms), and how fast keystrokes typed meanwhile reach the prompt (target < 50 ms).
+
+Run alone: `.venv/bin/python benchmarks/ui_bench.py`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+LAUNCH_RUNS = 5
+TOKENS = 20_000
+RATE = 1_000  # tokens per second
+
+_LAUNCH_SCRIPT = r"""
+import sys, time
+from pathlib import Path
+from valarmind_tui.config import load_settings
+from valarmind_tui.session import Session
+from valarmind_tui.ui.app import ValarMindApp
+
+root = Path(sys.argv[1])
+session = Session(load_settings(root), root)
+app = ValarMindApp(session)
+
+async def ready(pilot):
+    await pilot.pause()
+    loaded = "litellm" in sys.modules
+    print(f"READY {time.time():.6f} litellm={loaded}", flush=True)
+    app.exit(0)
+
+app.run(headless=True, size=(120, 40), auto_pilot=ready)
+"""
+
+
+def _launch_once(root: Path, env: dict[str, str]) -> tuple[float, bool]:
+    start = time.time()
+    out = subprocess.run(
+        [sys.executable, "-c", _LAUNCH_SCRIPT, str(root)], capture_output=True, text=True,
+        env=env, timeout=60, check=True,
+    ).stdout
+    line = next(x for x in out.splitlines() if x.startswith("READY "))
+    stamp, flag = line.split()[1:3]
+    return (float(stamp) - start) * 1000, flag == "litellm=True"
+
+
+def bench_launch() -> list[dict]:
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        root = home / "project"
+        (root / ".git").mkdir(parents=True)
+        (root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+        env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / "cfg"),
+               "XDG_DATA_HOME": str(home / "data"), "VALARMIND_MODEL": "openai/fake-model",
+               "VALARMIND_API_BASE": "http://127.0.0.1:9/v1"}
+        _launch_once(root, env)  # warm the OS file cache
+        results = [_launch_once(root, env) for _ in range(LAUNCH_RUNS)]
+    times = [t for t, _ in results]
+    return [
+        {"name": "TUI launch to first interactive frame (median)",
+         "value": statistics.median(times), "unit": "ms", "target": "< 500"},
+        {"name": "TUI launch: litellm imported before first frame",
+         "value": int(any(flag for _, flag in results)), "unit": "bool", "target": "0"},
+    ]
+
+
+def _markdown_tokens(count: int) -> list[str]:
+    """Realistic Markdown split into ~4-character tokens."""
+    section = (
+        "## Step {n}\n\nWe change `greet` in **app.py** so that it *returns* a greeting.\n\n"
+        "- read the file\n- edit the function\n- run the tests\n\n"
+        "```python\ndef greet(name):\n    return f'Hello {{name}}'\n```\n\n"
+    )
+    text, n = "", 0
+    while len(text) < count * 4:
+        n += 1
+        text += section.format(n=n)
+    return [text[i:i + 4] for i in range(0, count * 4, 4)]
+
+
+async def _stream_bench() -> list[dict]:
+    from textual import events
+
+    from valarmind_tui.config import Settings
+    from valarmind_tui.events import PromptFinished, TextDelta, TurnStarted
+    from valarmind_tui.session import Session
+    from valarmind_tui.ui.app import ValarMindApp
+    from valarmind_tui.ui.widgets.messages import AssistantMessage
+    from valarmind_tui.ui.widgets.prompt import PromptInput
+
+    tokens = _markdown_tokens(TOKENS)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        settings = Settings(model="openai/fake-model", api_base="http://127.0.0.1:9/v1")
+        session = Session(settings, root)
+        app = ValarMindApp(session, history_file=root / "history", remember_theme=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            prompt = app.query_one(PromptInput)
+            bus = session.bus
+            bus.publish(TurnStarted(turn=1, model="openai/fake-model"))
+            loop = asyncio.get_running_loop()
+            start = loop.time()
+            echoes: list[float] = []
+            sent, next_key = 0, 0.1
+            while sent < len(tokens):
+                now = loop.time() - start
+                due = min(len(tokens), int(now * RATE) + 1)
+                for token in tokens[sent:due]:
+                    bus.publish(TextDelta(text=token))
+                sent = due
+                if now >= next_key:
+                    next_key += 0.25
+                    echoes.append(await _echo(app, prompt, events))
+                await asyncio.sleep(0.001)
+            last_token = loop.time()
+            bus.publish(PromptFinished(status="done", text=""))
+            full = "".join(tokens)
+            while True:
+                messages = list(app.query(AssistantMessage))
+                if messages and messages[-1].status == "done":
+                    markdown = messages[-1].query_one("Markdown")
+                    if markdown.source == full:  # type: ignore[attr-defined]
+                        break
+                await asyncio.sleep(0.002)
+            await pilot.pause()  # the frame with the final text
+            final = (loop.time() - last_token) * 1000
+            duration = last_token - start
+    return [
+        {"name": f"stream {TOKENS:,} tokens @ {RATE:,}/s: achieved rate",
+         "value": TOKENS / duration, "unit": "tok/s", "target": ">= 950"},
+        {"name": "stream: final frame after last token", "value": final, "unit": "ms",
+         "target": "< 100"},
+        {"name": "stream: keystroke echo (median)", "value": statistics.median(echoes),
+         "unit": "ms", "target": "< 50"},
+        {"name": "stream: keystroke echo (max)", "value": max(echoes), "unit": "ms",
+         "target": "< 50"},
+    ]
+
+
+async def _echo(app: object, prompt: object, events: object) -> float:
+    """Post one keystroke and time until the prompt shows it."""
+    before = prompt.text  # type: ignore[attr-defined]
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    app.post_message(events.Key("x", "x"))  # type: ignore[attr-defined]
+    while prompt.text == before:  # type: ignore[attr-defined]
+        await asyncio.sleep(0.0005)
+        if loop.time() - start > 2:
+            break
+    return (loop.time() - start) * 1000
+
+
+def run() -> list[dict]:
+    return bench_launch() + asyncio.run(_stream_bench())
+
+
+if __name__ == "__main__":
+    for row in run():
+        value = row["value"]
+        shown = f"{value:,.1f}" if isinstance(value, float) else str(value)
+        print(f"{row['name']:<52} {shown:>10} {row['unit']:<6} target {row['target']}")

@@ -1,0 +1,46 @@
+"""UI fixtures: a real Session whose model is the fake model server, and an app around it."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from valarmind_tui.config import Settings
+from valarmind_tui.session import Session
+from valarmind_tui.ui.app import ValarMindApp
+
+
+@pytest.fixture
+def make_session(git_repo: Path, fake_model: Any, monkeypatch: pytest.MonkeyPatch) -> Callable:
+    monkeypatch.setenv("FAKE_API_KEY", "sk-test")
+
+    def make(**overrides: Any) -> Session:
+        settings = Settings(model="openai/fake-model", api_base=fake_model.openai_base,
+                            api_key_env="FAKE_API_KEY", **overrides)
+        return Session(settings, git_repo)
+
+    return make
+
+
+@pytest.fixture
+def make_app(tmp_path: Path) -> Callable[[Session], ValarMindApp]:
+    def make(session: Session) -> ValarMindApp:
+        return ValarMindApp(session, history_file=tmp_path / "history.jsonl")
+
+    return make
+
+
+async def wait_for(pilot: Any, until: Callable[[], Any], timeout: float = 10.0) -> Any:
+    """Pause the pilot until `until()` is truthy; fail after `timeout` seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        value = until()
+        if value:
+            return value
+        assert loop.time() < deadline, "the UI did not reach the expected state in time"
+        await pilot.pause(0.02)
