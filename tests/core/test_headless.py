@@ -47,7 +47,7 @@ def test_print_mode_reads_edits_and_answers(git_repo: Path, fake_model: Any) -> 
     assert (git_repo / "app.py").read_text() == "def greet(name):\n    return f'Hello, {name}!'\n"
     events = [json.loads(line) for line in out.stdout.splitlines()]
     told = ("tool_call_started", "tool_call_finished", "notice", "prompt_finished")
-    story = [(e["type"], e.get("name") or e.get("status") or e.get("level")) for e in events
+    story = [(e["type"], e.get("status") or e.get("name") or e.get("level")) for e in events
              if e["type"] in told]
     assert story == [
         ("notice", "warning"),  # the 429, waited out

@@ -89,7 +89,8 @@ async def test_cancel_keeps_partial_answer(
     assert session.cancel()
     result = await asyncio.wait_for(task, 10)
     assert result.status == "cancelled"
-    assert result.text.startswith("partial")
+    assert result.text.startswith("part")
+    assert len(result.text) < len("partial answer " * 40)
     assert result.text.endswith("[cancelled by the user]")
     assert session.history[-1]["content"].endswith("[cancelled by the user]")
     assert not any(isinstance(e, TurnFinished) for e in events)
