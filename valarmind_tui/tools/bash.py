@@ -1,0 +1,152 @@
+"""bash: run a shell command in the project root, in its own process group.
+
+The child gets an allowlisted environment (no API keys), a timeout, and capped output (head and
+tail kept). On timeout, on ctx.cancel_event and on task cancellation the whole process group is
+killed, so `sleep 999 &` and friends do not outlive the call. `wrap` is where a sandbox
+(bubblewrap) will wrap the argv later.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import ClassVar
+
+from pydantic import BaseModel, Field
+
+from valarmind_tui.tools.base import Preview, Risk, ToolContext, ToolResult
+from valarmind_tui.tools.common import BuiltinTool, child_env, kill_group
+
+DEFAULT_TIMEOUT_S = 120
+MAX_TIMEOUT_S = 600
+HEAD_BYTES = 15_000
+TAIL_BYTES = 15_000
+DRAIN_GRACE_S = 1.0
+ArgvWrapper = Callable[[list[str], Path], list[str]]
+
+
+class Params(BaseModel):
+    command: str = Field(description="The shell command to run (bash -c), in the project root.")
+    timeout: float | None = Field(
+        default=None, gt=0,
+        description=f"Timeout in seconds (default {DEFAULT_TIMEOUT_S}, at most {MAX_TIMEOUT_S}).",
+    )
+
+
+def effective_timeout(value: float | None) -> float:
+    """Seconds; values over 1000 are taken as milliseconds (as some tool APIs use)."""
+    if value is None:
+        return DEFAULT_TIMEOUT_S
+    if value > 1000:
+        value = value / 1000
+    return min(value, MAX_TIMEOUT_S)
+
+
+class OutputBuffer:
+    """Keeps the first and the last bytes of a stream, counting what falls in between."""
+
+    def __init__(self) -> None:
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def feed(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = HEAD_BYTES - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self.tail += chunk
+            del self.tail[:-TAIL_BYTES]
+
+    def text(self) -> str:
+        head = self.head.decode("utf-8", errors="replace")
+        tail = self.tail.decode("utf-8", errors="replace")
+        omitted = self.total - len(self.head) - len(self.tail)
+        if omitted > 0:
+            return f"{head}\n… [{omitted} bytes of output omitted] …\n{tail}"
+        return head + tail
+
+
+async def _pump(stream: asyncio.StreamReader, buffer: OutputBuffer) -> None:
+    while chunk := await stream.read(65536):
+        buffer.feed(chunk)
+
+
+class Bash(BuiltinTool):
+    name = "bash"
+    Params: ClassVar[type[BaseModel]] = Params
+    risk = Risk.EXECUTE
+    description = "Run a shell command in the project root."
+
+    def __init__(self, *, wrap: ArgvWrapper | None = None) -> None:
+        self.wrap = wrap
+
+    async def preview(self, params: BaseModel, ctx: ToolContext) -> Preview:
+        assert isinstance(params, Params)
+        cwd = str(ctx.project_root.resolve())
+        return Preview(summary=f"Run: {params.command}", command=params.command, cwd=cwd)
+
+    def argv(self, command: str, cwd: Path) -> list[str]:
+        shell = shutil.which("bash") or "/bin/sh"
+        argv = [shell, "-c", command]
+        return self.wrap(argv, cwd) if self.wrap is not None else argv
+
+    async def execute(self, params: BaseModel, ctx: ToolContext) -> ToolResult:
+        assert isinstance(params, Params)
+        cwd = ctx.project_root.resolve()
+        timeout = effective_timeout(params.timeout)
+        proc = await asyncio.create_subprocess_exec(
+            *self.argv(params.command, cwd), cwd=cwd, env=child_env(cwd),
+            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT, start_new_session=True,
+        )
+        assert proc.stdout is not None
+        buffer = OutputBuffer()
+        reader = asyncio.ensure_future(_pump(proc.stdout, buffer))
+        exited = asyncio.ensure_future(proc.wait())
+        cancelled = asyncio.ensure_future(ctx.cancel_event.wait())
+        try:
+            done, _ = await asyncio.wait(
+                {exited, cancelled}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+        except asyncio.CancelledError:
+            kill_group(proc.pid)
+            await _settle(proc, reader)
+            raise
+        finally:
+            cancelled.cancel()
+        if exited not in done:
+            kill_group(proc.pid)
+            await _settle(proc, reader)
+            why = (f"timed out after {timeout:g} s" if not done
+                   else "was cancelled")
+            return ToolResult.error(
+                f"{buffer.text()}\n[the command {why}; its process group was killed]".lstrip(),
+            )
+        note = ""
+        try:
+            await asyncio.wait_for(asyncio.shield(reader), DRAIN_GRACE_S)
+        except TimeoutError:
+            reader.cancel()
+            note = "\n[background processes still hold the output; later output not captured]"
+        code = proc.returncode
+        text = (buffer.text() or "(no output)") + note
+        if code != 0:
+            text += f"\n[exit code {code}]"
+        return ToolResult(text, is_error=code != 0, data={"exit_code": code})
+
+
+async def _settle(proc: asyncio.subprocess.Process, reader: asyncio.Future[None]) -> None:
+    """After a kill: reap the shell and stop reading, without hanging on a stubborn pipe."""
+    with contextlib.suppress(Exception, asyncio.CancelledError):
+        await asyncio.wait_for(proc.wait(), 5)
+    with contextlib.suppress(Exception, asyncio.CancelledError):
+        await asyncio.wait_for(asyncio.shield(reader), DRAIN_GRACE_S)
+    reader.cancel()
+    with contextlib.suppress(BaseException):
+        await reader

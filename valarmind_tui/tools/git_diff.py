@@ -1,0 +1,50 @@
+"""git_diff: unified diffs of the working tree, the index, or against a ref."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pydantic import BaseModel, Field
+
+from valarmind_tui.tools.base import Risk, ToolContext, ToolResult
+from valarmind_tui.tools.common import BuiltinTool, rel, resolve
+from valarmind_tui.tools.git import run_git
+
+
+class Params(BaseModel):
+    staged: bool = Field(
+        default=False, description="Show staged changes (the index) instead of unstaged ones."
+    )
+    ref: str | None = Field(
+        default=None,
+        description="Compare against this commit, branch or range (`HEAD~1`, `main`, `a..b`).",
+    )
+    paths: list[str] | None = Field(
+        default=None, description="Only these files or directories (project-relative)."
+    )
+
+
+class GitDiff(BuiltinTool):
+    name = "git_diff"
+    Params: ClassVar[type[BaseModel]] = Params
+    risk = Risk.READ
+    path_params = ("paths",)
+    description = "Show git diffs."
+
+    async def execute(self, params: BaseModel, ctx: ToolContext) -> ToolResult:
+        assert isinstance(params, Params)
+        args = ["diff", "--no-ext-diff", "--no-textconv", "--no-color"]
+        if params.staged:
+            args.append("--cached")
+        if params.ref:
+            if params.ref.startswith("-") or any(c.isspace() for c in params.ref):
+                return ToolResult.error(f"{params.ref!r} is not a ref; options are not accepted.")
+            args.append(params.ref)
+        args.append("--")
+        args += [rel(ctx, resolve(ctx, p)) for p in params.paths or []]
+        result = await run_git(args, ctx)
+        if result.is_error or result.output.strip():
+            return result
+        what = "staged" if params.staged else ("" if params.ref else "unstaged")
+        against = f" against {params.ref}" if params.ref else ""
+        return ToolResult(f"No {what + ' ' if what else ''}changes{against}.")

@@ -1,0 +1,96 @@
+"""read_many_files: several files (or glob patterns) in one call, each under a header."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from pydantic import BaseModel, Field
+
+from valarmind_tui.safety.paths import glob_match, is_sensitive
+from valarmind_tui.tools.base import Risk, ToolContext, ToolResult
+from valarmind_tui.tools.common import BuiltinTool, looks_binary, rel, resolve
+from valarmind_tui.tools.ignore import GitignoreWalker
+
+MAX_FILES = 50
+MAX_FILE_CHARS = 50_000
+MAX_TOTAL_CHARS = 200_000
+GLOB_CHARS = frozenset("*?[")
+
+
+class Params(BaseModel):
+    paths: list[str] = Field(
+        min_length=1,
+        description="Files to read, relative to the project root; glob patterns such as "
+        "`src/**/*.py` are expanded (ignoring .gitignored files).",
+    )
+
+
+class ReadManyFiles(BuiltinTool):
+    name = "read_many_files"
+    Params: ClassVar[type[BaseModel]] = Params
+    risk = Risk.READ
+    path_params = ("paths",)
+    description = "Read several text files at once."
+
+    async def execute(self, params: BaseModel, ctx: ToolContext) -> ToolResult:
+        assert isinstance(params, Params)
+        notes: list[str] = []
+        files = self._expand(params.paths, ctx, notes)
+        if len(files) > MAX_FILES:
+            notes.append(f"{len(files) - MAX_FILES} more files not read (limit {MAX_FILES}).")
+            files = files[:MAX_FILES]
+        parts: list[str] = []
+        total = 0
+        for path in files:
+            shown = rel(ctx, path)
+            if total >= MAX_TOTAL_CHARS:
+                notes.append(f"{shown}: not read, the output limit was reached.")
+                continue
+            body = self._render(path)
+            total += len(body)
+            parts.append(f"==> {shown} <==\n{body}")
+        if not parts and not notes:
+            return ToolResult.error("No files matched.")
+        text = "\n\n".join(parts + (["Notes:\n- " + "\n- ".join(notes)] if notes else []))
+        return ToolResult(text, data={"files": [rel(ctx, p) for p in files]})
+
+    def _expand(self, entries: list[str], ctx: ToolContext, notes: list[str]) -> list[Path]:
+        root = ctx.project_root.resolve()
+        walker = GitignoreWalker(root)
+        found: list[Path] = []
+        for entry in entries:
+            if not GLOB_CHARS.intersection(entry):
+                path = resolve(ctx, entry)
+                if not path.is_file():
+                    notes.append(f"{entry}: {'is a directory' if path.is_dir() else 'not found'}.")
+                elif path not in found:
+                    found.append(path)
+                continue
+            resolve(ctx, entry)  # refuses patterns that point outside the project
+            pattern = rel(ctx, root / entry) if Path(entry).is_absolute() else entry
+            matches = [p for p in walker.walk_files(root) if glob_match(pattern, rel(ctx, p))]
+            if not matches:
+                notes.append(f"{entry}: no files matched.")
+            for path in matches:
+                if is_sensitive(rel(ctx, path)):
+                    notes.append(
+                        f"{rel(ctx, path)}: skipped, it may hold secrets; name it explicitly "
+                        "to ask the person."
+                    )
+                elif path not in found:
+                    found.append(path)
+        return found
+
+    @staticmethod
+    def _render(path: Path) -> str:
+        data = path.read_bytes()
+        if looks_binary(data):
+            return f"(binary file, {len(data)} bytes, not shown)"
+        text = data.decode("utf-8", errors="replace")
+        cut = len(text) > MAX_FILE_CHARS
+        text = text[:MAX_FILE_CHARS]
+        lines = [f"{n:>6}\t{line}" for n, line in enumerate(text.splitlines(), start=1)]
+        if cut:
+            lines.append(f"… file cut at {MAX_FILE_CHARS} characters; use read_file with offset.")
+        return "\n".join(lines) if lines else "(empty file)"
