@@ -199,10 +199,12 @@ async def test_missing_ids_get_unique_synthetic_ids(fake_model: FakeModelServer)
     assert calls[1].arguments == {"pattern": "TODO"}
 
 
-async def test_reasoning_content_is_replayed_in_history(fake_model: FakeModelServer) -> None:
+@pytest.mark.parametrize("prefix", ["deepseek", "moonshot", "openai"])
+async def test_reasoning_content_is_replayed_in_history(prefix: str, fake_model: FakeModelServer
+                                                        ) -> None:
     fake_model.script(ScriptedTurn(reasoning="I should read a.py first.", tool_calls=[
         {"name": "read_file", "arguments": {"path": "a.py"}}]), ScriptedTurn(text="Done."))
-    p = provider(fake_model, "deepseek")
+    p = provider(fake_model, prefix)
     pieces = await collect(p)
     turn = final(pieces)
     assert "".join(x.text for x in pieces if isinstance(x, ReasoningPiece)) == turn.reasoning
