@@ -1,0 +1,79 @@
+"""/review on real git diffs: static findings from ruff, and the review agent's JSON."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.agents.conftest import as_json, call, commit_all
+from tests.fakes.model_server import ScriptedTurn
+from valarmind_tui.agents.review import run_review
+from valarmind_tui.errors import UsageError
+
+CHANGED = "import os\n\n\ndef greet(name):\n    return 'Hello ' + nmae\n"
+
+
+async def test_static_review_of_working_tree_without_model(git_repo: Path) -> None:
+    (git_repo / "app.py").write_text(CHANGED)
+    report = await run_review(git_repo, [])
+    assert report.target == "the working tree"
+    assert report.files == ["app.py"]
+    assert "+    return 'Hello ' + nmae" in report.diff
+    assert report.linters == ["ruff"]
+    located = {(f.file, f.line, f.message.split()[0], f.source) for f in report.findings}
+    assert ("app.py", 1, "F401", "ruff") in located  # unused import os
+    assert ("app.py", 5, "F821", "ruff") in located  # undefined name nmae
+    undefined = next(f for f in report.findings if f.message.startswith("F821"))
+    assert undefined.severity == "major"
+    assert report.model_ran is False
+    assert any("model review was skipped" in n for n in report.notes)
+    table = report.to_markdown()
+    assert "| major | app.py:5 | F821 Undefined name `nmae` |" in table
+    data = report.to_dict()
+    assert data["findings"][0]["file"] == "app.py" and data["model_ran"] is False
+
+
+async def test_targets_staged_range_and_files(git_repo: Path) -> None:
+    (git_repo / "a.py").write_text("x = 1\n")
+    commit_all(git_repo, "a")
+    (git_repo / "b.py").write_text("import sys\n")
+    report = await run_review(git_repo, ["HEAD~1..HEAD"])
+    assert report.target == "HEAD~1..HEAD" and report.files == ["a.py"]
+    assert report.findings == []
+    untracked = await run_review(git_repo, [])
+    assert untracked.files == ["b.py"]  # untracked files count as changes
+    assert [(f.file, f.line) for f in untracked.findings] == [("b.py", 1)]
+    staged = await run_review(git_repo, ["--staged"])
+    assert staged.files == [] and "Nothing to review" in staged.notes[0]
+    named = await run_review(git_repo, ["app.py"])  # a clean file: reviewed as it is
+    assert named.files == ["app.py"] and named.diff == ""
+    with pytest.raises(UsageError, match="not a file"):
+        await run_review(git_repo, ["missing.py"])
+
+
+async def test_model_review_adds_agent_findings(
+    git_repo: Path, fake_model: Any, stack: Any
+) -> None:
+    (git_repo / "app.py").write_text(CHANGED)
+    fake_model.script(
+        ScriptedTurn(tool_calls=[call("read_file", path="app.py")]),
+        ScriptedTurn(text="```json\n" + as_json({
+            "files_reviewed": ["app.py"], "approved": False, "summary": "typo breaks greet",
+            "issues": [{"severity": "critical", "file": "app.py", "line": 5,
+                        "message": "greet raises NameError", "category": "correctness",
+                        "suggestedFix": "return 'Hello ' + name"}]}) + "\n```"),
+    )
+    s = stack(git_repo)
+    report = await run_review(git_repo, [], delegator=s.orchestrator.delegator)
+    assert report.model_ran and report.result is not None and not report.result.approved
+    first = report.findings[0]  # sorted by severity: the model's critical one first
+    assert (first.severity, first.file, first.line, first.source) == (
+        "critical", "app.py", 5, "model")
+    assert first.suggested_fix == "return 'Hello ' + name"
+    assert {f.source for f in report.findings} == {"model", "ruff"}
+    # the agent was given the diff and told what the linters found
+    task = fake_model.requests[0]["messages"][1]["content"]
+    assert "+    return 'Hello ' + nmae" in task and "F821" in task
+    assert (git_repo / "app.py").read_text() == CHANGED
