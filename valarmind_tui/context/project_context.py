@@ -106,7 +106,10 @@ def _expand(root: Path, path: Path, seen: set[Path], imports: list[str], depth: 
 
 def _import(root: Path, base: Path, match: re.Match[str], seen: set[Path], imports: list[str],
             depth: int) -> str:
+    # Relative to the importing file first, then to the project root.
     target = _inside(root, base / match.group(1))
+    if target is None or not target.is_file():
+        target = _inside(root, root / match.group(1))
     if target is None or not target.is_file() or target in seen:
         return match.group(0)
     imports.append(target.relative_to(root).as_posix())

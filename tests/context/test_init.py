@@ -1,0 +1,94 @@
+"""/init on real small projects: required sections, budget, hand-written text preserved."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from valarmind_tui.context.init_agent import generate_valarmind_md, write_valarmind_md
+from valarmind_tui.context.project_context import ContextLoader
+from valarmind_tui.context.tokens import count_tokens
+from valarmind_tui.context.valarmind_md import HARD_CAP, SECTIONS
+
+REQUIRED = [heading for _, heading, required in SECTIONS if required]
+
+
+def _headings(text: str) -> list[str]:
+    return re.findall(r"(?m)^## (.+)$", text)
+
+
+@pytest.mark.parametrize("fixture", ["py_js_project", "go_project", "rust_project"])
+async def test_draft_without_model_has_every_required_section(
+        fixture: str, request: pytest.FixtureRequest) -> None:
+    root: Path = request.getfixturevalue(fixture)
+    result = await generate_valarmind_md(root)
+    assert result.drafted_without_model and result.mode == "create"
+    assert "without a model" in result.text
+    assert all(h in _headings(result.text) for h in REQUIRED)
+    assert result.tokens == count_tokens(result.text) <= HARD_CAP
+    assert not (root / "VALARMIND.md").exists()  # nothing written before approval
+
+
+async def test_draft_reflects_the_project(py_js_project: Path) -> None:
+    text = (await generate_valarmind_md(py_js_project)).text
+    assert "An online shop" in text
+    assert "| `fastapi` | >=0.110 |" in text  # tables, major.minor
+    for needle in ("/products", "/orders", "STRIPE_API_KEY", "DATABASE_URL", "Stripe",
+                   "backend/webshop/auth.py", "`pytest`", "ruff"):
+        assert needle in text
+    assert "## Endpoints" in text and "## Environment Variables" in text
+
+
+async def test_optional_sections_only_when_there_is_something(rust_project: Path) -> None:
+    text = (await generate_valarmind_md(rust_project)).text
+    assert "## Endpoints" not in text and "## Environment Variables" not in text
+    assert "| `serde` | 1.0 |" in text and "cargo test" in text
+
+
+async def test_update_keeps_hand_written_sections_byte_for_byte(py_js_project: Path) -> None:
+    first = await generate_valarmind_md(py_js_project)
+    manual = "\n## Team Rules\n\nAlways   run `make check`\tbefore pushing.\n  Trailing  \n\n"
+    edited = first.text.replace("<!-- valarmind:generated:stack -->", manual +
+                                "<!-- valarmind:generated:stack -->", 1)
+    write_valarmind_md(py_js_project, edited)
+    (py_js_project / "backend" / "webshop" / "billing.py").write_text("def charge():\n    pass\n")
+    second = await generate_valarmind_md(py_js_project)
+    assert second.mode == "update"
+    assert manual in second.text
+    assert "billing.py" in second.text
+    assert "+" in second.diff_vs_existing and "billing" in second.diff_vs_existing
+    # The manual block sits where the person put it: right before the generated Stack.
+    assert second.text.index("## Team Rules") < second.text.index("## Stack")
+
+
+async def test_write_is_atomic_and_invalidates_context_cache(go_project: Path) -> None:
+    loader = ContextLoader(go_project)
+    assert not loader.load()
+    result = await generate_valarmind_md(go_project)
+    write_valarmind_md(go_project, result.text)
+    assert not loader.load()  # still the cached (empty) view
+    loader.invalidate()
+    assert "kvstore" in loader.load().text
+    assert [p.name for p in go_project.iterdir() if p.name.startswith(".VALARMIND")] == []
+
+
+async def test_with_fake_model_the_model_writes_it_without_seeing_old_file(
+        py_js_project: Path, fake_model) -> None:  # type: ignore[no-untyped-def]
+    from tests.fakes.model_server import ScriptedTurn
+    from valarmind_tui.providers.litellm_provider import LiteLLMProvider, ProviderConfig
+
+    write_valarmind_md(py_js_project, "# Old\n\nSECRET-OLD-CONTENT hand notes\n")
+    body = "\n\n".join(f"## {h}\n\nModel text for {h}." for h in REQUIRED)
+    fake_model.script(ScriptedTurn(text=f"# webshop\n\n{body}\n"))
+    provider = LiteLLMProvider(ProviderConfig(
+        model="openai/fake-model", api_base=fake_model.openai_base, api_key="sk-test",
+        max_retries=0))
+    result = await generate_valarmind_md(py_js_project, provider=provider)
+    assert not result.drafted_without_model
+    sent = str(fake_model.requests[-1])
+    assert "SECRET-OLD-CONTENT" not in sent and "fastapi" in sent
+    assert "Model text for Objective." in result.text
+    assert "SECRET-OLD-CONTENT hand notes" in result.text  # the hand-written file survives
+    assert all(h in _headings(result.text) for h in REQUIRED)
