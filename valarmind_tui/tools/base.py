@@ -87,7 +87,13 @@ class Tool:
             return self.description
 
     def schema(self) -> dict[str, Any]:
-        """The OpenAI function-tool schema."""
+        """The OpenAI function-tool schema (built once per tool: it is sent every turn)."""
+        cached = self.__dict__.get("_schema")
+        if cached is None:
+            cached = self.__dict__["_schema"] = self._build_schema()
+        return cached
+
+    def _build_schema(self) -> dict[str, Any]:
         params = self.Params.model_json_schema()
         params.pop("title", None)
         return {
