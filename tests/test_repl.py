@@ -1,0 +1,83 @@
+"""The plain REPL: the same Session, commands and approvals, in line mode."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from tests.fakes.model_server import ScriptedTurn
+from valarmind_tui.config import Settings
+from valarmind_tui.repl import PromptToolkitReader, Repl
+from valarmind_tui.safety.approval import PermissionMode
+from valarmind_tui.session import Session
+
+ORIGINAL = "def greet(name):\n    return 'Hello ' + name\n"
+EDIT = {"name": "edit_file", "arguments": {
+    "path": "app.py", "old_string": "'Hello '", "new_string": "'Hi '"}}
+
+
+def _configure(repo: Path, fake_model: Any) -> None:
+    config = repo / ".valarmind" / "config.toml"
+    config.parent.mkdir()
+    config.write_text(f'model = "openai/fake-model"\napi_base = "{fake_model.openai_base}"\n'
+                      'api_key_env = "FAKE_API_KEY"\n')
+
+
+def test_plain_with_piped_stdin_streams_and_approves(git_repo: Path, fake_model: Any) -> None:
+    _configure(git_repo, fake_model)
+    fake_model.script(ScriptedTurn(tool_calls=[EDIT]), ScriptedTurn(text="Changed it to Hi."))
+    out = subprocess.run(
+        [sys.executable, "-m", "valarmind_tui", "--plain"], cwd=git_repo,
+        input="please use Hi\ny\n/cost\n/quit\n", capture_output=True, text=True, timeout=120,
+        env={**os.environ, "FAKE_API_KEY": "sk-test"},
+    )
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    assert "Allow edit_file?" in text and "+    return 'Hi ' + name" in text
+    assert "Changed it to Hi." in text and "Tokens:" in text
+    assert (git_repo / "app.py").read_text() == ORIGINAL.replace("'Hello '", "'Hi '")
+
+
+async def _until(check: Callable[[], bool], timeout: float = 60.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not check():
+        assert loop.time() < deadline, "the REPL did not get there in time"
+        await asyncio.sleep(0.02)
+
+
+async def test_prompt_toolkit_feedback_denial_and_mode(
+    git_repo: Path, fake_model: Any, monkeypatch: Any
+) -> None:
+    monkeypatch.setenv("FAKE_API_KEY", "sk-test")
+    fake_model.script(ScriptedTurn(tool_calls=[EDIT]), ScriptedTurn(text="Kept Hello."))
+    settings = Settings(model="openai/fake-model", api_base=fake_model.openai_base,
+                        api_key_env="FAKE_API_KEY")
+    session = Session(settings, git_repo)
+    out = io.StringIO()
+    with create_pipe_input() as pipe:
+        reader = PromptToolkitReader(session, input=pipe, output=DummyOutput())
+        repl = asyncio.create_task(Repl(session, reader, out).run())
+        pipe.send_text("use Hi\r")
+        await _until(lambda: "Allow edit_file?" in out.getvalue())
+        pipe.send_text("f\r")
+        await asyncio.sleep(0.1)
+        pipe.send_text("keep Hello\r")
+        await _until(lambda: "Kept Hello." in out.getvalue())
+        pipe.send_text("\x1b[Z")  # Shift+Tab
+        await _until(lambda: session.mode == PermissionMode.ACCEPT_EDITS, 5)
+        pipe.send_text("/quit\r")
+        assert await asyncio.wait_for(repl, 10) == 0
+    assert "denied" in out.getvalue()
+    assert (git_repo / "app.py").read_text() == ORIGINAL
+    tool = [m["content"] for m in fake_model.requests[1]["messages"] if m["role"] == "tool"]
+    assert "keep Hello" in tool[-1]
