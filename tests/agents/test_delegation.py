@@ -1,0 +1,109 @@
+"""Delegation limits: timeouts cancel cleanly, invalid results get one repair, then are flagged."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.agents.conftest import as_json, call
+from tests.fakes.model_server import ScriptedTurn
+from valarmind_tui.events import AgentFinished, AgentSpawned, ToolCallFinished
+
+SLOW_SEARCH = """---
+name: search
+description: slow search for the test
+tools: [read_file]
+timeout: {default: 0.5, max: 1}
+result: SearchResult
+---
+Search.
+"""
+
+
+async def test_specialist_over_its_timeout_is_cancelled_and_reported(
+    git_repo: Path, fake_model: Any, stack: Any
+) -> None:
+    agents = git_repo / ".valarmind" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "search.md").write_text(SLOW_SEARCH)
+    fake_model.script(
+        ScriptedTurn(tool_calls=[call("delegate", agent="search", task="find greet")]),
+        ScriptedTurn(text="x" * 400, chunk_size=4, chunk_delay_s=0.05),  # ~5 s of streaming
+        ScriptedTurn(text="Search timed out; greet is probably in app.py."),
+    )
+    s = stack(git_repo)
+    started = time.monotonic()
+    outcome = await s.orchestrator.run("where is greet?")
+    assert time.monotonic() - started < 4
+    assert outcome.status == "done"
+    (spawned,) = s.of(AgentSpawned)
+    (finished,) = s.of(AgentFinished)
+    assert (finished.agent_id, finished.status) == (spawned.agent_id, "timeout")
+    delegate = next(e for e in s.of(ToolCallFinished) if e.name == "delegate")
+    assert delegate.status == "error"
+    assert "search agent timed out after" in delegate.output
+    assert "was cancelled" in delegate.output
+    told = fake_model.requests[2]["messages"][-1]
+    assert told["role"] == "tool" and "timed out" in told["content"]
+
+
+async def test_invalid_result_gets_one_repair_request(
+    git_repo: Path, fake_model: Any, stack: Any
+) -> None:
+    fake_model.script(
+        ScriptedTurn(text="It is in app.py, line 1."),
+        ScriptedTurn(text=as_json({"query": "greet", "summary": "in app.py",
+                                   "findings": [{"file": "app.py", "line": 1}]})),
+    )
+    s = stack(git_repo)
+    result = await s.orchestrator.delegator.run("search", "find greet")
+    assert result.valid and result.result is not None
+    assert result.to_dict()["result"]["findings"][0]["file"] == "app.py"
+    repair = fake_model.requests[1]["messages"][-1]["content"]
+    assert "not a valid SearchResult" in repair
+
+
+async def test_result_still_invalid_after_repair_is_returned_raw_and_flagged(
+    git_repo: Path, fake_model: Any, stack: Any
+) -> None:
+    fake_model.script(ScriptedTurn(text="no json"), ScriptedTurn(text="still no json"))
+    s = stack(git_repo)
+    result = await s.orchestrator.delegator.run("search", "find greet")
+    assert (result.status, result.valid, result.result) == ("done", False, None)
+    shown = result.to_tool_result()
+    assert not shown.is_error
+    assert '"valid": false' in shown.output and "still no json" in shown.output
+    assert len(fake_model.requests) == 2
+
+
+async def test_review_agent_cannot_write_whatever_the_model_asks(
+    git_repo: Path, fake_model: Any, stack: Any
+) -> None:
+    s = stack(git_repo)
+    # the review agent's tool set has no write_file, and its permissions refuse writes anyway
+    review_tools = s.orchestrator.delegator._child_loop(
+        s.orchestrator.registry.get("review"), "review-x").deps.tools
+    assert "write_file" not in review_tools and "bash" not in review_tools
+    fake_model.script(
+        ScriptedTurn(tool_calls=[call("write_file", path="app.py", content="oops\n")]),
+        ScriptedTurn(text=as_json({"summary": "fine", "findings": []})),
+    )
+    result = await s.orchestrator.delegator.run("review", "review app.py")
+    assert result.valid
+    assert (git_repo / "app.py").read_text().startswith("def greet")
+
+
+async def test_unknown_agent_is_a_tool_error_listing_known_agents(
+    git_repo: Path, fake_model: Any, stack: Any
+) -> None:
+    fake_model.script(
+        ScriptedTurn(tool_calls=[call("delegate", agent="wizard", task="magic")]),
+        ScriptedTurn(text="ok"),
+    )
+    s = stack(git_repo)
+    await s.orchestrator.run("do magic")
+    (finished,) = s.of(ToolCallFinished)
+    assert finished.status == "error"
+    assert "unknown agent 'wizard'" in finished.output and "review" in finished.output
+    assert s.of(AgentSpawned) == []

@@ -1,0 +1,87 @@
+"""Plan mode: only read tools run; exit_plan_mode asks the person; approve → default mode."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.agents.conftest import call
+from tests.fakes.model_server import ScriptedTurn
+from valarmind_tui.agents.loop import AgentLoop, LoopDeps
+from valarmind_tui.agents.spec import GENERAL_AGENT
+from valarmind_tui.bus import EventBus
+from valarmind_tui.events import ApprovalRequested, Event, ModeChanged, ToolCallFinished
+from valarmind_tui.safety.approval import ApprovalAnswer, PermissionMode, PolicyApprover
+from valarmind_tui.safety.gate import PermissionGate
+from valarmind_tui.session import InteractiveApprover
+from valarmind_tui.tools.base import ToolContext
+from valarmind_tui.tools.builtin import builtin_tools
+
+
+async def test_plan_mode_refuses_write_and_bash_and_changes_nothing(
+    git_repo: Path, fake_model: Any, stack: Any
+) -> None:
+    fake_model.script(
+        ScriptedTurn(tool_calls=[call("write_file", path="app.py", content="print('gone')\n")]),
+        ScriptedTurn(tool_calls=[call("bash", command="touch made-by-bash && rm README.md")]),
+        ScriptedTurn(tool_calls=[call("read_file", path="app.py")]),
+        ScriptedTurn(text="Plan: 1. rename greet."),
+    )
+    s = stack(git_repo)  # for the provider and settings; the main agent has every permission
+    bus = EventBus()
+    events: list[Event] = []
+    bus.add_listener(events.append)
+    gate = PermissionGate(git_repo, PolicyApprover(allow_writes=True, allow_execute=True),
+                          mode=PermissionMode.PLAN, bus=bus)
+    deps = LoopDeps(provider=s.orchestrator.deps.provider, tools=builtin_tools(), gate=gate,
+                    bus=bus, ctx=ToolContext(project_root=git_repo))
+    before = {p.name: p.read_bytes() for p in git_repo.iterdir() if p.is_file()}
+    outcome = await AgentLoop(GENERAL_AGENT, deps).run("rename greet")
+    assert outcome.status == "done"
+    finished = [(e.name, e.status) for e in events if isinstance(e, ToolCallFinished)]
+    assert finished == [("write_file", "denied"), ("bash", "denied"), ("read_file", "ok")]
+    assert all("Plan mode is on" in e.output for e in events
+               if isinstance(e, ToolCallFinished) and e.status == "denied")
+    after = {p.name: p.read_bytes() for p in git_repo.iterdir() if p.is_file()}
+    assert after == before
+
+
+async def test_plan_is_rejected_with_feedback_then_approved_and_executed(
+    git_repo: Path, fake_model: Any, stack: Any
+) -> None:
+    s = stack(git_repo, mode=PermissionMode.PLAN)
+    person = InteractiveApprover(s.bus)
+    s.orchestrator.deps.ctx.extra["approver"] = person
+    s.gate.approver = person
+    answers = [ApprovalAnswer("deny", feedback="also update the README"),
+               ApprovalAnswer("allow_once"), ApprovalAnswer("allow_once")]
+
+    def answer(event: Event) -> None:
+        if isinstance(event, ApprovalRequested):
+            person.answer(event.request_id, answers.pop(0))
+
+    s.bus.add_listener(answer)
+    fake_model.script(
+        ScriptedTurn(tool_calls=[call("delegate", agent="code", task="rename greet")]),
+        ScriptedTurn(tool_calls=[call("exit_plan_mode", plan="1. rename greet to hello")]),
+        ScriptedTurn(tool_calls=[call("exit_plan_mode",
+                                      plan="1. rename greet to hello\n2. update README")]),
+        ScriptedTurn(tool_calls=[call("delegate", agent="code", task="rename greet to hello")]),
+        ScriptedTurn(tool_calls=[call("edit_file", path="app.py", old_string="def greet",
+                                      new_string="def hello")]),
+        ScriptedTurn(text='{"summary": "renamed", "task": "rename"}'),
+        ScriptedTurn(text="Renamed greet to hello."),
+    )
+    outcome = await s.orchestrator.run("plan: rename greet")
+    assert outcome.status == "done" and outcome.text == "Renamed greet to hello."
+    finished = [(e.name, e.status) for e in s.of(ToolCallFinished)]
+    assert finished[:3] == [("delegate", "denied"), ("exit_plan_mode", "ok"),
+                            ("exit_plan_mode", "ok")]
+    # the rejection's feedback reached the model, and the plan was in the approval request
+    fed_back = fake_model.requests[2]["messages"][-1]["content"]
+    assert "rejected the plan" in fed_back and "also update the README" in fed_back
+    plans = [e.diff for e in s.of(ApprovalRequested) if e.tool == "exit_plan_mode"]
+    assert plans == ["1. rename greet to hello", "1. rename greet to hello\n2. update README"]
+    assert [e.mode for e in s.of(ModeChanged)] == ["default"]
+    assert s.gate.mode is PermissionMode.DEFAULT
+    assert "def hello" in (git_repo / "app.py").read_text()
