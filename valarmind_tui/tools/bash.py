@@ -18,7 +18,7 @@ from typing import ClassVar
 from pydantic import BaseModel, Field
 
 from valarmind_tui.tools.base import Preview, Risk, ToolContext, ToolResult
-from valarmind_tui.tools.common import BuiltinTool, child_env, kill_group
+from valarmind_tui.tools.common import BuiltinTool, child_env, kill_group, spawn, wait_exit
 
 DEFAULT_TIMEOUT_S = 120
 MAX_TIMEOUT_S = 600
@@ -100,15 +100,15 @@ class Bash(BuiltinTool):
         assert isinstance(params, Params)
         cwd = ctx.project_root.resolve()
         timeout = effective_timeout(params.timeout)
-        proc = await asyncio.create_subprocess_exec(
+        proc = await spawn(
             *self.argv(params.command, cwd), cwd=cwd, env=child_env(cwd),
             stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT, start_new_session=True,
+            stderr=asyncio.subprocess.STDOUT,
         )
         assert proc.stdout is not None
         buffer = OutputBuffer()
         reader = asyncio.ensure_future(_pump(proc.stdout, buffer))
-        exited = asyncio.ensure_future(proc.wait())
+        exited = asyncio.ensure_future(wait_exit(proc))
         cancelled = asyncio.ensure_future(ctx.cancel_event.wait())
         try:
             done, _ = await asyncio.wait(
@@ -133,6 +133,7 @@ class Bash(BuiltinTool):
             await asyncio.wait_for(asyncio.shield(reader), DRAIN_GRACE_S)
         except TimeoutError:
             reader.cancel()
+            _close_pipes(proc)
             note = "\n[background processes still hold the output; later output not captured]"
         code = proc.returncode
         text = (buffer.text() or "(no output)") + note
@@ -141,12 +142,20 @@ class Bash(BuiltinTool):
         return ToolResult(text, is_error=code != 0, data={"exit_code": code})
 
 
+def _close_pipes(proc: asyncio.subprocess.Process) -> None:
+    """Stop listening to a pipe that processes left running in the background still hold."""
+    transport = getattr(proc, "_transport", None)
+    if transport is not None:
+        transport.close()
+
+
 async def _settle(proc: asyncio.subprocess.Process, reader: asyncio.Future[None]) -> None:
     """After a kill: reap the shell and stop reading, without hanging on a stubborn pipe."""
     with contextlib.suppress(Exception, asyncio.CancelledError):
-        await asyncio.wait_for(proc.wait(), 5)
+        await asyncio.wait_for(wait_exit(proc), 5)
     with contextlib.suppress(Exception, asyncio.CancelledError):
         await asyncio.wait_for(asyncio.shield(reader), DRAIN_GRACE_S)
     reader.cancel()
+    _close_pipes(proc)
     with contextlib.suppress(BaseException):
         await reader

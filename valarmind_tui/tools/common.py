@@ -12,6 +12,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -140,15 +141,37 @@ def kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
+async def spawn(*argv: str, **kwargs: Any) -> asyncio.subprocess.Process:
+    """Start a process in its own process group; if we are cancelled while it starts, its
+    group is killed rather than leaked."""
+    starting = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(*argv, start_new_session=True, **kwargs)
+    )
+    try:
+        return await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        with contextlib.suppress(BaseException):
+            kill_group((await starting).pid)
+        raise
+
+
+async def wait_exit(proc: asyncio.subprocess.Process, poll_s: float = 0.02) -> int:
+    """The exit code as soon as the process exits. (On 3.11 `proc.wait()` also waits for
+    every holder of its pipes to close, e.g. a `sleep 99 &` it left behind.)"""
+    while proc.returncode is None:
+        await asyncio.sleep(poll_s)
+    return proc.returncode
+
+
 async def run_process(
     argv: Sequence[str], *, cwd: Path, timeout: float, cancel_event: asyncio.Event | None = None,
     env: Mapping[str, str] | None = None,
 ) -> ProcessResult:
     """Run a short helper process (git, rg) to completion, killing its group on timeout/cancel."""
-    proc = await asyncio.create_subprocess_exec(
+    proc = await spawn(
         *argv, cwd=cwd, env=dict(env) if env is not None else child_env(cwd),
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE, start_new_session=True,
+        stderr=asyncio.subprocess.PIPE,
     )
     comm = asyncio.ensure_future(proc.communicate())
     waiters: set[asyncio.Future[object]] = {comm}
