@@ -139,3 +139,19 @@ def test_research_gets_online_suffix_on_openrouter(git_repo: Path, stack: Any) -
     assert delegator.model_for(registry.get("code")) == "openrouter/anthropic/claude-sonnet-4.5"
     s.settings.aliases["fast"] = "openai/tiny"
     assert delegator.model_for(registry.get("search")) == "openai/tiny"  # `model: fast`
+
+
+async def test_specialists_see_project_context_except_init(
+    git_repo: Path, fake_model: Any, stack: Any
+) -> None:
+    (git_repo / "VALARMIND.md").write_text("# Demo\nAlways use tabs.\n")
+    fake_model.script(ScriptedTurn(text=as_json({"summary": "s"})),
+                      ScriptedTurn(text=as_json({"mode": "create", "content": "# x"})))
+    s = stack(git_repo)
+    await s.orchestrator.delegator.run("search", "look")
+    init = await s.orchestrator.delegator.run("init", "draft")
+    assert init.valid
+    search_system = fake_model.requests[0]["messages"][0]["content"]
+    init_system = fake_model.requests[1]["messages"][0]["content"]
+    assert "Always use tabs." in search_system and "You are the search agent" in search_system
+    assert "Always use tabs." not in init_system and "You are the init agent" in init_system

@@ -99,6 +99,8 @@ class Delegator:
         self._ids = itertools.count(1)
         self.results: list[DelegationResult] = []
         self.on_result: Callable[[DelegationResult], None] | None = None
+        self.context: Any = None
+        """A context.project_context.ContextLoader; the session may share its own."""
 
     async def run(
         self, agent: str, task: str, context: str = "", *, parent_id: str | None = None,
@@ -228,9 +230,18 @@ class Delegator:
         return model
 
     def _system_prompt(self, spec: AgentSpec) -> str:
+        """The spec's prompt with the project context (VALARMIND.md...) unless the spec
+        excludes it (the init agent)."""
         if self.system_prompt_for is not None:
             return self.system_prompt_for(spec)
-        return f"{spec.system_prompt}\n\nProject root: {self.deps.ctx.project_root}"
+        from valarmind_tui.context.project_context import ContextLoader
+        from valarmind_tui.context.prompt_builder import build_agent_prompt
+
+        root = self.deps.ctx.project_root
+        if self.context is None:
+            self.context = ContextLoader(root)
+        built = build_agent_prompt(spec, project_context=self.context.load().text)
+        return f"{built.text}\n\nProject root: {root}"
 
 
 async def _bounded(coro: Any, limit: float) -> tuple[AgentOutcome, bool]:
