@@ -155,3 +155,23 @@ async def test_specialists_see_project_context_except_init(
     init_system = fake_model.requests[1]["messages"][0]["content"]
     assert "Always use tabs." in search_system and "You are the search agent" in search_system
     assert "Always use tabs." not in init_system and "You are the init agent" in init_system
+
+
+async def test_profile_agent_uses_its_own_endpoint_and_key(
+    git_repo: Path, fake_model: Any, stack: Any, monkeypatch: Any
+) -> None:
+    import json
+
+    (git_repo / "external-agents.json").write_text(json.dumps({"agents": {"kimi-review": {
+        "baseURL": fake_model.openai_base, "model": "kimi-fake", "apiKeyEnv": "KIMI_TEST_KEY",
+        "maxTurns": 3}}}))
+    s = stack(git_repo)
+    missing = await s.orchestrator.delegator.run("kimi-review", "review app.py")
+    assert missing.status == "failed" and "KIMI_TEST_KEY" in (missing.problem or "")
+    assert s.of(AgentFinished)[-1].status == "failed"
+    monkeypatch.setenv("KIMI_TEST_KEY", "sk-kimi")
+    fake_model.script(ScriptedTurn(text="app.py looks fine."))
+    ok = await s.orchestrator.delegator.run("kimi-review", "review app.py")
+    assert (ok.status, ok.text) == ("done", "app.py looks fine.")
+    assert fake_model.requests[-1]["model"] == "kimi-fake"
+    assert fake_model.request_headers[-1]["authorization"] == "Bearer sk-kimi"

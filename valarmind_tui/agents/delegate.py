@@ -23,7 +23,7 @@ from valarmind_tui.agents.registry import AgentRegistry
 from valarmind_tui.agents.results import parse_result, result_dict
 from valarmind_tui.agents.spec import AgentSpec
 from valarmind_tui.config import Settings
-from valarmind_tui.errors import ToolError, UsageError
+from valarmind_tui.errors import AuthError, ToolError, UsageError, ValarMindError
 from valarmind_tui.events import AgentFinished, AgentSpawned
 from valarmind_tui.providers.base import Provider, Usage
 from valarmind_tui.safety.approval import PermissionMode
@@ -145,7 +145,12 @@ class Delegator:
         started = time.monotonic()
         status, summary = "cancelled", ""
         try:
-            loop = self._child_loop(spec, child_id)
+            try:
+                loop = self._child_loop(spec, child_id)
+            except ValarMindError as exc:  # e.g. a profile's missing API key
+                result = DelegationResult(spec.name, child_id, "failed", "", problem=str(exc))
+                status, summary = "failed", str(exc)[:300]
+                return result
             message = f"{task}\n\n## Context\n{context}" if context.strip() else task
             outcome, timed_out = await _bounded(
                 loop.run(message, system_prompt=self._system_prompt(spec)), limit
@@ -206,8 +211,8 @@ class Delegator:
                           cancel_event=parent.ctx.cancel_event, extra=extra)
         model = self.model_for(spec)
         provider = parent.provider
-        if (spec.api_base or spec.api_key_env) and self.provider_for is not None:
-            provider = self.provider_for(spec, model)
+        if spec.api_base or spec.api_key_env:
+            provider = (self.provider_for or profile_provider)(spec, model)
         deps = LoopDeps(provider=provider, tools=tools, gate=parent.gate, bus=parent.bus, ctx=ctx,
                         totals=parent.totals)
         return AgentLoop(spec, deps, agent_id=child_id, model=model, max_turns=max_turns)
@@ -242,6 +247,20 @@ class Delegator:
             self.context = ContextLoader(root)
         built = build_agent_prompt(spec, project_context=self.context.load().text)
         return f"{built.text}\n\nProject root: {root}"
+
+
+def profile_provider(spec: AgentSpec, model: str | None) -> Provider:
+    """A provider for a runner profile with its own endpoint and key (seed 000)."""
+    import os
+
+    from valarmind_tui.providers.litellm_provider import LiteLLMProvider, ProviderConfig
+
+    key = os.environ.get(spec.api_key_env) if spec.api_key_env else None
+    if spec.api_key_env and not key:
+        raise AuthError(f"no API key for the {spec.name} agent: set {spec.api_key_env}",
+                        env_var=spec.api_key_env)
+    return LiteLLMProvider(ProviderConfig(model=model or "", api_base=spec.api_base,
+                                          api_key_env=spec.api_key_env, api_key=key))
 
 
 async def _bounded(coro: Any, limit: float) -> tuple[AgentOutcome, bool]:

@@ -8,6 +8,7 @@ re-reviews, and appends what the gates found to the answer.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -104,7 +105,15 @@ class Orchestrator:
             if outcome.status != "done":
                 report.notes.append(f"Gates not run: the run ended {outcome.status}.")
                 return replace(outcome, text=f"{outcome.text}\n\n{report.render()}")
-            await self._enforce(report, tracker, prompt)
+            try:
+                await self._enforce(report, tracker, prompt)
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if current is not None:
+                    current.uncancel()
+                report.notes.append("Gates interrupted: the run was cancelled.")
+                return replace(outcome, status="cancelled",
+                               text=f"{outcome.text}\n\n{report.render()}")
             report.files = tracker.files
             return replace(outcome, text=f"{outcome.text}\n\n{report.render()}".strip())
         finally:
