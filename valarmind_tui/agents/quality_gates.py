@@ -20,7 +20,8 @@ from valarmind_tui.safety.paths import is_sensitive
 
 WRITE_TOOLS = ("write_file", "edit_file")
 _RISK = re.compile(
-    r"(?:^|[/_.\-])(auth\w*|login|oauth\w*|jwt|sessions?|passwords?|passwd|payments?|billing|"
+    r"(?:^|[/_.\-])(auth|authn|authz|authenticat\w*|authori[sz]\w*|login|oauth2?|jwt|"
+    r"passwords?|passwd|payments?|billing|"
     r"checkout|stripe|invoices?|security|secrets?|credentials?|crypto\w*|tokens?|permissions?|"
     r"acl|keys?)(?=$|[/_.\-])",
     re.IGNORECASE,
