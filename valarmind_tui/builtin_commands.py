@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from valarmind_tui.commands import CommandRegistry, CommandResult, command
+from valarmind_tui.context_commands import register_context_commands
 from valarmind_tui.safety.approval import PermissionMode
 
 if TYPE_CHECKING:
@@ -76,4 +77,5 @@ def builtin_commands() -> CommandRegistry:
     async def quit_(session: Session, args: str) -> CommandResult:
         return CommandResult("Bye.", action="quit")
 
+    register_context_commands(registry)
     return registry

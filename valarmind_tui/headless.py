@@ -16,6 +16,7 @@ from typing import IO, Any
 from valarmind_tui.config import Settings
 from valarmind_tui.errors import AuthError, UsageError
 from valarmind_tui.events import Event, event_to_dict
+from valarmind_tui.mcp.client import McpManager
 from valarmind_tui.providers.base import Provider
 from valarmind_tui.safety.approval import PolicyApprover
 from valarmind_tui.session import PromptResult, Session, offline_help
@@ -37,6 +38,7 @@ async def _run_prompt(
         _require_model(session)
     writer = _writer(session, output_format, out)
     try:
+        await session.start_mcp()
         result = await session.submit(prompt)
     finally:
         await asyncio.sleep(0)
@@ -129,9 +131,13 @@ async def _run_profile(
                      max_turns=profile.max_turns, source="profile")
     deps = LoopDeps(provider=provider, tools=tools, gate=session.gate, bus=session.bus,
                     ctx=ToolContext(project_root=session.project_root), totals=session.totals)
+    manager = _profile_servers(settings, root, profile, session)
     try:
+        await manager.start(profile.mcp_servers)
+        manager.register_into(tools, allow_overrides=profile.tool_overrides or None)
         outcome = await AgentLoop(spec, deps, model=session.model).run(task)
     finally:
+        await manager.close()
         await session.close()
     if outcome.status == "failed":
         print(f"valarmind run: {outcome.error}", file=sys.stderr)
@@ -139,6 +145,17 @@ async def _run_profile(
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(outcome.text.rstrip() + "\n", encoding="utf-8")
     return EXIT_CODES.get(outcome.status, 1)
+
+
+def _profile_servers(settings: Settings, root: Path, profile: Any, session: Session) -> McpManager:
+    """Exactly the MCP servers the profile names (seed 000), from config or external-agents.json."""
+    from valarmind_tui.agents.profiles import EXTERNAL_AGENTS_FILE
+    from valarmind_tui.mcp.config_files import read_mcp_json, server_configs
+
+    known = server_configs(settings.mcp, root)
+    known.update(read_mcp_json(root / EXTERNAL_AGENTS_FILE))
+    wanted = {name: known[name] for name in profile.mcp_servers if name in known}
+    return McpManager(settings.mcp, root, session.bus, servers=wanted)
 
 
 READ_ONLY_TOOLS = ("read_file", "read_many_files", "glob", "grep", "tree_view", "git_status",

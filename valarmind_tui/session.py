@@ -18,6 +18,11 @@ from valarmind_tui.builtin_commands import builtin_commands
 from valarmind_tui.bus import EventBus
 from valarmind_tui.commands import CommandResult
 from valarmind_tui.config import KNOWN_KEYS, Settings, remember_allow_rule, user_data_dir
+from valarmind_tui.context.breakdown import ContextBreakdown, context_breakdown
+from valarmind_tui.context.compaction import compact as compact_history
+from valarmind_tui.context.compaction import context_window, should_compact
+from valarmind_tui.context.project_context import ContextLoader
+from valarmind_tui.context.prompt_builder import build_agent_prompt
 from valarmind_tui.errors import UsageError, ValarMindError
 from valarmind_tui.events import (
     ApprovalRequested,
@@ -27,7 +32,10 @@ from valarmind_tui.events import (
     Notice,
     PromptFinished,
 )
+from valarmind_tui.mcp.client import McpManager
+from valarmind_tui.mcp.sampling import SamplingHandler
 from valarmind_tui.providers.base import Provider
+from valarmind_tui.repomap import RepoMap, RepoMapResult
 from valarmind_tui.safety.approval import (
     ApprovalAnswer,
     ApprovalRequest,
@@ -134,6 +142,19 @@ class Session:
                 self.history = store.messages(session_id)
             self.bus.add_listener(self._persist_event)
         self._running: asyncio.Task[PromptResult] | None = None
+        self._context = ContextLoader(self.project_root)
+        self.mcp = McpManager(
+            settings.mcp, self.project_root, self.bus,
+            sampling=SamplingHandler(self.provider, self.approver, self.bus),
+        )
+
+    async def start_mcp(self) -> None:
+        """Start the configured MCP servers in parallel; their tools join the registry.
+
+        Failures are Notices and a status in /mcp, never exceptions."""
+        if self.mcp.names():
+            await self.mcp.start()
+            self.mcp.register_into(self.tools)
 
     @classmethod
     def open(
@@ -184,6 +205,7 @@ class Session:
         if prompt.lstrip().startswith("/"):
             result = await self.run_command(prompt)
             return PromptResult("done" if result.ok else "failed", result.text)
+        self.gate.reset_denials()
         task = asyncio.create_task(self._run_prompt(prompt))
         self._running = task
         try:
@@ -202,6 +224,7 @@ class Session:
         except ValarMindError as exc:
             self.bus.publish(Notice(level="error", message=str(exc)))
             return self._finish("failed", str(exc))
+        await self._compact_if_needed()
         ctx = ToolContext(project_root=self.project_root)
         deps = LoopDeps(
             provider=provider, tools=self.tools, gate=self.gate, bus=self.bus, ctx=ctx,
@@ -222,9 +245,51 @@ class Session:
         self.bus.publish(PromptFinished(status=status, text=text))  # type: ignore[arg-type]
         return PromptResult(status, text)
 
-    def system_prompt(self, spec: AgentSpec) -> str:
+    def system_prompt(self, spec: AgentSpec, *, repo_map: str = "") -> str:
         """The agent's prompt plus what it should know about this project."""
-        return f"{spec.system_prompt}\n\nProject root: {self.project_root}"
+        project = "" if spec.exclude_project_context else self._context.load().text
+        state = f"Project root: {self.project_root}\nPermission mode: {self.mode.value}"
+        return build_agent_prompt(
+            spec, project_context=project, repo_map=repo_map, working_state=state
+        ).text
+
+    def invalidate_context(self) -> None:
+        """Forget the cached project context (after VALARMIND.md was written)."""
+        self._context.invalidate()
+
+    def repo_map(
+        self, tokens: int = 1024, chat_files: tuple[str, ...] = (), idents: tuple[str, ...] = ()
+    ) -> RepoMapResult:
+        """Build the repo map (blocking: faces run it in a thread). The disk cache keeps it warm."""
+        repo_map = RepoMap(self.project_root)
+        try:
+            return repo_map.build(token_budget=tokens, chat_files=chat_files,
+                                  mentioned_idents=idents)
+        finally:
+            repo_map.close()
+
+    async def compact(self) -> str:
+        """Summarize older history (by the model; without one, old tool outputs are cut)."""
+        provider = None if self.offline else self.provider()
+        self.history, notice = await compact_history(self.history, provider, self._model)
+        self.bus.publish(Notice(level="info", message=notice))
+        return notice
+
+    async def _compact_if_needed(self) -> None:
+        if self.history and should_compact(self.history, context_window(self._model)):
+            await self.compact()
+
+    def context_breakdown(self) -> ContextBreakdown:
+        spec = GENERAL_AGENT
+        schemas: dict[str, list[dict[str, Any]]] = {}
+        for tool in self.tools:
+            source = tool.name.split("__")[1] if tool.name.startswith("mcp__") else "built-in"
+            schemas.setdefault(source, []).append(tool.schema())
+        return context_breakdown(
+            system_prompt=spec.system_prompt, project_context=self._context.load().text,
+            tool_schemas=schemas, history=self.history,
+            context_window=context_window(self._model),
+        )
 
     async def run_command(self, line: str) -> CommandResult:
         return await self.commands.run(self, line)
@@ -278,6 +343,7 @@ class Session:
 
     async def close(self) -> None:
         self.cancel()
+        await self.mcp.close()
         if self.store is not None:
             self.store.close()
 

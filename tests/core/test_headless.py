@@ -147,3 +147,34 @@ def test_runner_usage_errors(git_repo: Path, tmp_path: Path) -> None:
                     "--output", "o", cwd=git_repo)
     assert out.returncode == 2
     assert "prompt file not found" in out.stderr
+
+
+def test_runner_starts_exactly_the_profiles_mcp_servers(
+    git_repo: Path, fake_model: Any, tmp_path: Path
+) -> None:
+    git_server = {"command": sys.executable, "args": ["-m", "mcp_server_git"],
+                  "toolAllowlist": ["git_status", "git_log"]}
+    (git_repo / "external-agents.json").write_text(json.dumps({
+        "agents": {"auditor": {"baseURL": fake_model.openai_base, "model": "fake-model",
+                               "apiKeyEnv": "K", "mcpServers": ["git"],
+                               "toolOverrides": {"git": ["git_status"]}}},
+        "mcpServers": {"git": git_server,
+                       "never": {"command": "definitely-not-a-command-xyz"}}}))
+    prompt = tmp_path / "p.md"
+    prompt.write_text("Audit the repository state.")
+    (git_repo / "new.txt").write_text("untracked\n")
+    fake_model.script(
+        ScriptedTurn(tool_calls=[{"name": "mcp__git__git_status",
+                                  "arguments": {"repo_path": str(git_repo)}}]),
+        ScriptedTurn(text="One untracked file."),
+    )
+    output = tmp_path / "o.md"
+    out = valarmind("run", "--agent", "auditor", "--prompt", str(prompt), "--output",
+                    str(output), cwd=git_repo, env={"K": "sk"}, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert output.read_text() == "One untracked file.\n"
+    offered = {t["function"]["name"] for t in fake_model.requests[0]["tools"]}
+    assert "mcp__git__git_status" in offered
+    assert "mcp__git__git_log" not in offered  # the agent's override wins over the allowlist
+    tool_result = [m for m in fake_model.requests[1]["messages"] if m["role"] == "tool"][0]
+    assert "new.txt" in tool_result["content"]

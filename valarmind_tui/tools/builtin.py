@@ -11,14 +11,15 @@ from valarmind_tui.tools.grep import Grep
 from valarmind_tui.tools.read_file import ReadFile
 from valarmind_tui.tools.read_many_files import ReadManyFiles
 from valarmind_tui.tools.registry import ToolRegistry
+from valarmind_tui.tools.repo_map import RepoMapTool
 from valarmind_tui.tools.tree_view import TreeView
 from valarmind_tui.tools.write_file import WriteFile
 
 
 def builtin_tools() -> ToolRegistry:
-    """read_file, read_many_files, glob, grep, tree_view, git_status, git_diff, write_file,
-    edit_file and bash, in that order."""
+    """read_file, read_many_files, glob, grep, tree_view, git_status, git_diff, repo_map,
+    write_file, edit_file and bash, in that order."""
     return ToolRegistry([
         ReadFile(), ReadManyFiles(), Glob(), Grep(), TreeView(), GitStatus(), GitDiff(),
-        WriteFile(), EditFile(), Bash(),
+        RepoMapTool(), WriteFile(), EditFile(), Bash(),
     ])
