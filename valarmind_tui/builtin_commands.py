@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from valarmind_tui.agent_commands import register_agent_commands
 from valarmind_tui.commands import CommandRegistry, CommandResult, command
 from valarmind_tui.context_commands import register_context_commands
 from valarmind_tui.safety.approval import PermissionMode
@@ -78,4 +79,5 @@ def builtin_commands() -> CommandRegistry:
         return CommandResult("Bye.", action="quit")
 
     register_context_commands(registry)
+    register_agent_commands(registry)
     return registry

@@ -12,8 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from valarmind_tui.agents.loop import AgentLoop, LoopDeps, UsageTotals
-from valarmind_tui.agents.spec import GENERAL_AGENT, AgentSpec
+from valarmind_tui.agent_commands import register_mcp_prompts
+from valarmind_tui.agents.loop import LoopDeps, UsageTotals
+from valarmind_tui.agents.orchestrator import Orchestrator
+from valarmind_tui.agents.registry import AgentRegistry
+from valarmind_tui.agents.spec import AgentSpec
+from valarmind_tui.agents.tasks import TaskList
 from valarmind_tui.builtin_commands import builtin_commands
 from valarmind_tui.bus import EventBus
 from valarmind_tui.commands import CommandResult
@@ -143,6 +147,8 @@ class Session:
             self.bus.add_listener(self._persist_event)
         self._running: asyncio.Task[PromptResult] | None = None
         self._context = ContextLoader(self.project_root)
+        self.agents = AgentRegistry.load(self.project_root, settings)
+        self.tasks = TaskList(self.bus)
         self.mcp = McpManager(
             settings.mcp, self.project_root, self.bus,
             sampling=SamplingHandler(self.provider, self.approver, self.bus),
@@ -155,6 +161,7 @@ class Session:
         if self.mcp.names():
             await self.mcp.start()
             self.mcp.register_into(self.tools)
+            register_mcp_prompts(self.commands, self.mcp.prompts())
 
     @classmethod
     def open(
@@ -225,15 +232,20 @@ class Session:
             self.bus.publish(Notice(level="error", message=str(exc)))
             return self._finish("failed", str(exc))
         await self._compact_if_needed()
-        ctx = ToolContext(project_root=self.project_root)
+        ctx = ToolContext(project_root=self.project_root, extra={
+            "approver": self.approver, "set_mode": self.set_mode, "get_mode": lambda: self.mode,
+        })
         deps = LoopDeps(
             provider=provider, tools=self.tools, gate=self.gate, bus=self.bus, ctx=ctx,
             totals=self.totals, on_message=self._persist_message,
         )
-        spec = GENERAL_AGENT
-        loop = AgentLoop(spec, deps, model=self._model, max_turns=self.settings.max_turns)
-        outcome = await loop.run(
-            prompt, history=self.history or None, system_prompt=self.system_prompt(spec)
+        orchestrator = Orchestrator(
+            deps, self.agents, model=self._model, settings=self.settings, tasks=self.tasks,
+            max_turns=self.settings.max_turns, system_prompt_for=self.system_prompt,
+        )
+        outcome = await orchestrator.run(
+            prompt, history=self.history or None,
+            system_prompt=self.system_prompt(orchestrator.spec),
         )
         self.history = outcome.messages
         if outcome.status == "failed" and outcome.error:
@@ -280,13 +292,13 @@ class Session:
             await self.compact()
 
     def context_breakdown(self) -> ContextBreakdown:
-        spec = GENERAL_AGENT
+        spec = self.agents.get("orchestrator")
         schemas: dict[str, list[dict[str, Any]]] = {}
         for tool in self.tools:
             source = tool.name.split("__")[1] if tool.name.startswith("mcp__") else "built-in"
             schemas.setdefault(source, []).append(tool.schema())
         return context_breakdown(
-            system_prompt=spec.system_prompt, project_context=self._context.load().text,
+            system_prompt=self.system_prompt(spec), project_context=self._context.load().text,
             tool_schemas=schemas, history=self.history,
             context_window=context_window(self._model),
         )

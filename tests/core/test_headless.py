@@ -29,15 +29,23 @@ def configure_key(repo: Path, env_var: str = "FAKE_API_KEY") -> None:
 
 
 def test_print_mode_reads_edits_and_answers(git_repo: Path, fake_model: Any) -> None:
+    """The orchestrator reads, delegates the edit to the code agent, and answers."""
     configure_key(git_repo)
+    code_result = json.dumps({"summary": "greet() now uses an f-string",
+                              "files_modified": [{"path": "app.py"}]})
     fake_model.script(
         ScriptedTurn(status=429, headers={"Retry-After": "1"}),
         ScriptedTurn(text="Let me look.", tool_calls=[
             {"name": "read_file", "arguments": {"path": "app.py"}}]),
+        ScriptedTurn(tool_calls=[{"name": "delegate", "arguments": {
+            "agent": "code", "task": "In app.py make greet() use an f-string"}}]),
+        # the code agent's own loop
         ScriptedTurn(tool_calls=[{"name": "edit_file", "arguments": '{"path": "app.py", "old_'}]),
         ScriptedTurn(tool_calls=[{"name": "edit_file", "arguments": {
             "path": "app.py", "old_string": "'Hello ' + name",
             "new_string": "f'Hello, {name}!'"}}]),
+        ScriptedTurn(text=code_result),
+        # back in the orchestrator
         ScriptedTurn(text="Changed greet() to use an f-string."),
     )
     out = valarmind("-p", "modernise greet", "--output-format", "jsonl",
@@ -46,20 +54,28 @@ def test_print_mode_reads_edits_and_answers(git_repo: Path, fake_model: Any) -> 
     assert out.returncode == 0, out.stderr
     assert (git_repo / "app.py").read_text() == "def greet(name):\n    return f'Hello, {name}!'\n"
     events = [json.loads(line) for line in out.stdout.splitlines()]
-    told = ("tool_call_started", "tool_call_finished", "notice", "prompt_finished")
-    story = [(e["type"], e.get("status") or e.get("name") or e.get("level")) for e in events
-             if e["type"] in told]
+    told = ("tool_call_started", "tool_call_finished", "notice", "prompt_finished",
+            "agent_spawned", "agent_finished")
+    story = [(e["type"], e.get("status") or e.get("name") or e.get("level"), e["agent_id"])
+             for e in events if e["type"] in told]
+    code = next(e["agent_id"] for e in events if e["type"] == "agent_spawned")
     assert story == [
-        ("notice", "warning"),  # the 429, waited out
-        ("tool_call_started", "read_file"), ("tool_call_finished", "ok"),
-        ("tool_call_started", "edit_file"), ("tool_call_finished", "error"),  # malformed args
-        ("tool_call_started", "edit_file"), ("tool_call_finished", "ok"),
-        ("prompt_finished", "done"),
+        ("notice", "warning", "main"),  # the 429, waited out
+        ("tool_call_started", "read_file", "main"), ("tool_call_finished", "ok", "main"),
+        ("tool_call_started", "delegate", "main"),
+        ("agent_spawned", "code", code),
+        ("tool_call_started", "edit_file", code), ("tool_call_finished", "error", code),  # bad JSON
+        ("tool_call_started", "edit_file", code), ("tool_call_finished", "ok", code),
+        ("agent_finished", "done", code),
+        ("tool_call_finished", "ok", "main"),
+        ("prompt_finished", "done", "main"),
     ]
+    spawned = next(e for e in events if e["type"] == "agent_spawned")
+    assert spawned["parent_id"] == "main"
     assert events[-1]["text"] == "Changed greet() to use an f-string."
     assert any(e["type"] == "text_delta" for e in events)
-    diff = [e for e in events if e["type"] == "tool_call_finished" and e["status"] == "ok"][-1]
-    assert "+    return f'Hello, {name}!'" in diff["diff"]
+    diff = [e for e in events if e["type"] == "tool_call_finished" and e["name"] == "edit_file"]
+    assert "+    return f'Hello, {name}!'" in diff[-1]["diff"]
 
 
 def test_print_mode_default_permission_denies_writes(git_repo: Path, fake_model: Any) -> None:

@@ -100,8 +100,11 @@ async def test_denied_write_leaves_file_and_tells_model(
     git_repo: Path, fake_model: Any, model_settings: Any
 ) -> None:
     fake_model.script(
+        ScriptedTurn(tool_calls=[{"name": "delegate",
+                                  "arguments": {"agent": "code", "task": "empty app.py"}}]),
         ScriptedTurn(tool_calls=[{"name": "write_file",
                                   "arguments": {"path": "app.py", "content": "gone\n"}}]),
+        ScriptedTurn(text='{"summary": "the write was denied"}'),
         ScriptedTurn(text="I could not write."),
     )
     session = Session(model_settings(git_repo), git_repo, approver=PolicyApprover())
@@ -109,9 +112,26 @@ async def test_denied_write_leaves_file_and_tells_model(
     result = await session.submit("overwrite app.py")
     assert result.status == "done"
     assert "def greet" in (git_repo / "app.py").read_text()
-    started = [e for e in events if isinstance(e, ToolCallStarted)]
-    finished = [e for e in events if isinstance(e, ToolCallFinished)]
+    started = [e for e in events if isinstance(e, ToolCallStarted) and e.name == "write_file"]
+    finished = [e for e in events if isinstance(e, ToolCallFinished) and e.name == "write_file"]
     assert started[0].arguments == {"path": "app.py", "content": "gone\n"}
+    assert started[0].agent_id != "main"  # the code agent tried it
     assert finished[0].status == "denied"
-    tool_msg = [m for m in fake_model.requests[1]["messages"] if m["role"] == "tool"][0]
+    tool_msg = [m for m in fake_model.requests[2]["messages"] if m["role"] == "tool"][0]
     assert "Denied" in tool_msg["content"]
+
+
+async def test_orchestrator_cannot_write_itself(
+    git_repo: Path, fake_model: Any, model_settings: Any
+) -> None:
+    fake_model.script(
+        ScriptedTurn(tool_calls=[{"name": "write_file",
+                                  "arguments": {"path": "app.py", "content": "gone\n"}}]),
+        ScriptedTurn(text="I will delegate instead."),
+    )
+    session = Session(model_settings(git_repo), git_repo, approver=PolicyApprover())
+    result = await session.submit("overwrite app.py")
+    assert result.status == "done"
+    assert "def greet" in (git_repo / "app.py").read_text()
+    tool_msg = [m for m in fake_model.requests[1]["messages"] if m["role"] == "tool"][0]
+    assert "Unknown tool 'write_file'" in tool_msg["content"]

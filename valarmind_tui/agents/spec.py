@@ -40,15 +40,3 @@ class AgentSpec:
     def read_only(self) -> bool:
         """Neither writes nor runs commands: may run in parallel with others."""
         return not (self.permissions.write or self.permissions.execute)
-
-
-GENERAL_AGENT = AgentSpec(
-    name="general",
-    description="A single general coding agent (used until the orchestrator is available).",
-    system_prompt=(
-        "You are ValarMind, a coding assistant working in the user's repository. Use the tools to "
-        "read, search and change files and to run commands. Paths are relative to the project "
-        "root. Be concise; when you change files, say what you changed."
-    ),
-    permissions=AgentPermissions.full(),
-)

@@ -1,0 +1,93 @@
+"""Slash commands about agents and tools: /review, /tasks, /agents, /mcp, /qa, MCP prompts."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from typing import TYPE_CHECKING
+
+from valarmind_tui.commands import Command, CommandRegistry, CommandResult, command
+
+if TYPE_CHECKING:
+    from valarmind_tui.mcp.client import McpPrompt
+    from valarmind_tui.session import Session
+
+
+def register_agent_commands(registry: CommandRegistry) -> None:
+    @command(registry, "review", "review the working tree, --staged, a ref range or files",
+             usage="[--staged | A..B | FILES] [--json]")
+    async def review(session: Session, args: str) -> CommandResult:
+        from valarmind_tui.agents.review import run_review
+
+        words = shlex.split(args)
+        as_json = "--json" in words
+        target = [w for w in words if w != "--json"]
+        provider = None if session.offline else session.provider()
+        report = await run_review(session.project_root, target, provider=provider,
+                                  settings=session.settings, bus=session.bus)
+        if as_json:
+            return CommandResult(json.dumps(report.to_dict(), indent=2), data=report)
+        return CommandResult(report.to_markdown(), data=report)
+
+    @command(registry, "tasks", "the orchestrator's task list")
+    async def tasks(session: Session, args: str) -> CommandResult:
+        return CommandResult(session.tasks.render() or "No tasks yet.", data=session.tasks)
+
+    @command(registry, "agents", "the agents and what each may do")
+    async def agents(session: Session, args: str) -> CommandResult:
+        return CommandResult(session.agents.render(), data=session.agents)
+
+    @command(registry, "qa", "run the project's detected build, lint and test commands")
+    async def qa(session: Session, args: str) -> CommandResult:
+        from valarmind_tui.agents.project_commands import detect_commands
+
+        found = detect_commands(session.project_root)
+        if not found:
+            return CommandResult("No build, lint or test commands detected.", ok=False)
+        parts, ok = [], True
+        for cmd in found:
+            result = await session.run_shell(cmd.command)
+            ok = ok and not result.is_error
+            mark = "failed" if result.is_error else "passed"
+            parts.append(f"### `{cmd.command}` ({cmd.kind}): {mark}\n```\n"
+                         f"{result.output[-3000:]}\n```")
+        return CommandResult("\n\n".join(parts), ok=ok)
+
+    @command(registry, "mcp", "MCP servers: state, tools, prompts")
+    async def mcp(session: Session, args: str) -> CommandResult:
+        rows = session.mcp.status()
+        if not rows:
+            return CommandResult(
+                "No MCP servers configured. Add `[mcp.servers.NAME]` to config.toml or an "
+                "`.mcp.json` in the project."
+            )
+        lines = ["| server | state | transport | tools | prompts | note |",
+                 "|---|---|---|---|---|---|"]
+        for r in rows:
+            note = r.error or (f"started in {r.start_s:.1f} s" if r.start_s else "")
+            lines.append(f"| {r.name} | {r.state} | {r.transport} | {r.tools} | {r.prompts} | "
+                         f"{note} |")
+        return CommandResult("\n".join(lines), data=rows)
+
+
+def register_mcp_prompts(registry: CommandRegistry, prompts: list[McpPrompt]) -> None:
+    """Each MCP prompt becomes `/mcp__<server>__<name> ARG=VALUE ...`, sent as a prompt."""
+    for prompt in prompts:
+        registry.register(Command(
+            name=prompt.command, help=prompt.description or f"MCP prompt from {prompt.server}",
+            handler=_prompt_handler(prompt),
+            usage=" ".join(f"{name}=…" for name, _required, _ in prompt.arguments),
+        ))
+
+
+def _prompt_handler(prompt: McpPrompt):  # noqa: ANN202 - a Handler
+    async def run(session: Session, args: str) -> CommandResult:
+        values = dict(word.split("=", 1) for word in shlex.split(args) if "=" in word)
+        missing = [n for n, required, _ in prompt.arguments if required and n not in values]
+        if missing:
+            return CommandResult(f"Missing arguments: {', '.join(missing)}", ok=False)
+        text = await session.mcp.get_prompt(prompt.server, prompt.name, values)
+        result = await session.submit(text)
+        return CommandResult(result.text, ok=result.status == "done")
+
+    return run
