@@ -6,7 +6,8 @@
     ├── ProviderError          the model could not be reached or refused the request
     │   └── AuthError          401/403: names the environment variable holding the key
     ├── ToolError              a tool failed in a way the model can read and retry
-    │   └── PathOutsideProject a path escapes the project root (by .. or by symlink)
+    │   ├── PathOutsideProject a path escapes the project root (by .. or by symlink)
+    │   └── ToolDenied         a tool refused the call on policy (plan mode, permissions)
     └── AgentStopped           an agent loop ended early
         ├── TurnLimitReached   max turns exhausted
         ├── Cancelled          the person pressed Esc / the caller cancelled
@@ -69,6 +70,10 @@ class ToolError(ValarMindError):
 
 class PathOutsideProject(ToolError):
     """A path resolves outside the project root."""
+
+
+class ToolDenied(ToolError):
+    """A tool refused the call on policy; shown as denied, not failed."""
 
 
 class AgentStopped(ValarMindError):

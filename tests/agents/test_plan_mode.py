@@ -8,14 +8,20 @@ from typing import Any
 from tests.agents.conftest import call
 from tests.fakes.model_server import ScriptedTurn
 from valarmind_tui.agents.loop import AgentLoop, LoopDeps
-from valarmind_tui.agents.spec import GENERAL_AGENT
+from valarmind_tui.agents.spec import AgentSpec
 from valarmind_tui.bus import EventBus
 from valarmind_tui.events import ApprovalRequested, Event, ModeChanged, ToolCallFinished
 from valarmind_tui.safety.approval import ApprovalAnswer, PermissionMode, PolicyApprover
 from valarmind_tui.safety.gate import PermissionGate
+from valarmind_tui.safety.permissions import AgentPermissions
 from valarmind_tui.session import InteractiveApprover
 from valarmind_tui.tools.base import ToolContext
 from valarmind_tui.tools.builtin import builtin_tools
+
+# An agent with every permission: in plan mode the mode alone must stop it.
+GENERAL_AGENT = AgentSpec(name="general", description="all permissions",
+                          system_prompt="You are a coding agent.",
+                          permissions=AgentPermissions.full())
 
 
 async def test_plan_mode_refuses_write_and_bash_and_changes_nothing(
@@ -85,3 +91,27 @@ async def test_plan_is_rejected_with_feedback_then_approved_and_executed(
     assert [e.mode for e in s.of(ModeChanged)] == ["default"]
     assert s.gate.mode is PermissionMode.DEFAULT
     assert "def hello" in (git_repo / "app.py").read_text()
+
+
+async def test_plan_mode_delegates_read_only_specialists_only(
+    git_repo: Path, fake_model: Any, stack: Any
+) -> None:
+    fake_model.script(
+        ScriptedTurn(tool_calls=[call("delegate", agent="code", task="rename greet")]),
+        ScriptedTurn(tool_calls=[call("delegate", agent="search", task="where is greet?")]),
+        ScriptedTurn(text='{"findings": [{"file": "app.py", "line": 1, "snippet": "def greet"}],'
+                          ' "summary": "greet is in app.py"}'),
+        ScriptedTurn(text="Plan: rename greet in app.py."),
+    )
+    s = stack(git_repo, mode=PermissionMode.PLAN)
+    events: list[Event] = []
+    s.bus.add_listener(events.append)
+    before = (git_repo / "app.py").read_text()
+    outcome = await s.orchestrator.run("plan a rename of greet")
+    assert outcome.status == "done"
+    delegated = [e for e in events if isinstance(e, ToolCallFinished) and e.name == "delegate"]
+    assert delegated[0].status == "denied"
+    assert "Plan mode is on" in delegated[0].output
+    assert delegated[1].status == "ok"
+    assert "app.py" in delegated[1].output
+    assert (git_repo / "app.py").read_text() == before

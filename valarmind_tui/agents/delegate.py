@@ -23,7 +23,7 @@ from valarmind_tui.agents.registry import AgentRegistry
 from valarmind_tui.agents.results import parse_result, result_dict
 from valarmind_tui.agents.spec import AgentSpec
 from valarmind_tui.config import Settings
-from valarmind_tui.errors import AuthError, ToolError, UsageError, ValarMindError
+from valarmind_tui.errors import AuthError, ToolDenied, ToolError, UsageError, ValarMindError
 from valarmind_tui.events import AgentFinished, AgentSpawned
 from valarmind_tui.providers.base import Provider, Usage
 from valarmind_tui.safety.approval import PermissionMode
@@ -124,7 +124,7 @@ class Delegator:
         spec = self.registry.get(agent)
         get_mode = self.deps.ctx.extra.get("get_mode")
         if get_mode is not None and get_mode() == PermissionMode.PLAN and not spec.read_only:
-            raise ToolError(f"Plan mode is on: the {agent} agent changes things and cannot run "
+            raise ToolDenied(f"Plan mode is on: the {agent} agent changes things and cannot run "
                             "until the plan is approved.")
         return spec
 
@@ -332,6 +332,8 @@ class DelegateTool(Tool):
         try:
             for item in items:
                 delegator.check(item.agent)
+        except ToolDenied:
+            raise  # the loop reports it as denied, not failed
         except (UsageError, ToolError) as exc:
             return ToolResult.error(str(exc))
         results = await asyncio.gather(*(

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from valarmind_tui.agents.spec import AgentSpec
 from valarmind_tui.bus import EventBus
-from valarmind_tui.errors import DenialEscalated, ProviderError, ToolError
+from valarmind_tui.errors import DenialEscalated, ProviderError, ToolDenied, ToolError
 from valarmind_tui.events import (
     Notice,
     ReasoningDelta,
@@ -231,6 +231,8 @@ class AgentLoop:
             return "denied", ToolResult.error(message)
         try:
             result = await tool.run(params, ctx)
+        except ToolDenied as exc:
+            return "denied", ToolResult.error(f"Denied: {exc}")
         except ToolError as exc:
             result = ToolResult.error(str(exc))
         return ("error" if result.is_error else "ok"), result

@@ -38,7 +38,8 @@ from valarmind_tui.safety.permissions import AgentPermissions
 from valarmind_tui.safety.rules import CallSubject, Rule, RuleSet, suggest_rule
 
 ESCALATE_AFTER = 3
-PLAN_MODE_TOOLS = ("task_*", "exit_plan_mode")
+# delegate passes: the Delegator itself refuses specialists that write or execute in plan mode.
+PLAN_MODE_TOOLS = ("task_*", "exit_plan_mode", "delegate")
 
 
 class GatedTool(Protocol):
