@@ -33,8 +33,8 @@ def register_context_commands(registry: CommandRegistry) -> None:
         ))
         if not answer.allowed:
             return CommandResult(
-                f"{head}: not written.\n\n```diff\n{result.diff_vs_existing}```", ok=False,
-                data=result,
+                f"{head}: not written (approve it, or pass --yes headless)."
+                f"\n\n```diff\n{result.diff_vs_existing}```", data=result,
             )
         write_valarmind_md(session.project_root, result.text)
         session.invalidate_context()

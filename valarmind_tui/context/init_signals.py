@@ -79,7 +79,8 @@ class Signals:
 
 def collect_signals(root: Path) -> Signals:
     root = root.resolve()
-    files = list_files(root)
+    # VALARMIND.md is what /init writes: listing it would make every run differ from the last.
+    files = [f for f in list_files(root) if f != "VALARMIND.md"]
     signals = Signals(root=root, name=root.name, files=files)
     signals.languages = dict(Counter(
         lang for f in files if (lang := language_for(f))).most_common())
