@@ -1,11 +1,22 @@
-"""From the core's EventBus to Textual messages: the UI's only inbound path."""
+"""From the core's EventBus to Textual messages: the UI's only inbound path.
+
+Text arrives a few characters at a time (1,000 tokens/s is normal); posting one message per
+piece would keep the UI busy dispatching. The pump drains whatever is queued and merges
+consecutive text (or reasoning) pieces of one agent into one event, so the UI's work follows
+its own frame rate, not the model's token rate. Order is kept.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+
 from textual.message import Message
 
-from valarmind_tui.bus import EventBus
-from valarmind_tui.events import Event
+from valarmind_tui.bus import EventBus, Subscription
+from valarmind_tui.events import Event, ReasoningDelta, TextDelta
+
+MAX_BATCH = 2000
+"""Events merged per wake-up at most (keeps one burst from starving the keyboard)."""
 
 
 class SessionEvent(Message):
@@ -16,11 +27,41 @@ class SessionEvent(Message):
         self.event = event
 
 
+def coalesce(events: list[Event]) -> list[Event]:
+    """Merge runs of TextDelta (or ReasoningDelta) from the same agent; keep everything else."""
+    merged: list[Event] = []
+    for event in events:
+        last = merged[-1] if merged else None
+        if (
+            isinstance(event, TextDelta | ReasoningDelta)
+            and type(last) is type(event)
+            and last.agent_id == event.agent_id  # type: ignore[union-attr]
+        ):
+            merged[-1] = dataclasses.replace(
+                last, text=last.text + event.text, at=event.at  # type: ignore[union-attr]
+            )
+        else:
+            merged.append(event)
+    return merged
+
+
+def drain(first: Event, subscription: Subscription) -> list[Event]:
+    """`first` plus whatever else is already queued (bounded)."""
+    batch = [first]
+    while len(batch) < MAX_BATCH:
+        event = subscription.get_nowait()
+        if event is None:
+            break
+        batch.append(event)
+    return batch
+
+
 async def pump_events(bus: EventBus, target: object) -> None:
     """Post every event of `bus` to `target` (an App or widget) until the bus closes."""
     subscription = bus.subscribe()
     try:
         async for event in subscription:
-            target.post_message(SessionEvent(event))  # type: ignore[attr-defined]
+            for merged in coalesce(drain(event, subscription)):
+                target.post_message(SessionEvent(merged))  # type: ignore[attr-defined]
     finally:
         subscription.close()
