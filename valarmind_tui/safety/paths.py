@@ -89,7 +89,8 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
     """A compiled regex for a POSIX glob over relative paths.
 
     `*` and `?` stay within one path component, `**` spans any number of them, `[...]` is a
-    character class; `src/**` matches everything under src.
+    character class, a backslash escapes the next character; `src/**` matches everything under
+    src. The same syntax serves permission rules and .gitignore patterns.
     """
     out: list[str] = []
     i, n = 0, len(pattern)
@@ -107,6 +108,9 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
         elif c == "?":
             out.append("[^/]")
             i += 1
+        elif c == "\\" and i + 1 < n:
+            out.append(re.escape(pattern[i + 1]))
+            i += 2
         elif c == "[":
             end = pattern.find("]", i + 2 if pattern[i + 1 : i + 2] in ("!", "^") else i + 1)
             if end == -1:

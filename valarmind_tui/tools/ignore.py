@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from valarmind_tui.safety.paths import glob_regex
+
 ALWAYS_SKIPPED = frozenset({".git"})
 
 
@@ -37,42 +39,6 @@ class IgnoreRule:
         return self.regex.match(subject) is not None
 
 
-def _pattern_regex(pattern: str) -> str:
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    while i < n:
-        c = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("/**", i) and i + 3 == n:
-            out.append("/.*")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif c == "*":
-            out.append("[^/]*")
-            i += 1
-        elif c == "?":
-            out.append("[^/]")
-            i += 1
-        elif c == "\\" and i + 1 < n:
-            out.append(re.escape(pattern[i + 1]))
-            i += 2
-        elif c == "[" and "]" in pattern[i + 2 :]:
-            end = pattern.index("]", i + 2)
-            body = pattern[i + 1 : end]
-            if body[:1] == "!":
-                body = "^" + body[1:]
-            out.append("[" + body + "]")
-            i = end + 1
-        else:
-            out.append(re.escape(c))
-            i += 1
-    return "".join(out) + r"\Z"
-
-
 def parse_ignore_lines(lines: list[str], base: str) -> list[IgnoreRule]:
     """The rules of one ignore file whose directory is `base` (relative to the walk root)."""
     rules: list[IgnoreRule] = []
@@ -92,7 +58,7 @@ def parse_ignore_lines(lines: list[str], base: str) -> list[IgnoreRule]:
         anchored = "/" in line
         line = line.lstrip("/")
         try:
-            regex = re.compile(_pattern_regex(line))
+            regex = glob_regex(line)
         except re.error:
             continue
         rules.append(IgnoreRule(base, regex, negated, dir_only, anchored))
