@@ -90,7 +90,8 @@ async def test_tool_loop_with_our_own_server(git_repo: Path, fake_model: Any) ->
     assert result.output == "The README is a demo title."
     assert result.data["mode"] == "sampling"
     first, second = fake_model.requests
-    assert [t["function"]["name"] for t in first["tools"]] == ["read_file"]  # allowedTools
+    assert [t["function"]["name"] for t in first["tools"]] == [
+        "read_file", "read_many_files"]  # the built-in read tools matching allowedTools
     tool_msg = next(m for m in second["messages"] if m["role"] == "tool")
     assert tool_msg["tool_call_id"] == "call_1" and "# demo" in tool_msg["content"]
     kinds = [(t["type"], t.get("tool_calls")) for t in handler.trace]

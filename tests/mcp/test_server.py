@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import subprocess
 from collections.abc import AsyncIterator
@@ -33,12 +34,13 @@ async def stdio_session(repo: Path, *flags: str, env: dict[str, str] | None = No
         yield session
 
 
-async def test_stdio_tools_listed_and_search_in_raw_mode(git_repo: Path) -> None:
+async def test_stdio_tools_listed_search_and_review_in_raw_mode(git_repo: Path) -> None:
     progress: list[str] = []
 
     async def on_progress(value: float, total: float | None, message: str | None) -> None:
         progress.append(message or "")
 
+    (git_repo / "app.py").write_text("import os\n\ndef greet(name):\n    return 'Hi ' + name\n")
     async with stdio_session(git_repo) as session:
         tools = {t.name: t for t in (await session.list_tools()).tools}
         assert set(tools) == EXPECTED_TOOLS
@@ -46,29 +48,77 @@ async def test_stdio_tools_listed_and_search_in_raw_mode(git_repo: Path) -> None
         assert tools["agent_delegate"].input_schema["properties"]["goal"]["type"] == "string"
         result = await session.call_tool("search", {"query": "greet"},
                                          progress_callback=on_progress)
+        review = await session.call_tool("review", {})
     assert not result.is_error
     assert result.meta == {"mode": "raw"}
     data = result.structured_content
     assert data["mode"] == "raw"
-    assert data["raw_data"]["matches"][0] == {"path": "app.py", "line": 1,
-                                              "text": "def greet(name):"}
+    assert data["raw_data"]["matches"] == [{"path": "app.py", "line": 3,
+                                            "text": "def greet(name):"}]
     assert "match 'greet'" in data["summary"]
-    assert progress[0] == "gathering data"
+    assert data["tools_executed"] == ["glob", "grep"]  # the built-in tools ran
+    assert progress[0] == "search: raw mode" and "mcp: grep" in progress[1]
+
+    # review without a model: the diff and the linter's findings at file:line
+    assert not review.is_error, review.content
+    assert review.meta == {"mode": "raw"}
+    raw = review.structured_content["raw_data"]
+    assert "+import os" in raw["diff"] and raw["files"] == ["app.py"]
+    assert {(f["file"], f["line"], f["source"]) for f in raw["findings"]} == {
+        ("app.py", 1, "ruff")}
+    assert "F401" in {f["message"].split()[0] for f in raw["findings"]}  # os imported, unused
+    assert raw["model_ran"] is False and "model review was skipped" in " ".join(raw["notes"])
+    assert "| app.py:1 |" in review.content[0].text
 
 
-async def test_review_with_our_own_model(git_repo: Path, fake_model: Any) -> None:
-    fake_model.script(ScriptedTurn(text="app.py:2 uses string concatenation; fine."))
-    (git_repo / "app.py").write_text("def greet(name):\n    password = 'hunter2hunter2'\n")
+async def test_search_and_review_run_our_agents(git_repo: Path, fake_model: Any) -> None:
+    """Own-model mode: the search and review specialists run in the agent loop (tool calls,
+    structured results) and their events reach the client as progress notifications."""
+    found = {"query": "greet", "summary": "greet is defined in app.py", "confidence": 0.9,
+             "findings": [{"file": "app.py", "line": 3, "snippet": "def greet(name):"}]}
+    verdict = {"files_reviewed": ["app.py"], "summary": "one secret", "approved": False,
+               "findings": [{"severity": "critical", "file": "app.py", "line": 4,
+                             "message": "hard-coded password", "category": "security",
+                             "suggested_fix": "read it from the environment"}]}
+    fake_model.script(
+        ScriptedTurn(tool_calls=[{"name": "grep", "arguments": {"pattern": "def greet"}}]),
+        ScriptedTurn(text=json.dumps(found)),
+        ScriptedTurn(text=json.dumps(verdict)),
+    )
+    (git_repo / "app.py").write_text(
+        "import os\n\ndef greet(name):\n    password = 'hunter2hunter2'\n    return name\n")
+    progress: list[str] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append(message or "")
+
     async with stdio_session(git_repo, "--model", "openai/fake-model",
                              "--api-base", fake_model.openai_base,
                              env={"OPENAI_API_KEY": "sk-test"}) as session:
-        result = await session.call_tool("review", {})
-    assert not result.is_error, result.content
-    assert result.meta == {"mode": "own-model"}
-    assert result.content[0].text == "app.py:2 uses string concatenation; fine."
-    assert result.structured_content["llm_model"].endswith("fake-model")
-    prompt = fake_model.requests[0]["messages"][-1]["content"]
-    assert "hunter2hunter2" in prompt and "possible hard-coded secret" in prompt
+        search = await session.call_tool("search", {"query": "greet"},
+                                         progress_callback=on_progress)
+        review = await session.call_tool("review", {})
+    assert not search.is_error, search.content
+    assert search.meta == {"mode": "own-model"}
+    assert search.structured_content["result"]["findings"][0]["line"] == 3
+    assert search.structured_content["llm_model"].endswith("fake-model")
+    assert "grep" in search.structured_content["tools_executed"]
+    assert "search agent started" in progress and "search agent done" in progress
+    assert any(m.startswith("search-1: grep") for m in progress)
+    tool_reply = next(m for m in fake_model.requests[1]["messages"] if m["role"] == "tool")
+    assert "app.py:3:def greet(name):" in tool_reply["content"]  # the real grep ran
+
+    assert not review.is_error, review.content
+    assert review.meta == {"mode": "own-model"}
+    findings = {(f["file"], f["line"], f["source"])
+                for f in review.structured_content["result"]["findings"]}
+    assert {("app.py", 1, "ruff"), ("app.py", 4, "model")} <= findings
+    assert "| critical | app.py:4 | hard-coded password |" in review.content[0].text
+    prompt = fake_model.requests[2]["messages"][-1]["content"]
+    assert "hunter2hunter2" in prompt and "F401" in prompt  # the diff and the linter's finding
+    offered = {t["function"]["name"] for t in fake_model.requests[2]["tools"]}
+    assert offered == {"read_file", "read_many_files", "glob", "grep", "git_diff", "git_status",
+                       "repo_map"}  # the review spec's tools, nothing that writes or runs
 
 
 async def test_agent_tool_thinks_with_the_clients_model(git_repo: Path) -> None:
@@ -96,11 +146,33 @@ async def test_writes_refused_without_explicit_permission_mode(git_repo: Path) -
         draft = await session.call_tool("init", {})
     assert refused.is_error and "--permission-mode" in refused.content[0].text
     assert not (git_repo / "VALARMIND.md").exists()
-    assert "# VALARMIND.md" in draft.structured_content["raw_data"]["draft"]
+    text = draft.structured_content["raw_data"]["draft"]
+    assert text.startswith("# repo\n") and "## Objective" in text
+    assert draft.content[0].text == text
     async with stdio_session(git_repo, "--permission-mode", "accept-edits") as session:
         written = await session.call_tool("init", {"write": True})
+        qa = await session.call_tool("qa", {"run": True})
     assert not written.is_error and written.structured_content["written"] == "VALARMIND.md"
-    assert (git_repo / "VALARMIND.md").read_text().startswith("# VALARMIND.md")
+    assert (git_repo / "VALARMIND.md").read_text() == text
+    assert qa.is_error and "--permission-mode bypass" in qa.content[0].text
+
+
+async def test_qa_runs_detected_commands_only_in_bypass(git_repo: Path) -> None:
+    (git_repo / "Makefile").write_text(
+        "lint:\n\t@echo lint-ok\n\ntest:\n\t@echo 3 failed; exit 1\n")
+    async with stdio_session(git_repo) as session:
+        listed = await session.call_tool("qa", {})
+    assert [c["command"] for c in listed.structured_content["raw_data"]["commands"]] == [
+        "make lint", "make test"]
+    assert "results" not in listed.structured_content["raw_data"]
+    async with stdio_session(git_repo, "--permission-mode", "bypass") as session:
+        ran = await session.call_tool("qa", {"run": True})
+    assert not ran.is_error, ran.content
+    results = {r["command"]: r for r in ran.structured_content["raw_data"]["results"]}
+    assert results["make lint"]["passed"] and "lint-ok" in results["make lint"]["output"]
+    assert not results["make test"]["passed"] and "3 failed" in results["make test"]["output"]
+    assert "1 failed: make test" in ran.structured_content["summary"]
+    assert ran.structured_content["tools_executed"] == ["bash"]
 
 
 async def test_streamable_http(git_repo: Path, http_process: list) -> None:

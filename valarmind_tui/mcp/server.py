@@ -5,6 +5,8 @@ Each call picks its mode (seed 003) and reports it in `structuredContent.mode` a
   (sampling/createMessage; with tools when the client supports them, SEP-1577: we run the tools);
 - "own-model": a model is configured here, so the agent thinks with ours;
 - "raw": neither; the gathered data and a one-line summary are returned for the caller's model.
+In both thinking modes the matching specialist runs in the project's agent loop (read-only tools,
+plan-mode gate); its events become progress notifications.
 Writes (init write=true) and commands (qa run=true) are refused unless the server was started
 with an explicit --permission-mode that allows them.
 """
@@ -20,9 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from valarmind_tui import __version__
+from valarmind_tui.bus import EventBus
 from valarmind_tui.config import Settings
-from valarmind_tui.mcp.server_think import Thinker, choose_thinker, delegate_loop
-from valarmind_tui.mcp.server_tools import ALL_TOOLS, ServerTool
+from valarmind_tui.mcp.server_think import Call, choose_provider, forward_progress
+from valarmind_tui.mcp.server_tools import ALL_TOOLS
 
 WRITE_MODES = ("accept-edits", "bypass")
 EXECUTE_MODES = ("bypass",)
@@ -61,29 +64,30 @@ class ValarMindMcpServer:
         started = time.perf_counter()
         progress = _Progress(ctx)
         try:
-            await progress("gathering data")
-            raw = tool.gather(self.root, arguments) if tool.gather else None
-            thinker = choose_thinker(ctx, self.settings)
-            text, model, mode = await self._think(tool, arguments, raw, thinker, progress)
+            provider, mode = choose_provider(ctx, self.settings)
+            call = Call(self.root, arguments, self.settings, provider, EventBus(),
+                        explicit_mode=self.explicit_mode)
+            await progress(f"{name}: {mode} mode")
+            async with forward_progress(call.bus, progress, call.tools_used):
+                answer = await tool.run(call)
         except Exception as exc:  # a tool failure is a result the caller can read
             return _error(f"{name} failed: {exc}")
-        extra = await self._side_effects(name, arguments, raw, text)
+        if answer.error:
+            return _error(f"{name}: {answer.error}")
         structured: dict[str, Any] = {
-            "mode": mode, "summary": tool.summarize(raw) if raw is not None else "",
-            "tools_executed": [name] if tool.gather else [],
-            "execution_time_ms": round((time.perf_counter() - started) * 1000), **extra,
+            "mode": mode, "summary": answer.summary,
+            "tools_executed": sorted(set(call.tools_used)),
+            "execution_time_ms": round((time.perf_counter() - started) * 1000), **answer.extra,
         }
-        if mode == "raw":
-            structured["raw_data"] = raw
-            body = _raw_body(tool, raw, structured["summary"])
+        if provider is None:
+            structured["raw_data"] = answer.data
         else:
-            structured["result"] = text
-            structured["llm_model"] = model
-            body = text
-        await progress("done", final=True)
+            structured["result"] = answer.data
+            structured["llm_model"] = provider.model
+        await progress("done")
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=body)], structured_content=structured,
-            _meta={"mode": mode},
+            content=[types.TextContent(type="text", text=answer.text)],
+            structured_content=structured, _meta={"mode": mode},
         )
 
     def _refusal(self, name: str, args: dict[str, Any]) -> str | None:
@@ -95,35 +99,6 @@ class ValarMindMcpServer:
                     "--permission-mode bypass")
         return None
 
-    async def _think(
-        self, tool: ServerTool, args: dict[str, Any], raw: Any, thinker: Thinker | None,
-        progress: _Progress,
-    ) -> tuple[str, str | None, str]:
-        if tool.name == "qa" and args.get("run"):
-            from valarmind_tui.mcp.server_data import run_command
-
-            raw["results"] = [run_command(self.root, c) for c in raw["commands"]]
-        if thinker is None:
-            return "", None, "raw"
-        await progress(f"thinking ({thinker.mode})")
-        if tool.name == "agent_delegate":
-            text, model = await delegate_loop(thinker, self.root, tool, args, progress)
-        else:
-            text, model = await thinker.answer(tool.system, tool.prompt(args, raw))
-        return text, model, thinker.mode
-
-    async def _side_effects(
-        self, name: str, args: dict[str, Any], raw: Any, text: str
-    ) -> dict[str, Any]:
-        if name == "init" and args.get("write"):
-            content = text.strip() + "\n" if text.strip() else raw["draft"]
-            target = self.root / "VALARMIND.md"
-            tmp = target.with_suffix(".md.tmp")
-            tmp.write_text(content, encoding="utf-8")
-            tmp.replace(target)
-            return {"written": "VALARMIND.md"}
-        return {}
-
 
 class _Progress:
     """notifications/progress for the current call (a no-op when no token was sent)."""
@@ -132,12 +107,10 @@ class _Progress:
         self.ctx = ctx
         self.step = 0
 
-    async def __call__(self, message: str, *, final: bool = False) -> None:
+    async def __call__(self, message: str) -> None:
         self.step += 1
         try:
-            await self.ctx.session.report_progress(
-                float(self.step), None, message
-            )
+            await self.ctx.session.report_progress(float(self.step), None, message)
         except Exception:  # progress is best effort
             logging.getLogger(__name__).debug("progress failed", exc_info=True)
 
@@ -147,15 +120,6 @@ def _error(message: str) -> Any:
 
     return types.CallToolResult(content=[types.TextContent(type="text", text=message)],
                                 is_error=True)
-
-
-def _raw_body(tool: ServerTool, raw: Any, summary: str) -> str:
-    import json
-
-    if raw is None:
-        return (f"No model is available to {tool.name} (the client does not support sampling and "
-                f"no model is configured). The task for your model:\n\n{tool.system}")
-    return f"{summary}\n\n{json.dumps(raw, indent=1, ensure_ascii=False)[:100_000]}"
 
 
 def build_server(settings: Settings, root: Path, *, explicit_mode: str | None = None) -> Any:

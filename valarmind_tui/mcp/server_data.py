@@ -1,216 +1,189 @@
-"""Raw data the MCP server's tools gather before (or instead of) any model: seed 003's IDE mode.
+"""The project tools of `valarmind mcp serve` (review, search, init, qa) over the real modules.
 
-Minimal local implementations (grep/glob search, git diff with static findings, the init draft,
-QA command detection, read-only file tools for agent_delegate). They read only inside the
-project root; nothing here writes or runs anything but `git` and, when asked, a QA command.
+Each gathers its data with the project's own code (run_review, the grep/glob tools,
+generate_valarmind_md, detect_commands) and, when a model thinks (`call.provider`), hands it to
+the matching specialist agent; with no model the data itself is the answer (raw mode).
 """
 
 from __future__ import annotations
 
-import fnmatch
+import itertools
 import json
-import os
 import re
-import shutil
-import subprocess
-from pathlib import Path
+from dataclasses import asdict
 from typing import Any
 
-SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache", ".ruff_cache",
-             ".pytest_cache", "dist", "build", ".tox", ".cache", ".import_linter_cache"}
-MAX_FILE_BYTES = 512_000
+from valarmind_tui.agents.delegate import DelegationResult
+from valarmind_tui.agents.results import result_dict
+from valarmind_tui.events import ToolCallFinished, ToolCallStarted
+from valarmind_tui.mcp.server_think import Answer, Call
+from valarmind_tui.safety.approval import PermissionMode, PolicyApprover
+from valarmind_tui.safety.gate import PermissionGate
+from valarmind_tui.safety.permissions import AgentPermissions
+from valarmind_tui.tools.base import Tool, ToolContext, ToolResult
+
+MAX_JSON_CHARS = 100_000
+QA_OUTPUT_CHARS = 8_000
+_ids = itertools.count(1)
 
 
-def inside(root: Path, path: str) -> Path:
-    """`path` resolved (symlinks too) inside `root`; ValueError when it escapes."""
-    resolved = (root / path).resolve()
-    if resolved != root and root not in resolved.parents:
-        raise ValueError(f"{path}: outside the project")
-    return resolved
+def dump(value: Any, limit: int = MAX_JSON_CHARS) -> str:
+    return json.dumps(value, indent=1, ensure_ascii=False, default=str)[:limit]
 
 
-def walk_files(root: Path, pattern: str | None = None, limit: int = 5000) -> list[str]:
-    """Project-relative file paths, skipping VCS/build/vendor directories."""
-    found: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
-        for name in sorted(filenames):
-            rel = os.path.relpath(os.path.join(dirpath, name), root)
-            if pattern and not (fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(name, pattern)):
-                continue
-            found.append(rel)
-            if len(found) >= limit:
-                return found
-    return found
+async def run_tool(
+    call: Call, tool: Tool, arguments: dict[str, Any], *, gate: PermissionGate | None = None,
+    permissions: AgentPermissions | None = None,
+) -> ToolResult:
+    """One built-in tool, through the permission gate (plan mode unless given), published as
+    ToolCallStarted/Finished like an agent's call."""
+    gate = gate or PermissionGate(call.root, PolicyApprover(), mode=PermissionMode.PLAN,
+                                  rules=call.settings.permissions, bus=call.bus)
+    ctx = ToolContext(project_root=call.root, agent_id="mcp")
+    call_id = f"mcp-{next(_ids)}"
+    call.bus.publish(ToolCallStarted(agent_id="mcp", call_id=call_id, name=tool.name,
+                                     arguments=arguments))
+    params = tool.parse(arguments)
+    decision = await gate.check(tool, params, ctx, permissions or AgentPermissions())
+    if decision.allowed:
+        result = await tool.run(params, ctx)
+        status = "error" if result.is_error else "ok"
+    else:
+        result, status = ToolResult.error(f"Denied: {decision.reason}"), "denied"
+    call.bus.publish(ToolCallFinished(agent_id="mcp", call_id=call_id, name=tool.name,
+                                      status=status, output=result.output[:2000]))
+    return result
 
 
-def grep(root: Path, query: str, glob: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
-    """Lines matching `query` (a regex; a literal when it does not compile)."""
+def from_delegation(result: DelegationResult, summary: str = "") -> Answer:
+    """A specialist's run as the tool's answer (its validated result when it has one)."""
+    if result.status in ("failed", "cancelled", "timeout"):
+        why = result.problem or result.text or "no output"
+        return Answer(result.text, error=f"the {result.agent} agent {result.status}: {why}")
+    data: Any = result_dict(result.result) if result.result is not None else result.text
+    extra: dict[str, Any] = {"status": result.status}
+    if result.problem:
+        extra["problem"] = result.problem
+    return Answer(result.text, data, summary, extra)
+
+
+# -- review -------------------------------------------------------------------------------
+async def review(call: Call) -> Answer:
+    """run_review: the diff and the linters' findings; the review agent when a model thinks."""
+    from valarmind_tui.agents.review import run_review
+
+    words = [call.args["target"]] if call.args.get("target") else []
+    words += [str(p) for p in call.args.get("paths") or []]
+    delegator = call.delegator() if call.provider is not None else None
+    report = await run_review(call.root, words, delegator=delegator, settings=call.settings,
+                              bus=call.bus)
+    call.tools_used += ["git_diff", *report.linters]
+    static = [f for f in report.findings if f.source != "model"]
+    summary = (f"Review of {report.target}: {len(report.files)} file(s), {len(static)} static "
+               f"finding(s) ({', '.join(report.linters) or 'no linter ran'})")
+    data = report.to_dict()
+    text = report.to_markdown()
+    if call.provider is None:
+        data["diff"] = report.diff
+        if report.diff:
+            text += f"\n\n```diff\n{report.diff[:MAX_JSON_CHARS]}\n```"
+    return Answer(text, data, summary)
+
+
+# -- search -------------------------------------------------------------------------------
+async def gather_search(call: Call) -> dict[str, Any]:
+    """Paths containing the query and lines matching it, by the glob and grep tools."""
+    from valarmind_tui.tools.glob import Glob
+    from valarmind_tui.tools.grep import Grep
+
+    query = str(call.args["query"])
+    limit = int(call.args.get("max_results") or 50)
+    pattern = query
     try:
-        rx = re.compile(query, re.IGNORECASE)
-    except re.error:
-        rx = re.compile(re.escape(query), re.IGNORECASE)
-    hits: list[dict[str, Any]] = []
-    for rel in walk_files(root, glob):
-        path = root / rel
-        try:
-            if path.stat().st_size > MAX_FILE_BYTES:
-                continue
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-        for number, line in enumerate(text.splitlines(), 1):
-            if rx.search(line):
-                hits.append({"path": rel, "line": number, "text": line.strip()[:200]})
-                if len(hits) >= limit:
-                    return hits
-    return hits
+        re.compile(query)
+    except re.error:  # not a regular expression: search for the text
+        pattern = re.escape(query)
+    grep_args: dict[str, Any] = {"pattern": pattern, "ignore_case": True}
+    if call.args.get("glob"):
+        grep_args["glob"] = call.args["glob"]
+    found = await run_tool(call, Grep(), grep_args)
+    if found.is_error:
+        raise ValueError(found.output)
+    listed = await run_tool(call, Glob(), {"pattern": call.args.get("glob") or "**/*"})
+    files = (listed.data or {}).get("files", []) if not listed.is_error else []
+    matches = (found.data or {}).get("matches", [])
+    return {
+        "query": query,
+        "files": [f for f in files if query.lower() in f.lower()][:limit],
+        "matches": [{"path": p, "line": n, "text": t.strip()[:200]} for p, n, t in matches][:limit],
+        "total_matches": (found.data or {}).get("total", 0),
+    }
 
 
-def search(root: Path, query: str, glob: str | None = None, limit: int = 50) -> dict[str, Any]:
-    """Files whose path matches, and content matches."""
-    lowered = query.lower()
-    names = [p for p in walk_files(root, glob) if lowered in p.lower()][:limit]
-    return {"query": query, "files": names, "matches": grep(root, query, glob, limit)}
+async def search(call: Call) -> Answer:
+    raw = await gather_search(call)
+    summary = (f"{len(raw['files'])} file name(s) and {raw['total_matches']} line(s) match "
+               f"{raw['query']!r}")
+    if call.provider is None:
+        return Answer(f"{summary}\n\n{dump(raw)}", raw, summary)
+    result = await call.delegator().run(
+        "search", f"Find in the project: {raw['query']}",
+        context=f"A first grep/glob pass found:\n{dump(raw, 20_000)}")
+    return from_delegation(result, summary)
 
 
-def _git(root: Path, *args: str) -> str:
-    out = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=30,
-                         env={**os.environ, "GIT_PAGER": "cat"})
-    if out.returncode != 0:
-        raise RuntimeError(out.stderr.strip() or f"git {' '.join(args)} failed")
-    return out.stdout
+# -- init ---------------------------------------------------------------------------------
+async def init(call: Call) -> Answer:
+    """VALARMIND.md from the project's signals (a deterministic draft without a model); written
+    only when asked (the server refuses `write` without a permission mode that allows it)."""
+    from valarmind_tui.context.init_agent import generate_valarmind_md, write_valarmind_md
+
+    result = await generate_valarmind_md(call.root, call.provider)
+    data = {"draft": result.text, "mode": result.mode, "tokens": result.tokens,
+            "diff_vs_existing": result.diff_vs_existing,
+            "drafted_without_model": result.drafted_without_model}
+    how = "without a model" if result.drafted_without_model else "by the model"
+    summary = f"VALARMIND.md ({result.mode}), {result.tokens} tokens, drafted {how}"
+    extra: dict[str, Any] = {}
+    if call.args.get("write"):
+        write_valarmind_md(call.root, result.text)
+        extra["written"] = result.path
+    return Answer(result.text, data, summary, extra)
 
 
-_CHECKS: list[tuple[str, re.Pattern[str], str]] = [
-    ("secret", re.compile(r"(?i)(api[_-]?key|secret|password|token)\s*[:=]\s*['\"][^'\"]{6,}"),
-     "possible hard-coded secret"),
-    ("debug", re.compile(r"\b(breakpoint\(\)|pdb\.set_trace|console\.log|debugger;)"),
-     "debugging statement left in"),
-    ("todo", re.compile(r"\b(TODO|FIXME|XXX|HACK)\b"), "unfinished work marker"),
-    ("eval", re.compile(r"\b(eval|exec)\("), "dynamic code execution"),
-    ("shell", re.compile(r"shell\s*=\s*True|os\.system\("), "shell command built from strings"),
-]
+# -- qa -----------------------------------------------------------------------------------
+async def qa(call: Call) -> Answer:
+    """The project's detected commands; with `run` (allowed by the server's mode) their results
+    by the bash tool; with a model, the QA agent's verdict on them."""
+    from valarmind_tui.agents.project_commands import detect_commands
+
+    commands = detect_commands(call.root)
+    raw: dict[str, Any] = {"commands": [asdict(c) for c in commands]}
+    if call.args.get("run") and commands:
+        raw["results"] = await _run_commands(call, [c.command for c in commands])
+    summary = f"{len(commands)} command(s) detected"
+    if "results" in raw:
+        failed = [r["command"] for r in raw["results"] if not r["passed"]]
+        summary += f"; {len(failed)} failed" + (f": {', '.join(failed)}" if failed else "")
+    if call.provider is None:
+        return Answer(f"{summary}\n\n{dump(raw)}", raw, summary)
+    ran = "were run by ValarMind" if "results" in raw else "were NOT run (not allowed here)"
+    task = (f"The project's detected commands {ran}; the data follows. Do not run anything: "
+            f"judge from it (read files when that helps) and give your verdict.\n\n{dump(raw)}")
+    return from_delegation(await call.delegator().run("qa", task), summary)
 
 
-def static_findings(diff: str) -> list[dict[str, Any]]:
-    """Pattern checks over the added lines of a unified diff."""
-    findings: list[dict[str, Any]] = []
-    path, line_no = "", 0
-    for raw in diff.splitlines():
-        if raw.startswith("+++ "):
-            path = raw[6:] if raw.startswith("+++ b/") else raw[4:]
-            continue
-        hunk = re.match(r"^@@ -\d+(?:,\d+)? \+(\d+)", raw)
-        if hunk:
-            line_no = int(hunk.group(1)) - 1
-            continue
-        if raw.startswith("+"):
-            line_no += 1
-            for kind, rx, message in _CHECKS:
-                if rx.search(raw):
-                    findings.append({"path": path, "line": line_no, "kind": kind,
-                                     "message": message, "text": raw[1:].strip()[:160]})
-            if len(raw) > 121:
-                findings.append({"path": path, "line": line_no, "kind": "style",
-                                 "message": "line longer than 120 characters", "text": ""})
-        elif not raw.startswith("-"):
-            line_no += 1
-    return findings
+async def _run_commands(call: Call, commands: list[str]) -> list[dict[str, Any]]:
+    from valarmind_tui.tools.bash import Bash
 
-
-def review(root: Path, target: str | None = None, paths: list[str] | None = None) -> dict[str, Any]:
-    """The diff to review (working tree incl. staged, or a ref range) and static findings."""
-    rest = ["--", *paths] if paths else []
-    try:
-        diff = _git(root, "diff", "--no-color", target or "HEAD", *rest)
-        stat = _git(root, "diff", "--stat", target or "HEAD", *rest)
-    except RuntimeError:  # no commit yet: the unstaged diff
-        diff = _git(root, "diff", "--no-color", *rest)
-        stat = _git(root, "diff", "--stat", *rest)
-    untracked = _git(root, "ls-files", "--others", "--exclude-standard").split()
-    return {"target": target or "working tree", "diff": diff[:100_000], "stat": stat.strip(),
-            "untracked": untracked[:100], "findings": static_findings(diff)}
-
-
-_MARKERS = {
-    "pyproject.toml": ("Python", "pytest"), "setup.py": ("Python", "pytest"),
-    "package.json": ("JavaScript/TypeScript", "npm test"), "Cargo.toml": ("Rust", "cargo test"),
-    "go.mod": ("Go", "go test ./..."), "Makefile": (None, "make test"),
-}
-
-
-def qa_commands(root: Path) -> list[str]:
-    """Test/lint commands the project appears to use."""
-    commands: list[str] = []
-    for marker, (_, command) in _MARKERS.items():
-        if (root / marker).exists() and command not in commands:
-            commands.append(command)
-    if not commands and any(p.endswith(".py") and "test" in p for p in walk_files(root, "*.py")):
-        commands.append("pytest")
-    return commands
-
-
-def init_draft(root: Path) -> dict[str, Any]:
-    """A deterministic VALARMIND.md draft: languages, layout, commands, README summary."""
-    files = walk_files(root)
-    counts: dict[str, int] = {}
-    for rel in files:
-        ext = Path(rel).suffix or Path(rel).name
-        counts[ext] = counts.get(ext, 0) + 1
-    languages = sorted({lang for m, (lang, _) in _MARKERS.items() if lang and (root / m).exists()})
-    top = sorted({rel.split(os.sep, 1)[0] for rel in files})[:30]
-    readme = next((root / n for n in ("README.md", "README.rst", "README") if (root / n).exists()),
-                  None)
-    intro = readme.read_text(encoding="utf-8", errors="replace")[:600].strip() if readme else ""
-    commands = qa_commands(root)
-    lines = ["# VALARMIND.md", "", "## Project", "", intro or "(no README found)", "",
-             "## Layout", ""] + [f"- `{t}`" for t in top] + ["", "## Commands", ""]
-    lines += [f"- `{c}`" for c in commands] or ["- (none detected)"]
-    if languages:
-        lines += ["", "## Languages", "", ", ".join(languages)]
-    return {"draft": "\n".join(lines) + "\n", "languages": languages, "commands": commands,
-            "file_count": len(files),
-            "extensions": dict(sorted(counts.items(), key=lambda kv: -kv[1])[:10])}
-
-
-def run_command(root: Path, command: str, timeout_s: float = 300) -> dict[str, Any]:
-    """Run one detected QA command (only when the server's permission mode allows it)."""
-    argv = command.split()
-    if shutil.which(argv[0]) is None:
-        return {"command": command, "exit_code": None, "output": f"{argv[0]}: not found"}
-    out = subprocess.run(argv, cwd=root, capture_output=True, text=True, timeout=timeout_s)
-    return {"command": command, "exit_code": out.returncode,
-            "output": (out.stdout + out.stderr)[-8000:]}
-
-
-# Read-only tools the agent_delegate loop offers to the model (sampling or own model).
-LOCAL_TOOLS: dict[str, dict[str, Any]] = {
-    "read_file": {"description": "Read a text file of the project.",
-                  "schema": {"type": "object", "properties": {"path": {"type": "string"}},
-                             "required": ["path"]}},
-    "list_files": {"description": "List project files, optionally matching a glob.",
-                   "schema": {"type": "object", "properties": {"glob": {"type": "string"}}}},
-    "grep": {"description": "Search file contents with a regular expression.",
-             "schema": {"type": "object", "properties": {"pattern": {"type": "string"},
-                                                         "glob": {"type": "string"}},
-                        "required": ["pattern"]}},
-    "git_diff": {"description": "The working tree's diff against HEAD.",
-                 "schema": {"type": "object", "properties": {}}},
-}
-
-
-def run_local_tool(root: Path, name: str, args: dict[str, Any]) -> tuple[str, bool]:
-    """(output, is_error) of one LOCAL_TOOLS call."""
-    try:
-        if name == "read_file":
-            return inside(root, str(args["path"])).read_text(encoding="utf-8")[:50_000], False
-        if name == "list_files":
-            return "\n".join(walk_files(root, args.get("glob"), limit=500)), False
-        if name == "grep":
-            return json.dumps(grep(root, str(args["pattern"]), args.get("glob"))), False
-        if name == "git_diff":
-            return _git(root, "diff", "--no-color", "HEAD")[:50_000], False
-        return f"unknown tool {name}", True
-    except (KeyError, ValueError, OSError, RuntimeError, UnicodeDecodeError) as exc:
-        return f"{name} failed: {exc}", True
+    mode = PermissionMode(call.explicit_mode or PermissionMode.DEFAULT)
+    gate = PermissionGate(call.root, PolicyApprover(allow_execute=True), mode=mode,
+                          rules=call.settings.permissions, bus=call.bus)
+    only_these = AgentPermissions(execute=True, execute_allow=tuple(commands))
+    results = []
+    for command in commands:
+        out = await run_tool(call, Bash(), {"command": command}, gate=gate,
+                             permissions=only_these)
+        results.append({"command": command, "passed": not out.is_error,
+                        "output": out.output[-QA_OUTPUT_CHARS:]})
+    return results

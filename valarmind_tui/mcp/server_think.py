@@ -1,150 +1,271 @@
-"""Who thinks for a server tool call: the client's model (sampling) or ours (own-model).
+"""Who thinks for a server tool call, and the agents that do it.
 
-Both speak MCP sampling messages, so agent_delegate's tool loop (SEP-1577: the server runs the
-tools the model asks for and sends the results back) is the same code for both.
+The client's model (sampling/createMessage) is wrapped as a `Provider`, so every mode that
+thinks runs the same code: the project's real agent loop (`Delegator` → `AgentLoop`) with the
+specialist's spec, read-only tools and a plan-mode gate. Its events go to a per-call bus that
+`forward_progress` turns into MCP progress notifications.
 """
 
 from __future__ import annotations
 
-import fnmatch
+import asyncio
+import contextlib
+import json
 import warnings
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from valarmind_tui.agents.delegate import Delegator
+from valarmind_tui.agents.loop import LoopDeps
+from valarmind_tui.agents.registry import AgentRegistry
+from valarmind_tui.agents.spec import AgentSpec
+from valarmind_tui.bus import EventBus
 from valarmind_tui.config import Settings
-from valarmind_tui.mcp.server_data import LOCAL_TOOLS, run_local_tool
+from valarmind_tui.errors import ProviderError
+from valarmind_tui.events import (
+    AgentFinished,
+    AgentSpawned,
+    Event,
+    Notice,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnStarted,
+)
+from valarmind_tui.providers.base import (
+    AssistantTurn,
+    ModelRequest,
+    Provider,
+    StreamChunk,
+    TextPiece,
+    ToolCall,
+    TurnComplete,
+)
+from valarmind_tui.safety.approval import PermissionMode, PolicyApprover
+from valarmind_tui.safety.gate import PermissionGate
+from valarmind_tui.tools.base import Risk, ToolContext
+from valarmind_tui.tools.builtin import builtin_tools
+from valarmind_tui.tools.registry import ToolRegistry
 
-MAX_TOKENS = 4096
-DEFAULT_ITERATIONS = 5
+DEFAULT_MAX_TOKENS = 4096
+Progress = Callable[[str], Awaitable[None]]
 
 
-class Thinker:
-    """One model turn over MCP sampling messages."""
+@dataclass
+class Call:
+    """One tool call to the server: its arguments and who thinks (no provider: raw mode)."""
 
-    mode = "?"
+    root: Path
+    args: dict[str, Any]
+    settings: Settings
+    provider: Provider | None
+    bus: EventBus
+    explicit_mode: str | None = None
+    """The --permission-mode the server was started with."""
+    tools_used: list[str] = field(default_factory=list)
 
-    async def turn(self, system: str, messages: list[Any], tools: list[Any] | None) -> Any:
-        """A CreateMessageResult(WithTools)-like object: `.content`, `.model`, `.stop_reason`."""
-        raise NotImplementedError
+    def delegator(self, *extra_specs: AgentSpec) -> Delegator:
+        assert self.provider is not None, "raw mode runs no agent"
+        return server_delegator(self.root, self.settings, self.provider, self.bus, extra_specs)
 
-    async def answer(self, system: str, prompt: str) -> tuple[str, str | None]:
-        import mcp_types as types
 
-        message = types.SamplingMessage(role="user",
-                                        content=types.TextContent(type="text", text=prompt))
-        result = await self.turn(system, [message], None)
-        return _text(result.content), result.model
+@dataclass
+class Answer:
+    """What a tool call returns: the text for the client and its structured data."""
+
+    text: str
+    data: Any = None
+    summary: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+    """More top-level fields of structuredContent (e.g. `written`)."""
+    error: str | None = None
+
+
+class SamplingProvider:
+    """The client's model as a Provider: one `sampling/createMessage` per model turn.
+
+    With a client that declared sampling tools (SEP-1577) the agent's tools are offered and the
+    loop runs the `tool_use` blocks it gets back; otherwise the model answers without tools."""
+
+    def __init__(self, ctx: Any) -> None:
+        self.ctx = ctx
+        caps = ctx.session.client_capabilities
+        self.supports_tools = bool(caps and caps.sampling and caps.sampling.tools is not None)
+        self._model = "client"
+
+    @property
+    def model(self) -> str:
+        """"client" until the first answer names the client's model."""
+        return self._model
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamChunk]:
+        system, messages = to_sampling_messages(request.messages)
+        tools = to_mcp_tools(request.tools) if self.supports_tools else None
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # sampling is deprecated in 2026-07-28, not ours
+                result = await self.ctx.session.create_message(
+                    messages, max_tokens=request.max_tokens or DEFAULT_MAX_TOKENS,
+                    system_prompt=system, tools=tools or None,
+                    related_request_id=self.ctx.request_id,
+                )
+        except Exception as exc:  # the client refused or failed: the loop reports it
+            raise ProviderError(f"the client's model did not answer: {exc}") from exc
+        self._model = result.model or self._model
+        blocks = _blocks(result.content)
+        text = "\n".join(b.text for b in blocks if getattr(b, "type", "") == "text")
+        calls = tuple(
+            ToolCall(id=b.id, name=b.name, arguments=dict(b.input or {}),
+                     raw_arguments=json.dumps(b.input or {}))
+            for b in blocks if getattr(b, "type", "") == "tool_use"
+        )
+        if text:
+            yield TextPiece(text)
+        yield TurnComplete(AssistantTurn(text=text, tool_calls=calls,
+                                         finish_reason=result.stop_reason))
 
 
 def _blocks(content: Any) -> list[Any]:
     return content if isinstance(content, list) else [content]
 
 
-def _text(content: Any) -> str:
-    return "\n".join(b.text for b in _blocks(content) if getattr(b, "type", "") == "text")
+def to_sampling_messages(messages: list[dict[str, Any]]) -> tuple[str | None, list[Any]]:
+    """OpenAI chat messages (the loop's history) as (system prompt, MCP sampling messages);
+    consecutive tool results become one user message of `tool_result` blocks."""
+    import mcp_types as types
+
+    system: list[str] = []
+    out: list[Any] = []
+    results: list[Any] = []
+
+    def flush() -> None:
+        if results:
+            out.append(types.SamplingMessage(role="user", content=list(results)))
+            results.clear()
+
+    for message in messages:
+        role, content = message.get("role"), _content_text(message.get("content"))
+        if role == "system":
+            system.append(content)
+        elif role == "tool":
+            results.append(types.ToolResultContent(
+                type="tool_result", tool_use_id=message["tool_call_id"],
+                content=[types.TextContent(type="text", text=content)]))
+        else:
+            flush()
+            blocks: list[Any] = [types.TextContent(type="text", text=content)] if content else []
+            for call in message.get("tool_calls") or []:
+                function = call["function"]
+                blocks.append(types.ToolUseContent(
+                    type="tool_use", id=call["id"], name=function["name"],
+                    input=_arguments(function.get("arguments"))))
+            if not blocks:
+                blocks = [types.TextContent(type="text", text="")]
+            role = "assistant" if role == "assistant" else "user"
+            out.append(types.SamplingMessage(role=role,
+                                             content=blocks if len(blocks) > 1 else blocks[0]))
+    flush()
+    return "\n\n".join(system) or None, out
 
 
-class SamplingThinker(Thinker):
-    """The client's model, through sampling/createMessage on this request's channel."""
-
-    mode = "sampling"
-
-    def __init__(self, ctx: Any) -> None:
-        self.ctx = ctx
-        caps = ctx.session.client_capabilities
-        self.supports_tools = bool(caps and caps.sampling and caps.sampling.tools is not None)
-
-    async def turn(self, system: str, messages: list[Any], tools: list[Any] | None) -> Any:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # sampling is deprecated in 2026-07-28, not in ours
-            return await self.ctx.session.create_message(
-                messages, max_tokens=MAX_TOKENS, system_prompt=system,
-                tools=tools if tools and self.supports_tools else None,
-                related_request_id=self.ctx.request_id,
-            )
+def _content_text(content: Any) -> str:
+    if isinstance(content, list):  # multimodal parts: the text ones
+        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return str(content or "")
 
 
-class OwnThinker(Thinker):
-    """ValarMind's configured model (LiteLLM provider)."""
-
-    mode = "own-model"
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-        self.supports_tools = True
-        self._provider: Any = None
-
-    async def turn(self, system: str, messages: list[Any], tools: list[Any] | None) -> Any:
-        import mcp_types as types
-
-        from valarmind_tui.mcp.sampling import to_openai_messages, to_openai_tools
-        from valarmind_tui.providers.base import ModelRequest, TurnComplete
-
-        if self._provider is None:
-            from valarmind_tui.providers.litellm_provider import provider_from_settings
-
-            self._provider = provider_from_settings(self.settings)
-        params = types.CreateMessageRequestParams(messages=messages, system_prompt=system,
-                                                  max_tokens=MAX_TOKENS, tools=tools)
-        request = ModelRequest(messages=to_openai_messages(params),
-                               tools=to_openai_tools(tools or []), max_tokens=MAX_TOKENS)
-        turn = None
-        async for chunk in self._provider.stream(request):
-            if isinstance(chunk, TurnComplete):
-                turn = chunk.turn
-        if turn is None:
-            raise RuntimeError("the model stream ended without a complete turn")
-        blocks: list[Any] = [types.TextContent(type="text", text=turn.text)] if turn.text else []
-        blocks += [types.ToolUseContent(type="tool_use", id=c.id, name=c.name, input=c.arguments)
-                   for c in turn.tool_calls]
-        return types.CreateMessageResultWithTools(
-            role="assistant", content=blocks or [types.TextContent(type="text", text="")],
-            model=self._provider.model, stop_reason="toolUse" if turn.tool_calls else "endTurn",
-        )
+def _arguments(raw: Any) -> dict[str, Any]:
+    if isinstance(raw, dict):
+        return raw
+    try:
+        value = json.loads(raw or "{}")
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
-def choose_thinker(ctx: Any, settings: Settings) -> Thinker | None:
-    """Sampling when the client declared it, else our model when one is configured, else None."""
+def to_mcp_tools(schemas: list[dict[str, Any]]) -> list[Any]:
+    """OpenAI function-tool schemas as MCP tools (what sampling requests carry)."""
+    import mcp_types as types
+
+    return [types.Tool(name=s["function"]["name"], description=s["function"].get("description"),
+                       input_schema=s["function"].get("parameters") or {"type": "object"})
+            for s in schemas]
+
+
+def choose_provider(ctx: Any, settings: Settings) -> tuple[Provider | None, str]:
+    """(provider, mode): the client's model when it declared sampling, else ours when one is
+    configured, else (None, "raw")."""
     caps = ctx.session.client_capabilities
     if caps is not None and caps.sampling is not None and ctx.session.can_send_request:
-        return SamplingThinker(ctx)
+        return SamplingProvider(ctx), "sampling"
     if settings.resolve_model():
-        return OwnThinker(settings)
+        from valarmind_tui.providers.litellm_provider import provider_from_settings
+
+        return provider_from_settings(settings), "own-model"
+    return None, "raw"
+
+
+def read_only_tools() -> ToolRegistry:
+    """The built-in tools that only read (what the server's agents may use)."""
+    return ToolRegistry(t for t in builtin_tools() if t.risk is Risk.READ)
+
+
+def server_delegator(
+    root: Path, settings: Settings, provider: Provider, bus: EventBus,
+    extra_specs: Iterable[AgentSpec] = (),
+) -> Delegator:
+    """Specialists for one call: the project's agent registry (plus the agent_* tools' specs),
+    read-only tools and a plan-mode gate whose policy refuses anything else."""
+    registry = AgentRegistry.load(root, settings)
+    for spec in extra_specs:
+        registry.add(spec)
+    gate = PermissionGate(root, PolicyApprover(), mode=PermissionMode.PLAN,
+                          rules=settings.permissions, bus=bus)
+    deps = LoopDeps(provider=provider, tools=read_only_tools(), gate=gate, bus=bus,
+                    ctx=ToolContext(project_root=root, agent_id="mcp"))
+    return Delegator(registry, deps, settings=settings)
+
+
+def describe(event: Event) -> str | None:
+    """The progress message for an agent event (None: not worth a notification)."""
+    if isinstance(event, AgentSpawned):
+        return f"{event.name} agent started"
+    if isinstance(event, TurnStarted):
+        return f"{event.agent_id}: turn {event.turn}"
+    if isinstance(event, ToolCallStarted):
+        args = json.dumps(event.arguments, ensure_ascii=False)
+        return f"{event.agent_id}: {event.name} {args[:120]}"
+    if isinstance(event, ToolCallFinished) and event.status != "ok":
+        return f"{event.agent_id}: {event.name} {event.status}"
+    if isinstance(event, AgentFinished):
+        return f"{event.name} agent {event.status}"
+    if isinstance(event, Notice):
+        return event.message
     return None
 
 
-async def delegate_loop(
-    thinker: Thinker, root: Path, tool: Any, args: dict[str, Any],
-    progress: Callable[[str], Awaitable[None]],
-) -> tuple[str, str | None]:
-    """agent_delegate: model turns with read-only project tools, at most maxIterations."""
-    import mcp_types as types
+@contextlib.asynccontextmanager
+async def forward_progress(
+    bus: EventBus, progress: Progress, tools_used: list[str]
+) -> AsyncIterator[None]:
+    """While the block runs, agent events on `bus` become progress notifications and the tools
+    that ran are collected in `tools_used`."""
+    subscription = bus.subscribe()
 
-    patterns = args.get("allowedTools") or ["*"]
-    tools = [
-        types.Tool(name=name, description=spec["description"], input_schema=spec["schema"])
-        for name, spec in LOCAL_TOOLS.items()
-        if any(fnmatch.fnmatchcase(name, p) for p in patterns)
-    ] if getattr(thinker, "supports_tools", False) else []
-    limit = int(args.get("maxIterations") or DEFAULT_ITERATIONS)
-    messages = [types.SamplingMessage(
-        role="user", content=types.TextContent(type="text", text=tool.prompt(args, None)))]
-    model = None
-    for iteration in range(1, limit + 1):
-        await progress(f"iteration {iteration}")
-        result = await thinker.turn(tool.system, messages, tools or None)
-        model = result.model
-        uses = [b for b in _blocks(result.content) if getattr(b, "type", "") == "tool_use"]
-        if not uses:
-            return _text(result.content), model
-        messages.append(types.SamplingMessage(role="assistant", content=_blocks(result.content)))
-        outputs = []
-        for use in uses:
-            output, is_error = run_local_tool(root, use.name, use.input) \
-                if use.name in {t.name for t in tools} else (f"tool {use.name} not allowed", True)
-            outputs.append(types.ToolResultContent(
-                type="tool_result", tool_use_id=use.id, is_error=is_error,
-                content=[types.TextContent(type="text", text=output)]))
-        messages.append(types.SamplingMessage(role="user", content=outputs))
-    return f"## INCOMPLETE\n\nStopped after {limit} iterations.", model
+    async def pump() -> None:
+        async for event in subscription:
+            if isinstance(event, ToolCallStarted):
+                tools_used.append(event.name)
+            message = describe(event)
+            if message:
+                await progress(message)
+
+    task = asyncio.ensure_future(pump())
+    try:
+        yield
+    finally:
+        subscription.close()  # the pump drains what is queued, then ends
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(task, 5)
