@@ -193,13 +193,20 @@ def config_files(project_root: Path) -> list[Path]:
     return [user_config_dir() / "config.toml", project_root / PROJECT_DIR / "config.toml"]
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def read_config_text(path: Path) -> str | None:
+    """A config file's text; None when it does not exist, ConfigError when it cannot be read."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return {}
+        return None
     except OSError as exc:
         raise ConfigError(f"cannot read: {exc.strerror}", file=path) from None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    text = read_config_text(path)
+    if text is None:
+        return {}
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

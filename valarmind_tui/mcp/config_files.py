@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from valarmind_tui.config import McpServerConfig, McpSettings
+from valarmind_tui.config import McpServerConfig, McpSettings, read_config_text
 from valarmind_tui.errors import ConfigError
 
 MCP_JSON = ".mcp.json"
@@ -55,12 +55,9 @@ def _entry(name: str, raw: Any, path: Path) -> McpServerConfig:
 
 def read_mcp_json(path: Path) -> dict[str, McpServerConfig]:
     """Servers defined in one `.mcp.json`-style file; {} when it does not exist."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    text = read_config_text(path)
+    if text is None:
         return {}
-    except OSError as exc:
-        raise ConfigError(f"cannot read: {exc.strerror}", file=path) from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

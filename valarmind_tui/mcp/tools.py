@@ -55,18 +55,11 @@ class McpTool(Tool):
     def full_description(self) -> str:
         return f"[MCP server {self.server}] {self.description}"
 
-    def schema(self) -> dict[str, Any]:
+    def parameters(self) -> dict[str, Any]:
         params = dict(self.input_schema)
         params.setdefault("type", "object")
         params.setdefault("properties", {})
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.full_description(),
-                "parameters": params,
-            },
-        }
+        return params
 
     async def preview(self, params: BaseModel, ctx: ToolContext) -> Preview:
         args = json.dumps(params.model_dump(), ensure_ascii=False)

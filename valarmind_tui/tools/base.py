@@ -93,9 +93,14 @@ class Tool:
             cached = self.__dict__["_schema"] = self._build_schema()
         return cached
 
-    def _build_schema(self) -> dict[str, Any]:
+    def parameters(self) -> dict[str, Any]:
+        """The JSON schema of the arguments (MCP tools use their server's)."""
         params = self.Params.model_json_schema()
         params.pop("title", None)
+        return params
+
+    def _build_schema(self) -> dict[str, Any]:
+        params = self.parameters()
         return {
             "type": "function",
             "function": {
