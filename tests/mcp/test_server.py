@@ -121,23 +121,47 @@ async def test_search_and_review_run_our_agents(git_repo: Path, fake_model: Any)
                        "repo_map"}  # the review spec's tools, nothing that writes or runs
 
 
-async def test_agent_tool_thinks_with_the_clients_model(git_repo: Path) -> None:
+async def test_agent_tools_think_with_the_clients_model(git_repo: Path) -> None:
+    """Sampling mode: classify, review (over the same diff and linter findings) and init are
+    thought through by the client's model; the client never gets tools it did not declare."""
     asked: list[types.CreateMessageRequestParams] = []
+    verdict = {"summary": "risky", "approved": False, "findings": [
+        {"severity": "major", "file": "app.py", "line": 2, "message": "eval of user input",
+         "category": "security"}]}
+    answers = {"classify": '{"category": "bug"}', "review agent": json.dumps(verdict),
+               "init agent": "# demo\n\n## Objective\n\nGreets people."}
 
     async def sampling(context: Any, params: types.CreateMessageRequestParams) -> Any:
         asked.append(params)
+        text = next(v for k, v in answers.items() if k in (params.system_prompt or ""))
         return types.CreateMessageResult(
             role="assistant", model="client-model", stop_reason="endTurn",
-            content=types.TextContent(type="text", text='{"category": "bug"}'))
+            content=types.TextContent(type="text", text=text))
 
+    (git_repo / "app.py").write_text("import os\ndef greet(name):\n    return eval(name)\n")
     async with stdio_session(git_repo, sampling_callback=sampling) as session:
         result = await session.call_tool("agent_classify", {
             "content": "crash on start", "categories": ["bug", "feature"]})
+        review = await session.call_tool("review", {})
+        init = await session.call_tool("init", {})
     assert result.meta == {"mode": "sampling"}
     assert result.content[0].text == '{"category": "bug"}'
     assert result.structured_content["llm_model"] == "client-model"
     assert "crash on start" in asked[0].messages[0].content.text
     assert "classify" in asked[0].system_prompt
+    assert all(p.tools is None for p in asked)
+
+    assert review.meta == {"mode": "sampling"}, review.content
+    found = {(f["file"], f["line"], f["source"])
+             for f in review.structured_content["result"]["findings"]}
+    assert {("app.py", 1, "ruff"), ("app.py", 2, "model")} <= found
+    review_prompt = asked[1].messages[-1].content.text
+    assert "+    return eval(name)" in review_prompt and "F401" in review_prompt
+
+    assert init.meta == {"mode": "sampling"}
+    assert init.structured_content["result"]["drafted_without_model"] is False
+    assert init.content[0].text.startswith("# demo") and "Greets people." in init.content[0].text
+    assert not (git_repo / "VALARMIND.md").exists()
 
 
 async def test_writes_refused_without_explicit_permission_mode(git_repo: Path) -> None:
