@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from valarmind_tui.agent_commands import register_mcp_prompts
-from valarmind_tui.agents.loop import LoopDeps, UsageTotals
+from valarmind_tui.agents.loop import LoopDeps, UsageTotals, run_gated
 from valarmind_tui.agents.orchestrator import Orchestrator
 from valarmind_tui.agents.registry import AgentRegistry
 from valarmind_tui.agents.spec import AgentSpec
@@ -313,10 +313,8 @@ class Session:
             return ToolResult.error("the bash tool is not available")
         params = tool.parse({"command": command})
         ctx = ToolContext(project_root=self.project_root, agent_id="user")
-        decision = await self.gate.check(tool, params, ctx, AgentPermissions.full())
-        if not decision.allowed:
-            return ToolResult.error(f"Denied: {decision.reason}")
-        return await tool.run(params, ctx)
+        _status, result = await run_gated(tool, params, ctx, self.gate, AgentPermissions.full())
+        return result
 
     def cancel(self) -> bool:
         """Stop the running prompt (stream stopped, tools killed, partial answer kept)."""

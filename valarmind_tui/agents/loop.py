@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from pydantic import BaseModel
+
 from valarmind_tui.agents.spec import AgentSpec
 from valarmind_tui.bus import EventBus
 from valarmind_tui.errors import DenialEscalated, ProviderError, ToolDenied, ToolError
@@ -21,6 +23,7 @@ from valarmind_tui.events import (
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
+    ToolStatus,
     TurnFinished,
     TurnStarted,
     UsageUpdated,
@@ -37,7 +40,8 @@ from valarmind_tui.providers.base import (
     Usage,
 )
 from valarmind_tui.safety.gate import PermissionGate
-from valarmind_tui.tools.base import ToolContext, ToolResult
+from valarmind_tui.safety.permissions import AgentPermissions
+from valarmind_tui.tools.base import Tool, ToolContext, ToolResult
 from valarmind_tui.tools.registry import ToolRegistry
 
 MAX_TOOL_OUTPUT_CHARS = 30_000
@@ -222,20 +226,7 @@ class AgentLoop:
             params = tool.parse(call.arguments)
         except ToolError as exc:
             return "error", ToolResult.error(str(exc))
-        ctx = self.deps.ctx
-        decision = await self.deps.gate.check(tool, params, ctx, self.spec.permissions)
-        if not decision.allowed:
-            message = f"Denied: {decision.reason}" if decision.reason else "Denied."
-            if decision.feedback:
-                message += f"\nFeedback from the user: {decision.feedback}"
-            return "denied", ToolResult.error(message)
-        try:
-            result = await tool.run(params, ctx)
-        except ToolDenied as exc:
-            return "denied", ToolResult.error(f"Denied: {exc}")
-        except ToolError as exc:
-            result = ToolResult.error(str(exc))
-        return ("error" if result.is_error else "ok"), result
+        return await run_gated(tool, params, self.deps.ctx, self.deps.gate, self.spec.permissions)
 
     def _finish(self, call: ToolCall, status: Any, result: ToolResult) -> None:
         self.deps.bus.publish(
@@ -271,6 +262,26 @@ class AgentLoop:
             status=status, text=text, messages=self.messages, turns=self._turn,
             usage=self._usage, error=error,
         )
+
+
+async def run_gated(
+    tool: Tool, params: BaseModel, ctx: ToolContext, gate: PermissionGate,
+    permissions: AgentPermissions,
+) -> tuple[ToolStatus, ToolResult]:
+    """Pass one call through the gate and run it: the only way any face or agent runs a tool."""
+    decision = await gate.check(tool, params, ctx, permissions)
+    if not decision.allowed:
+        message = f"Denied: {decision.reason}" if decision.reason else "Denied."
+        if decision.feedback:
+            message += f"\nFeedback from the user: {decision.feedback}"
+        return "denied", ToolResult.error(message)
+    try:
+        result = await tool.run(params, ctx)
+    except ToolDenied as exc:
+        return "denied", ToolResult.error(f"Denied: {exc}")
+    except ToolError as exc:
+        result = ToolResult.error(str(exc))
+    return ("error" if result.is_error else "ok"), result
 
 
 def _clip(text: str) -> str:

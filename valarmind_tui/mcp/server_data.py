@@ -14,6 +14,7 @@ from dataclasses import asdict
 from typing import Any
 
 from valarmind_tui.agents.delegate import DelegationResult
+from valarmind_tui.agents.loop import run_gated
 from valarmind_tui.agents.results import result_dict
 from valarmind_tui.events import ToolCallFinished, ToolCallStarted
 from valarmind_tui.mcp.server_think import Answer, Call
@@ -44,12 +45,7 @@ async def run_tool(
     call.bus.publish(ToolCallStarted(agent_id="mcp", call_id=call_id, name=tool.name,
                                      arguments=arguments))
     params = tool.parse(arguments)
-    decision = await gate.check(tool, params, ctx, permissions or AgentPermissions())
-    if decision.allowed:
-        result = await tool.run(params, ctx)
-        status = "error" if result.is_error else "ok"
-    else:
-        result, status = ToolResult.error(f"Denied: {decision.reason}"), "denied"
+    status, result = await run_gated(tool, params, ctx, gate, permissions or AgentPermissions())
     call.bus.publish(ToolCallFinished(agent_id="mcp", call_id=call_id, name=tool.name,
                                       status=status, output=result.output[:2000]))
     return result
