@@ -32,13 +32,16 @@ if touch:
     p = Path(root, touch); st = p.stat(); os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
 rm = RepoMap(root, cache_dir=Path(cache), workers=int(workers) or None)
 t = time.perf_counter()
+cpu0 = time.process_time()
 result = rm.build(token_budget=1024, chat_files=[chat] if chat else [])
 elapsed = time.perf_counter() - t
-rss = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-          resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
-print(json.dumps({"s": elapsed, "rss": rss, "level": rm.stats.level, "parsed": rm.stats.parsed,
-                  "files": rm.stats.files_seen, "tags": result.tags_count,
-                  "skipped": result.skipped, "first": result.files[:1]}))
+me = resource.getrusage(resource.RUSAGE_SELF)
+kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+rss = max(me.ru_maxrss, kids.ru_maxrss) / 1024
+cpu = me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime - cpu0
+print(json.dumps({"s": elapsed, "rss": rss, "cpu": cpu, "level": rm.stats.level,
+                  "parsed": rm.stats.parsed, "files": rm.stats.files_seen,
+                  "tags": result.tags_count, "skipped": result.skipped, "first": result.files[:1]}))
 """
 
 
@@ -64,10 +67,10 @@ def bench_repo(name: str) -> dict:
         _measure(scratch, Path(tmp, "c3"))
         edit = _measure(scratch, Path(tmp, "c3"), touch=some_file)
     return {"repo": name, "files": cold["files"], "tags": cold["tags"],
-            "skipped": cold["skipped"], "cold_s": cold["s"], "cold_1proc_s": base["s"],
-            "warm_s": warm["s"], "warm_level": warm["level"], "refocus_s": refocus["s"],
-            "edit_s": edit["s"], "edit_parsed": edit["parsed"], "rss_mb": cold["rss"],
-            "rss_1proc_mb": base["rss"]}
+            "skipped": cold["skipped"], "cold_s": cold["s"], "cold_cpu_s": cold["cpu"],
+            "cold_1proc_s": base["s"], "warm_s": warm["s"], "warm_level": warm["level"],
+            "refocus_s": refocus["s"], "edit_s": edit["s"], "edit_parsed": edit["parsed"],
+            "rss_mb": cold["rss"], "rss_1proc_mb": base["rss"]}
 
 
 def run() -> list[dict]:
@@ -79,6 +82,8 @@ def run() -> list[dict]:
         rows += [
             {"name": f"repomap {name} cold", "value": round(r["cold_s"], 2), "unit": "s",
              "target": target.get("cold", AIDER.get(name, ""))},
+            {"name": f"repomap {name} cold CPU (all processes)",
+             "value": round(r["cold_cpu_s"], 2), "unit": "s", "target": ""},
             {"name": f"repomap {name} cold (1 proc)", "value": round(r["cold_1proc_s"], 2),
              "unit": "s", "target": "baseline"},
             {"name": f"repomap {name} warm", "value": round(r["warm_s"], 3), "unit": "s",
@@ -95,16 +100,31 @@ def run() -> list[dict]:
     return rows
 
 
-def main() -> int:
-    results = [bench_repo(name) for name in REPOS]
-    header = ("repo", "files", "tags", "cold s", "1-proc s", "warm s", "refocus s", "edit s",
-              "RSS MB", "1-proc RSS")
+_COLUMNS = ("cold_s", "cold_cpu_s", "cold_1proc_s", "warm_s", "refocus_s", "edit_s", "rss_mb")
+
+
+def _cell(values: list[float], digits: int) -> str:
+    """Best (lowest) of the runs, and the spread when there were several."""
+    low, high = f"{min(values):.{digits}f}", f"{max(values):.{digits}f}"
+    return low if len(values) == 1 else f"{low} ({low}-{high})"
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=1, help="runs per repo (best and spread)")
+    parser.add_argument("repos", nargs="*", default=list(REPOS), choices=list(REPOS))
+    args = parser.parse_args(argv)
+    header = ("repo", "files", "tags", "cold s", "cold CPU s", "1-proc s", "warm s",
+              "refocus s", "edit s", "RSS MB")
     print(" | ".join(header))
-    for r in results:
-        print(" | ".join(str(v) for v in (
-            r["repo"], r["files"], r["tags"], f"{r['cold_s']:.2f}", f"{r['cold_1proc_s']:.2f}",
-            f"{r['warm_s']:.3f}", f"{r['refocus_s']:.3f}", f"{r['edit_s']:.3f}",
-            f"{r['rss_mb']:.0f}", f"{r['rss_1proc_mb']:.0f}")))
+    for name in args.repos:
+        runs = [bench_repo(name) for _ in range(max(args.repeat, 1))]
+        r = runs[0]
+        cells = [_cell([run[c] for run in runs], 0 if c == "rss_mb" else
+                       (2 if c.startswith("cold") else 3)) for c in _COLUMNS]
+        print(" | ".join([r["repo"], str(r["files"]), str(r["tags"]), *cells]), flush=True)
         print(f"  skipped: {r['skipped']}; warm answered by: {r['warm_level']}; "
               f"edit re-parsed {r['edit_parsed']} file(s); {AIDER.get(r['repo'], '')}")
     return 0
