@@ -14,15 +14,11 @@ from typing import Any
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from tests.fakes.model_server import ScriptedTurn
+from tests.ui.scripts import CHANGED, ORIGINAL, edit_through_code_agent, tool_messages
 from valarmind_tui.config import Settings
 from valarmind_tui.repl import PromptToolkitReader, Repl
 from valarmind_tui.safety.approval import PermissionMode
 from valarmind_tui.session import Session
-
-ORIGINAL = "def greet(name):\n    return 'Hello ' + name\n"
-EDIT = {"name": "edit_file", "arguments": {
-    "path": "app.py", "old_string": "'Hello '", "new_string": "'Hi '"}}
 
 
 def _configure(repo: Path, fake_model: Any) -> None:
@@ -34,7 +30,7 @@ def _configure(repo: Path, fake_model: Any) -> None:
 
 def test_plain_with_piped_stdin_streams_and_approves(git_repo: Path, fake_model: Any) -> None:
     _configure(git_repo, fake_model)
-    fake_model.script(ScriptedTurn(tool_calls=[EDIT]), ScriptedTurn(text="Changed it to Hi."))
+    fake_model.script(*edit_through_code_agent("Changed it to Hi."))
     out = subprocess.run(
         [sys.executable, "-m", "valarmind_tui", "--plain"], cwd=git_repo,
         input="please use Hi\ny\n/cost\n/quit\n", capture_output=True, text=True, timeout=120,
@@ -44,7 +40,7 @@ def test_plain_with_piped_stdin_streams_and_approves(git_repo: Path, fake_model:
     text = out.stdout
     assert "Allow edit_file?" in text and "+    return 'Hi ' + name" in text
     assert "Changed it to Hi." in text and "Tokens:" in text
-    assert (git_repo / "app.py").read_text() == ORIGINAL.replace("'Hello '", "'Hi '")
+    assert (git_repo / "app.py").read_text() == CHANGED
 
 
 async def _until(check: Callable[[], bool], timeout: float = 60.0) -> None:
@@ -59,7 +55,7 @@ async def test_prompt_toolkit_feedback_denial_and_mode(
     git_repo: Path, fake_model: Any, monkeypatch: Any
 ) -> None:
     monkeypatch.setenv("FAKE_API_KEY", "sk-test")
-    fake_model.script(ScriptedTurn(tool_calls=[EDIT]), ScriptedTurn(text="Kept Hello."))
+    fake_model.script(*edit_through_code_agent("Kept Hello."))
     settings = Settings(model="openai/fake-model", api_base=fake_model.openai_base,
                         api_key_env="FAKE_API_KEY")
     session = Session(settings, git_repo)
@@ -79,5 +75,4 @@ async def test_prompt_toolkit_feedback_denial_and_mode(
         assert await asyncio.wait_for(repl, 10) == 0
     assert "denied" in out.getvalue()
     assert (git_repo / "app.py").read_text() == ORIGINAL
-    tool = [m["content"] for m in fake_model.requests[1]["messages"] if m["role"] == "tool"]
-    assert "keep Hello" in tool[-1]
+    assert "keep Hello" in tool_messages(fake_model.requests[2])[-1]

@@ -50,7 +50,13 @@ class PipeReader:
         self._out.write(prompt)
         self._out.flush()
         line = await asyncio.get_running_loop().run_in_executor(None, self._stream.readline)
-        return None if line == "" else line.rstrip("\n")
+        if line == "":
+            self._out.write("\n")
+            return None
+        line = line.rstrip("\n")
+        self._out.write(line + "\n")  # echo: piped input is not shown by a terminal
+        self._out.flush()
+        return line
 
 
 class PromptToolkitReader:

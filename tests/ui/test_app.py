@@ -11,6 +11,7 @@ from textual.widgets import Markdown, OptionList, Static
 
 from tests.fakes.model_server import ScriptedTurn
 from tests.ui.conftest import wait_for
+from tests.ui.scripts import CHANGED, ORIGINAL, edit_through_code_agent, tool_messages
 from valarmind_tui.config import Settings, user_config_dir
 from valarmind_tui.safety.approval import PermissionMode
 from valarmind_tui.session import Session
@@ -23,10 +24,6 @@ from valarmind_tui.ui.widgets.prompt import PromptInput
 from valarmind_tui.ui.widgets.status import StatusBar
 from valarmind_tui.ui.widgets.tool_call import ToolCallBlock
 
-ORIGINAL = "def greet(name):\n    return 'Hello ' + name\n"
-EDIT = {"name": "edit_file", "arguments": {
-    "path": "app.py", "old_string": "'Hello '", "new_string": "'Hi '"}}
-
 
 async def _send(pilot: Any, text: str) -> None:
     await pilot.press(*text, "enter")
@@ -37,8 +34,8 @@ def _answer(app: ValarMindApp) -> AssistantMessage | None:
     return done[-1] if done else None
 
 
-def _tool_messages(request: dict) -> list[str]:
-    return [m["content"] for m in request["messages"] if m["role"] == "tool"]
+def _block(app: ValarMindApp, name: str) -> ToolCallBlock:
+    return next(b for b in app.query(ToolCallBlock) if b.tool_name == name)
 
 
 async def test_streamed_answer(make_session, make_app, fake_model) -> None:
@@ -59,7 +56,7 @@ async def test_streamed_answer(make_session, make_app, fake_model) -> None:
 
 
 async def test_edit_allowed_changes_the_file(make_session, make_app, fake_model, git_repo):
-    fake_model.script(ScriptedTurn(tool_calls=[EDIT]), ScriptedTurn(text="Changed it."))
+    fake_model.script(*edit_through_code_agent("Changed it."))
     app = make_app(make_session())
     async with app.run_test(size=(120, 40)) as pilot:
         await _send(pilot, "use Hi")
@@ -70,23 +67,25 @@ async def test_edit_allowed_changes_the_file(make_session, make_app, fake_model,
         assert (git_repo / "app.py").read_text() == ORIGINAL  # nothing written before "y"
         await pilot.press("y")
         await wait_for(pilot, lambda: _answer(app))
-        block = app.query_one(ToolCallBlock)
+        block = _block(app, "edit_file")
         assert block.state == "done" and block.query("DiffView")
-        assert "path=app.py" in str(block.query_one(".tool-header", Static).render())
-    assert (git_repo / "app.py").read_text() == ORIGINAL.replace("'Hello '", "'Hi '")
+        header = str(block.query_one(".tool-header", Static).render())
+        assert "code-1 · edit_file" in header and "path=app.py" in header
+        assert _block(app, "delegate").state == "done"
+    assert (git_repo / "app.py").read_text() == CHANGED
 
 
 async def test_edit_denied_with_feedback(make_session, make_app, fake_model, git_repo):
-    fake_model.script(ScriptedTurn(tool_calls=[EDIT]), ScriptedTurn(text="Understood."))
+    fake_model.script(*edit_through_code_agent("Understood."))
     app = make_app(make_session())
     async with app.run_test(size=(120, 40)) as pilot:
         await _send(pilot, "use Hi")
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
         await pilot.press("f", *"keep Hello", "enter")
         await wait_for(pilot, lambda: _answer(app))
-        assert app.query_one(ToolCallBlock).state == "denied"
+        assert _block(app, "edit_file").state == "denied"
     assert (git_repo / "app.py").read_text() == ORIGINAL
-    assert any("keep Hello" in c for c in _tool_messages(fake_model.requests[1]))
+    assert any("keep Hello" in c for c in tool_messages(fake_model.requests[2]))
 
 
 async def test_escape_cancels_a_slow_stream(make_session, make_app, fake_model) -> None:

@@ -14,14 +14,11 @@ from typing import Any
 
 import pytest
 
-from tests.fakes.model_server import ScriptedTurn
+from tests.ui.scripts import CHANGED, ORIGINAL, edit_through_code_agent, tool_messages
 
 pytestmark = pytest.mark.slow
 
 VALARMIND = Path(sys.executable).parent / "valarmind"
-ORIGINAL = "def greet(name):\n    return 'Hello ' + name\n"
-EDIT = {"name": "edit_file", "arguments": {
-    "path": "app.py", "old_string": "'Hello '", "new_string": "'Hi '"}}
 
 
 class Tmux:
@@ -90,13 +87,13 @@ def test_valarmind_in_tmux_yes_then_no(git_repo: Path, fake_model: Any) -> None:
     config.write_text(f'model = "openai/fake-model"\napi_base = "{fake_model.openai_base}"\n'
                       'api_key_env = "FAKE_API_KEY"\n')
 
-    fake_model.script(ScriptedTurn(tool_calls=[EDIT]), ScriptedTurn(text="Changed it."))
+    fake_model.script(*edit_through_code_agent("Changed it."))
     _run_once(git_repo, fake_model, "y")
-    assert (git_repo / "app.py").read_text() == ORIGINAL.replace("'Hello '", "'Hi '")
+    assert (git_repo / "app.py").read_text() == CHANGED
 
     (git_repo / "app.py").write_text(ORIGINAL)
-    fake_model.script(ScriptedTurn(tool_calls=[EDIT]), ScriptedTurn(text="Left it as it was."))
+    fake_model.script(*edit_through_code_agent("Left it as it was."))
     _run_once(git_repo, fake_model, "n")
     assert (git_repo / "app.py").read_text() == ORIGINAL
-    denied = [m["content"] for m in fake_model.requests[-1]["messages"] if m["role"] == "tool"]
+    denied = tool_messages(fake_model.requests[-2])  # the code agent's turn after the denial
     assert denied and denied[-1].startswith("Denied")

@@ -98,7 +98,7 @@ async def test_streamed_markdown_reasoning_and_tool_block() -> None:
             bus.publish(TextDelta(text=piece))
         bus.publish(ToolCallStarted(call_id="c1", name="edit_file",
                                     arguments={"path": "app.py", "old": "old line"}))
-        await settle(pilot, lambda: bool(app.query(ToolCallBlock)))
+        await settle(pilot, lambda: bool(app.query(".tool-header")))
         block = app.query_one(ToolCallBlock)
         assert block.state == "running" and block.has_class("-running")
         header = str(block.query_one(".tool-header", Static).render())

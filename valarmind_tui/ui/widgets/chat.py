@@ -42,7 +42,8 @@ class ChatView(VerticalScroll):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.current: AssistantMessage | None = None
-        self.tool_blocks: dict[str, ToolCallBlock] = {}
+        self.tool_blocks: dict[tuple[str, str], ToolCallBlock] = {}
+        """By (agent id, call id): ids are only unique within one agent's conversation."""
 
     def on_mount(self) -> None:
         self.anchor()
@@ -64,10 +65,10 @@ class ChatView(VerticalScroll):
         elif isinstance(event, ToolCallStarted):
             await self._close_current("done")
             block = ToolCallBlock(event.call_id, event.name, event.arguments, event.agent_id)
-            self.tool_blocks[event.call_id] = block
+            self.tool_blocks[(event.agent_id, event.call_id)] = block
             await self.mount(block)
         elif isinstance(event, ToolCallFinished):
-            block = self.tool_blocks.get(event.call_id)
+            block = self.tool_blocks.get((event.agent_id, event.call_id))
             if block is not None:
                 await block.finish(event.status, event.output, event.diff)
         elif isinstance(event, Notice):
