@@ -20,7 +20,7 @@ from typing import Any
 
 from valarmind_tui.repomap.cache import TagCache
 from valarmind_tui.repomap.files import list_files
-from valarmind_tui.repomap.graph import build_graph, edge_weights, pagerank, rank_definitions
+from valarmind_tui.repomap.graph import build_graph, edge_weights, rank_definitions, rank_file_graph
 from valarmind_tui.repomap.languages import language_for
 from valarmind_tui.repomap.render import estimate_tokens, fit
 from valarmind_tui.repomap.tags import MAX_FILE_BYTES, extract, skip_reason
@@ -230,7 +230,7 @@ def _rank_and_render(state: dict, token_budget: int, chat: list[str],
         if parts & mentioned_set:
             personal[i] = 1.0
     weights = edge_weights(graph, chat_ids, mentioned_set)
-    rank = pagerank(len(graph.files), graph.src, graph.dst, weights, personal or None)
+    rank = rank_file_graph(graph, weights, personal or None)
     ranked = [(r, f, name) for r, f, name in rank_definitions(graph, rank, weights)
               if f not in chat_ids]
     text, used = fit(graph.files, state["defs"], [(f, n) for _, f, n in ranked], token_budget)

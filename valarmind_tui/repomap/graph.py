@@ -8,6 +8,10 @@ files (x50). A name defined but referenced nowhere gets a 0.1 self-edge so it ca
 ranked. Names defined in more than MAX_DEFINERS files say nothing about which file is meant and
 would add definers x referencers edges; they are left out. A file's rank is then shared out
 over its out-edges to (defining file, name) pairs, which ranks the definitions themselves.
+
+The edges are kept factored: one reference (file, name, weight) stands for an edge to every
+definer of the name, all with the same weight, so a name's share of rank is computed once and
+given to each of its definers (a third of the work on sympy, and a smaller cache).
 """
 
 from __future__ import annotations
@@ -16,37 +20,68 @@ import math
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from operator import mul
 
 MAX_DEFINERS = 25
 DAMPING = 0.85
+SELF_EDGE_WEIGHT = 0.1
 _DISTINCT = re.compile(r"^(?=.{8,})([a-z0-9]+_[a-z0-9_]+|[A-Za-z][a-z0-9]*[A-Z][A-Za-z0-9]*)$")
 
 
 @dataclass
 class Graph:
-    """Edges as parallel lists (compact, marshal-friendly): src file, dst file, name, weight."""
+    """Parallel lists (compact, marshal-friendly).
+
+    `owners[n]`: files defining name n. References: `ref_src[i]` references `ref_name[i]` with
+    structural weight `ref_weight[i]` (an edge to every owner). Self-edges: `self_file[j]`
+    defines `self_name[j]`, which nothing references.
+    """
 
     files: list[str]
     names: list[str]
-    src: list[int]
-    dst: list[int]
-    name_id: list[int]
-    weight: list[float]
+    owners: list[list[int]]
+    ref_src: list[int]
+    ref_name: list[int]
+    ref_weight: list[float]
+    self_file: list[int]
+    self_name: list[int]
 
     def to_tuple(self) -> tuple:
-        return (self.files, self.names, self.src, self.dst, self.name_id, self.weight)
+        return (self.files, self.names, self.owners, self.ref_src, self.ref_name,
+                self.ref_weight, self.self_file, self.self_name)
+
+    def edges(self, weights: Sequence[float], self_weights: Sequence[float]
+              ) -> tuple[list[int], list[int], list[float]]:
+        """The graph expanded to (src, dst, weight) edges, parallel edges summed."""
+        out: list[dict[int, float]] = [{} for _ in self.files]
+        owners = self.owners
+        for s, n, w in zip(self.ref_src, self.ref_name, weights, strict=True):
+            row = out[s]
+            for d in owners[n]:
+                row[d] = row.get(d, 0.0) + w
+        for f, w in zip(self.self_file, self_weights, strict=True):
+            row = out[f]
+            row[f] = row.get(f, 0.0) + w
+        src: list[int] = []
+        dst: list[int] = []
+        weight: list[float] = []
+        for s, row in enumerate(out):
+            src += [s] * len(row)
+            dst += row.keys()
+            weight += row.values()
+        return src, dst, weight
 
 
 def name_weight(name: str, definers: int) -> float:
     """The structural factor of a name (without mention and chat-file factors)."""
-    mul = 1.0
+    factor = 1.0
     if _DISTINCT.match(name):
-        mul *= 10
+        factor *= 10
     if name.startswith("_"):
-        mul *= 0.1
+        factor *= 0.1
     if definers > 5:
-        mul *= 0.1
-    return mul
+        factor *= 0.1
+    return factor
 
 
 def build_graph(files: Sequence[str], defined: Sequence[Collection[str]],
@@ -57,75 +92,84 @@ def build_graph(files: Sequence[str], defined: Sequence[Collection[str]],
         for name in names:
             definers.setdefault(name, []).append(index)
     name_ids: dict[str, int] = {}
-    src: list[int] = []
-    dst: list[int] = []
-    nid: list[int] = []
-    weight: list[float] = []
-    referenced_anywhere: set[str] = set()
+    owners: list[list[int]] = []
+    factor: list[float] = []
+    ref_src: list[int] = []
+    ref_name: list[int] = []
+    counts: list[int] = []
+    sqrt = math.sqrt
     for index, refs in enumerate(referenced):
         for name, count in refs.items():
-            owners = definers.get(name)
-            if not owners or len(owners) > MAX_DEFINERS:
-                continue
-            referenced_anywhere.add(name)
-            w = name_weight(name, len(owners)) * math.sqrt(count)
-            ident = name_ids.setdefault(name, len(name_ids))
-            for owner in owners:
-                src.append(index)
-                dst.append(owner)
-                nid.append(ident)
-                weight.append(w)
-    for name, owners in definers.items():
-        if name in referenced_anywhere or len(owners) > MAX_DEFINERS:
+            ident = name_ids.get(name)
+            if ident is None:
+                found = definers.get(name)
+                if not found or len(found) > MAX_DEFINERS:
+                    continue
+                ident = name_ids[name] = len(owners)
+                owners.append(found)
+                factor.append(name_weight(name, len(found)))
+            ref_src.append(index)
+            ref_name.append(ident)
+            counts.append(count)
+    ref_weight = [factor[n] * sqrt(c) for n, c in zip(ref_name, counts, strict=True)]
+    self_file: list[int] = []
+    self_name: list[int] = []
+    for name, found in definers.items():
+        if name in name_ids or len(found) > MAX_DEFINERS:
             continue
-        ident = name_ids.setdefault(name, len(name_ids))
-        for owner in owners:
-            src.append(owner)
-            dst.append(owner)
-            nid.append(ident)
-            weight.append(0.1)
-    names = [""] * len(name_ids)
-    for name, ident in name_ids.items():
-        names[ident] = name
-    return Graph(list(files), names, src, dst, nid, weight)
+        ident = name_ids[name] = len(owners)
+        owners.append(found)
+        self_file += found
+        self_name += [ident] * len(found)
+    names = list(name_ids)
+    return Graph(list(files), names, owners, ref_src, ref_name, ref_weight, self_file, self_name)
 
 
-def edge_weights(graph: Graph, chat: set[int], mentioned: set[str]) -> list[float]:
-    """Edge weights with the mention (x10) and chat-file (x50) factors applied."""
+def edge_weights(graph: Graph, chat: set[int], mentioned: set[str]
+                 ) -> tuple[list[float], list[float]]:
+    """(reference weights, self-edge weights) with the mention (x10) and chat-file (x50)
+    factors applied."""
+    selfw = [SELF_EDGE_WEIGHT] * len(graph.self_file)
     if not chat and not mentioned:
-        return graph.weight
+        return graph.ref_weight, selfw
     boosted = {i for i, name in enumerate(graph.names) if name in mentioned}
-    return [
-        w * (10 if n in boosted else 1) * (50 if s in chat else 1)
-        for w, s, n in zip(graph.weight, graph.src, graph.name_id, strict=True)
-    ]
+
+    def boost(w: float, s: int, n: int) -> float:
+        return w * (10 if n in boosted else 1) * (50 if s in chat else 1)
+
+    refs = [boost(w, s, n) for w, s, n in
+            zip(graph.ref_weight, graph.ref_src, graph.ref_name, strict=True)]
+    return refs, [boost(w, f, n) for w, f, n in
+                  zip(selfw, graph.self_file, graph.self_name, strict=True)]
 
 
 def pagerank(n: int, src: Sequence[int], dst: Sequence[int], weight: Sequence[float],
              personalization: dict[int, float] | None = None, *, damping: float = DAMPING,
              tol: float = 1e-6, max_iter: int = 100) -> list[float]:
-    """Weighted personalized PageRank by power iteration over a sparse dict-of-dicts.
+    """Weighted personalized PageRank by power iteration over incoming-edge lists.
 
     Dangling nodes give their rank back through the personalization vector (as networkx does).
     Converges when the L1 change is below n * tol.
     """
     if n == 0:
         return []
-    out: list[dict[int, float]] = [{} for _ in range(n)]
+    total = [0.0] * n
+    for s, w in zip(src, weight, strict=True):
+        total[s] += w
+    into_src: list[list[int]] = [[] for _ in range(n)]
+    into_w: list[list[float]] = [[] for _ in range(n)]
     for s, d, w in zip(src, dst, weight, strict=True):
-        row = out[s]
-        row[d] = row.get(d, 0.0) + w
+        into_src[d].append(s)
+        into_w[d].append(damping * w / total[s])
+    incoming = [(ss, ws) for ss, ws in zip(into_src, into_w, strict=True)]
     p = _personal_vector(n, personalization)
-    rows = [(s, list(row.items()), sum(row.values())) for s, row in enumerate(out) if row]
-    dangling = [i for i in range(n) if not out[i]]
+    dangling = [i for i in range(n) if not total[i]]
     rank = list(p)
     for _ in range(max_iter):
-        leak = damping * sum(rank[i] for i in dangling)
-        new = [(1.0 - damping + leak) * pi for pi in p]
-        for s, targets, total in rows:
-            share = damping * rank[s] / total
-            for d, w in targets:
-                new[d] += share * w
+        base = 1.0 - damping + damping * sum(rank[i] for i in dangling)
+        get = rank.__getitem__
+        new = [base * pi + sum(map(mul, ws, map(get, ss)))
+               for pi, (ss, ws) in zip(p, incoming, strict=True)]
         err = sum(abs(a - b) for a, b in zip(new, rank, strict=True))
         rank = new
         if err < n * tol:
@@ -143,16 +187,33 @@ def _personal_vector(n: int, personalization: dict[int, float] | None) -> list[f
     return p
 
 
+def rank_file_graph(graph: Graph, weights: tuple[list[float], list[float]],
+                    personalization: dict[int, float] | None) -> list[float]:
+    """PageRank of the files under the given (reference, self-edge) weights."""
+    return pagerank(len(graph.files), *graph.edges(*weights), personalization)
+
+
 def rank_definitions(graph: Graph, rank: Sequence[float],
-                     weights: Sequence[float]) -> list[tuple[float, int, str]]:
+                     weights: tuple[list[float], list[float]]) -> list[tuple[float, int, str]]:
     """(rank, defining file, name), best first: each file's rank shared over its out-edges."""
+    ref_w, self_w = weights
+    owners = graph.owners
     out_total = [0.0] * len(graph.files)
-    for s, w in zip(graph.src, weights, strict=True):
-        out_total[s] += w
+    for s, n, w in zip(graph.ref_src, graph.ref_name, ref_w, strict=True):
+        out_total[s] += w * len(owners[n])
+    for f, w in zip(graph.self_file, self_w, strict=True):
+        out_total[f] += w
+    share = [r / t if t else 0.0 for r, t in zip(rank, out_total, strict=True)]
+    per_name = [0.0] * len(graph.names)
+    for s, n, w in zip(graph.ref_src, graph.ref_name, ref_w, strict=True):
+        per_name[n] += share[s] * w
     acc: dict[tuple[int, int], float] = {}
-    for s, d, n, w in zip(graph.src, graph.dst, graph.name_id, weights, strict=True):
-        key = (d, n)
-        acc[key] = acc.get(key, 0.0) + rank[s] * w / out_total[s]
-    ranked = [(r, d, graph.names[n]) for (d, n), r in acc.items()]
-    ranked.sort(key=lambda t: (-t[0], graph.files[t[1]], t[2]))
+    for n in dict.fromkeys(graph.ref_name):
+        for d in owners[n]:
+            acc[(d, n)] = per_name[n]
+    for f, n, w in zip(graph.self_file, graph.self_name, self_w, strict=True):
+        acc[(f, n)] = acc.get((f, n), 0.0) + share[f] * w
+    names, files = graph.names, graph.files
+    ranked = [(r, d, names[n]) for (d, n), r in acc.items()]
+    ranked.sort(key=lambda t: (-t[0], files[t[1]], t[2]))
     return ranked
