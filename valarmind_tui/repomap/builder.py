@@ -231,8 +231,8 @@ def _rank_and_render(state: dict, token_budget: int, chat: list[str],
             personal[i] = 1.0
     weights = edge_weights(graph, chat_ids, mentioned_set)
     rank = rank_file_graph(graph, weights, personal or None)
-    ranked = [(r, f, name) for r, f, name in rank_definitions(graph, rank, weights)
-              if f not in chat_ids]
+    ranked = rank_definitions(graph, rank, weights, exclude=chat_ids,
+                              limit=max(RANKED_KEPT, token_budget // 4, 1))
     text, used = fit(graph.files, state["defs"], [(f, n) for _, f, n in ranked], token_budget)
     shown: list[str] = []
     for _, f, _ in ranked[:used]:

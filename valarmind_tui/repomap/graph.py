@@ -16,11 +16,12 @@ given to each of its definers (a third of the work on sympy, and a smaller cache
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from operator import mul
+from operator import mul, sub
 
 MAX_DEFINERS = 25
 DAMPING = 0.85
@@ -50,26 +51,16 @@ class Graph:
         return (self.files, self.names, self.owners, self.ref_src, self.ref_name,
                 self.ref_weight, self.self_file, self.self_name)
 
-    def edges(self, weights: Sequence[float], self_weights: Sequence[float]
-              ) -> tuple[list[int], list[int], list[float]]:
-        """The graph expanded to (src, dst, weight) edges, parallel edges summed."""
-        out: list[dict[int, float]] = [{} for _ in self.files]
+    def out_totals(self, weights: tuple[list[float], list[float]]) -> list[float]:
+        """Each file's total out-edge weight."""
+        ref_w, self_w = weights
         owners = self.owners
-        for s, n, w in zip(self.ref_src, self.ref_name, weights, strict=True):
-            row = out[s]
-            for d in owners[n]:
-                row[d] = row.get(d, 0.0) + w
-        for f, w in zip(self.self_file, self_weights, strict=True):
-            row = out[f]
-            row[f] = row.get(f, 0.0) + w
-        src: list[int] = []
-        dst: list[int] = []
-        weight: list[float] = []
-        for s, row in enumerate(out):
-            src += [s] * len(row)
-            dst += row.keys()
-            weight += row.values()
-        return src, dst, weight
+        total = [0.0] * len(self.files)
+        for s, n, w in zip(self.ref_src, self.ref_name, ref_w, strict=True):
+            total[s] += w * len(owners[n])
+        for f, w in zip(self.self_file, self_w, strict=True):
+            total[f] += w
+        return total
 
 
 def name_weight(name: str, definers: int) -> float:
@@ -146,31 +137,38 @@ def edge_weights(graph: Graph, chat: set[int], mentioned: set[str]
 def pagerank(n: int, src: Sequence[int], dst: Sequence[int], weight: Sequence[float],
              personalization: dict[int, float] | None = None, *, damping: float = DAMPING,
              tol: float = 1e-6, max_iter: int = 100) -> list[float]:
-    """Weighted personalized PageRank by power iteration over incoming-edge lists.
+    """Weighted personalized PageRank by power iteration over an edge list.
 
     Dangling nodes give their rank back through the personalization vector (as networkx does).
     Converges when the L1 change is below n * tol.
     """
+    total = [0.0] * n
+    into: list[dict[int, float]] = [{} for _ in range(n)]
+    for s, d, w in zip(src, dst, weight, strict=True):
+        total[s] += w
+        row = into[d]
+        row[s] = row.get(s, 0.0) + w
+    return _power_iteration(into, total, personalization, damping, tol, max_iter)
+
+
+def _power_iteration(into: list[dict[int, float]], total: list[float],
+                     personalization: dict[int, float] | None, damping: float, tol: float,
+                     max_iter: int) -> list[float]:
+    """`into[d]`: summed weight of each edge s -> d; `total[s]`: s's out-weight."""
+    n = len(total)
     if n == 0:
         return []
-    total = [0.0] * n
-    for s, w in zip(src, weight, strict=True):
-        total[s] += w
-    into_src: list[list[int]] = [[] for _ in range(n)]
-    into_w: list[list[float]] = [[] for _ in range(n)]
-    for s, d, w in zip(src, dst, weight, strict=True):
-        into_src[d].append(s)
-        into_w[d].append(damping * w / total[s])
-    incoming = [(ss, ws) for ss, ws in zip(into_src, into_w, strict=True)]
+    factor = [damping / t if t else 0.0 for t in total]
+    incoming = [(list(row), [w * factor[s] for s, w in row.items()]) for row in into]
     p = _personal_vector(n, personalization)
     dangling = [i for i in range(n) if not total[i]]
     rank = list(p)
     for _ in range(max_iter):
-        base = 1.0 - damping + damping * sum(rank[i] for i in dangling)
+        base = 1.0 - damping + damping * sum(map(rank.__getitem__, dangling))
         get = rank.__getitem__
         new = [base * pi + sum(map(mul, ws, map(get, ss)))
                for pi, (ss, ws) in zip(p, incoming, strict=True)]
-        err = sum(abs(a - b) for a, b in zip(new, rank, strict=True))
+        err = sum(map(abs, map(sub, new, rank)))
         rank = new
         if err < n * tol:
             break
@@ -190,19 +188,29 @@ def _personal_vector(n: int, personalization: dict[int, float] | None) -> list[f
 def rank_file_graph(graph: Graph, weights: tuple[list[float], list[float]],
                     personalization: dict[int, float] | None) -> list[float]:
     """PageRank of the files under the given (reference, self-edge) weights."""
-    return pagerank(len(graph.files), *graph.edges(*weights), personalization)
+    into: list[dict[int, float]] = [{} for _ in graph.files]
+    owners = graph.owners
+    for s, n, w in zip(graph.ref_src, graph.ref_name, weights[0], strict=True):
+        for d in owners[n]:
+            row = into[d]
+            row[s] = row.get(s, 0.0) + w
+    for f, w in zip(graph.self_file, weights[1], strict=True):
+        row = into[f]
+        row[f] = row.get(f, 0.0) + w
+    return _power_iteration(into, graph.out_totals(weights), personalization, DAMPING, 1e-6,
+                            100)
 
 
 def rank_definitions(graph: Graph, rank: Sequence[float],
-                     weights: tuple[list[float], list[float]]) -> list[tuple[float, int, str]]:
-    """(rank, defining file, name), best first: each file's rank shared over its out-edges."""
+                     weights: tuple[list[float], list[float]], *, limit: int | None = None,
+                     exclude: Collection[int] = ()) -> list[tuple[float, int, str]]:
+    """(rank, defining file, name), best first: each file's rank shared over its out-edges.
+
+    At most `limit` of them (the same prefix a full sort gives), none from `exclude` files.
+    """
     ref_w, self_w = weights
     owners = graph.owners
-    out_total = [0.0] * len(graph.files)
-    for s, n, w in zip(graph.ref_src, graph.ref_name, ref_w, strict=True):
-        out_total[s] += w * len(owners[n])
-    for f, w in zip(graph.self_file, self_w, strict=True):
-        out_total[f] += w
+    out_total = graph.out_totals(weights)
     share = [r / t if t else 0.0 for r, t in zip(rank, out_total, strict=True)]
     per_name = [0.0] * len(graph.names)
     for s, n, w in zip(graph.ref_src, graph.ref_name, ref_w, strict=True):
@@ -214,6 +222,10 @@ def rank_definitions(graph: Graph, rank: Sequence[float],
     for f, n, w in zip(graph.self_file, graph.self_name, self_w, strict=True):
         acc[(f, n)] = acc.get((f, n), 0.0) + share[f] * w
     names, files = graph.names, graph.files
-    ranked = [(r, d, names[n]) for (d, n), r in acc.items()]
+    ranked = [(r, d, names[n]) for (d, n), r in acc.items() if d not in exclude]
+    if limit is not None and len(ranked) > limit:
+        # Everything tied with the limit-th rank stays, so the sorted prefix is unchanged.
+        floor = heapq.nlargest(limit, [t[0] for t in ranked])[-1] if limit else math.inf
+        ranked = [t for t in ranked if t[0] >= floor]
     ranked.sort(key=lambda t: (-t[0], files[t[1]], t[2]))
-    return ranked
+    return ranked[:limit]
