@@ -140,6 +140,8 @@ class Settings(BaseSettings):
     """Headless runner profiles."""
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
     """Remembered allow and deny rules."""
+    trusted_plugin_projects: list[str] = Field(default_factory=list)
+    """Projects whose `plugins/` folder may run; read only from the user's own config file."""
 
     @classmethod
     def settings_customise_sources(

@@ -38,7 +38,7 @@ async def _run_prompt(
         _require_model(session)
     writer = _writer(session, output_format, out)
     try:
-        await session.start_mcp()
+        await session.start()
         result = await session.submit(prompt)
     finally:
         await asyncio.sleep(0)

@@ -230,6 +230,7 @@ class Repl:
     async def run(self) -> int:
         pump = asyncio.create_task(self._pump())
         await asyncio.sleep(0)
+        await self.session.start()
         if self.session.offline:
             from valarmind_tui.session import offline_help
 

@@ -38,6 +38,7 @@ from valarmind_tui.events import (
 )
 from valarmind_tui.mcp.client import McpManager
 from valarmind_tui.mcp.sampling import SamplingHandler
+from valarmind_tui.plugins import PluginContributions, load_plugins
 from valarmind_tui.providers.base import Provider
 from valarmind_tui.repomap import RepoMap, RepoMapResult
 from valarmind_tui.safety.approval import (
@@ -148,16 +149,30 @@ class Session:
         self._running: asyncio.Task[PromptResult] | None = None
         self._context = ContextLoader(self.project_root)
         self.agents = AgentRegistry.load(self.project_root, settings)
+        self.plugins = self._apply_plugins()
         self.tasks = TaskList(self.bus)
         self.mcp = McpManager(
             settings.mcp, self.project_root, self.bus,
             sampling=SamplingHandler(self.provider, self.approver, self.bus),
         )
 
-    async def start_mcp(self) -> None:
-        """Start the configured MCP servers in parallel; their tools join the registry.
+    def _apply_plugins(self) -> PluginContributions:
+        found = load_plugins(self.project_root)
+        for tool in found.tools:
+            self.tools.register(tool)
+        for cmd in found.commands:
+            self.commands.register(cmd)
+        for spec in found.agents:
+            self.agents.add(spec)
+        return found
+
+    async def start(self) -> None:
+        """Call once a face listens to the bus: reports plugin warnings, then starts the
+        configured MCP servers in parallel (their tools join the registry).
 
         Failures are Notices and a status in /mcp, never exceptions."""
+        for warning in self.plugins.warnings:
+            self.bus.publish(Notice(level="warning", message=warning))
         if self.mcp.names():
             await self.mcp.start()
             self.mcp.register_into(self.tools)

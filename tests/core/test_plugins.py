@@ -1,0 +1,53 @@
+"""Plugins: the shipped example plugin, trust for project plugins, broken plugins are warnings."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from valarmind_tui.config import load_settings, user_config_dir
+from valarmind_tui.events import Notice
+from valarmind_tui.session import Session
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "plugins" / "todo_finder.py"
+
+
+def trust(project: Path) -> None:
+    config = user_config_dir() / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f'trusted_plugin_projects = ["{project}"]\n')
+
+
+def project_with_plugins(git_repo: Path) -> Path:
+    (git_repo / "plugins").mkdir()
+    shutil.copy(EXAMPLE, git_repo / "plugins" / EXAMPLE.name)
+    (git_repo / "plugins" / "broken.py").write_text("import does_not_exist_anywhere\n")
+    (git_repo / "app.py").write_text("def greet(name):\n    # TODO: handle empty names\n"
+                                     "    return 'Hello ' + name\n")
+    return git_repo
+
+
+async def test_trusted_project_plugin_adds_a_command(git_repo: Path) -> None:
+    root = project_with_plugins(git_repo)
+    trust(root)
+    session = Session(load_settings(root), root)
+    notices: list[Notice] = []
+    session.bus.add_listener(lambda e: notices.append(e) if isinstance(e, Notice) else None)
+    await session.start()
+    result = await session.run_command("/todos")
+    assert result.ok
+    assert "`app.py:2` TODO handle empty names" in result.text
+    assert [n.level for n in notices] == ["warning"]
+    assert "broken.py failed to load" in notices[0].message
+    assert "plugins/todo_finder.py" in session.plugins.loaded
+
+
+async def test_untrusted_project_plugins_do_not_run(git_repo: Path) -> None:
+    root = project_with_plugins(git_repo)
+    # a repository cannot vouch for itself
+    (root / ".valarmind").mkdir()
+    (root / ".valarmind/config.toml").write_text(f'trusted_plugin_projects = ["{root}"]\n')
+    session = Session(load_settings(root), root)
+    result = await session.run_command("/todos")
+    assert not result.ok and "Unknown command /todos" in result.text
+    assert any("trusted_plugin_projects" in w for w in session.plugins.warnings)
