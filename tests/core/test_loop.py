@@ -135,3 +135,21 @@ async def test_orchestrator_cannot_write_itself(
     assert "def greet" in (git_repo / "app.py").read_text()
     tool_msg = [m for m in fake_model.requests[1]["messages"] if m["role"] == "tool"][0]
     assert "Unknown tool 'write_file'" in tool_msg["content"]
+
+
+async def test_resumed_session_continues_the_conversation(
+    git_repo: Path, fake_model: Any, model_settings: Any
+) -> None:
+    fake_model.script(ScriptedTurn(text="The answer is 42."), ScriptedTurn(text="You asked 42."))
+    first = Session.open(model_settings(git_repo), git_repo, approver=PolicyApprover())
+    await first.submit("what is the answer?")
+    await first.close()  # as if the process ended here
+
+    again = Session.open(model_settings(git_repo), git_repo, approver=PolicyApprover(),
+                         resume="last")
+    assert again.session_id == first.session_id
+    result = await again.submit("what did I ask?")
+    assert result.text == "You asked 42."
+    contents = [m.get("content") for m in fake_model.requests[1]["messages"]]
+    assert "what is the answer?" in contents and "The answer is 42." in contents
+    await again.close()
