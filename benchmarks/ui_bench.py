@@ -32,33 +32,41 @@ RATE = 1_000  # tokens per second
 _LAUNCH_SCRIPT = r"""
 import sys, time
 from pathlib import Path
-from valarmind_tui.config import load_settings
-from valarmind_tui.session import Session
-from valarmind_tui.ui.app import ValarMindApp
+from valarmind_tui import cli
+from valarmind_tui.ui.app import build_app
+from valarmind_tui.ui.widgets.prompt import PromptInput
 
 root = Path(sys.argv[1])
-session = Session(load_settings(root), root)
-app = ValarMindApp(session)
+args = cli.build_parser().parse_args(["--cwd", str(root)])
+app = build_app(lambda: cli._settings(args), root, args)  # what `valarmind` runs
+marks = {}
 
-async def ready(pilot):
-    await pilot.pause()
-    loaded = "litellm" in sys.modules
-    print(f"READY {time.time():.6f} litellm={loaded}", flush=True)
-    app.exit(0)
+def frame_painted():
+    now = time.time()
+    if "frame" not in marks and isinstance(app.focused, PromptInput):
+        marks["frame"] = now
+        marks["heavy"] = [m for m in ("litellm", "pydantic") if m in sys.modules]
+    elif "frame" in marks and app.session is not None and "ready" not in marks:
+        marks["ready"] = now
+        app.exit(0)
 
-app.run(headless=True, size=(120, 40), auto_pilot=ready)
+app.post_display_hook = frame_painted
+app.run(headless=True, size=(120, 40))
+print(f"READY {marks['frame']:.6f} {marks['ready']:.6f} {','.join(marks['heavy']) or '-'}")
 """
 
 
-def _launch_once(root: Path, env: dict[str, str]) -> tuple[float, bool]:
+def _launch_once(root: Path, env: dict[str, str]) -> tuple[float, float, str]:
+    """(ms to the first frame with the prompt focused, ms to the session attached, heavy
+    modules imported before the first frame)."""
     start = time.time()
     out = subprocess.run(
         [sys.executable, "-c", _LAUNCH_SCRIPT, str(root)], capture_output=True, text=True,
         env=env, timeout=60, check=True,
     ).stdout
     line = next(x for x in out.splitlines() if x.startswith("READY "))
-    stamp, flag = line.split()[1:3]
-    return (float(stamp) - start) * 1000, flag == "litellm=True"
+    frame, ready, heavy = line.split()[1:4]
+    return (float(frame) - start) * 1000, (float(ready) - start) * 1000, heavy
 
 
 def bench_launch() -> list[dict]:
@@ -72,12 +80,19 @@ def bench_launch() -> list[dict]:
                "VALARMIND_API_BASE": "http://127.0.0.1:9/v1"}
         _launch_once(root, env)  # warm the OS file cache
         results = [_launch_once(root, env) for _ in range(LAUNCH_RUNS)]
-    times = [t for t, _ in results]
+    frames = [f for f, _, _ in results]
+    heavy = sorted({m for _, _, h in results for m in h.split(",") if m != "-"})
     return [
         {"name": "TUI launch to first interactive frame (median)",
-         "value": statistics.median(times), "unit": "ms", "target": "< 500"},
+         "value": statistics.median(frames), "unit": "ms", "target": "< 500"},
+        {"name": "TUI launch to first interactive frame (best)",
+         "value": min(frames), "unit": "ms", "target": "< 500"},
+        {"name": "TUI launch to session ready (median, background)",
+         "value": statistics.median(r for _, r, _ in results), "unit": "ms", "target": "-"},
         {"name": "TUI launch: litellm imported before first frame",
-         "value": int(any(flag for _, flag in results)), "unit": "bool", "target": "0"},
+         "value": int("litellm" in heavy), "unit": "bool", "target": "0"},
+        {"name": "TUI launch: pydantic imported before first frame",
+         "value": int("pydantic" in heavy), "unit": "bool", "target": "0"},
     ]
 
 

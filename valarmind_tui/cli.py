@@ -88,8 +88,13 @@ def main(argv: list[str] | None = None) -> int:
     from valarmind_tui.errors import ConfigError, UsageError
 
     try:
-        settings = _settings(args)
         root = _root(args)
+        if args.command is None and args.prompt is None and not args.plain and sys.stdout.isatty():
+            from valarmind_tui.ui.app import run_app
+
+            # the TUI paints first and loads the settings in the background
+            return run_app(lambda: _settings(args), root, args)
+        settings = _settings(args)
         if args.command == "run":
             from valarmind_tui.headless import run_agent
 
@@ -106,13 +111,9 @@ def main(argv: list[str] | None = None) -> int:
             from valarmind_tui.headless import run_prompt
 
             return run_prompt(settings, root, args)
-        if args.plain or not sys.stdout.isatty():
-            from valarmind_tui.repl import run_repl
+        from valarmind_tui.repl import run_repl
 
-            return run_repl(settings, root, args)
-        from valarmind_tui.ui.app import run_app
-
-        return run_app(settings, root, args)
+        return run_repl(settings, root, args)
     except (ConfigError, UsageError) as exc:
         print(f"valarmind: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -2,12 +2,18 @@
 
 The app reaches the core only through `Session` methods and renders the events of `session.bus`
 (see bridge.py). It never imports litellm: the session builds its provider on first use.
+
+Launch paints first: `run_app` gives the app a factory, the first frame (prompt focused, status
+"starting…") is drawn before the Session and its imports (settings, agents, gate...) are built in
+a thread. Prompts sent before the session is ready are queued and sent, in order, once it is.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -66,14 +72,24 @@ class ValarMindApp(App[int]):
     ollama_address: tuple[str, int] = (environment.OLLAMA_HOST, environment.OLLAMA_PORT)
 
     def __init__(
-        self, session: Session, *, history_file: Path | None = None,
+        self, session: Session | None = None, *, history_file: Path | None = None,
         theme_dirs: tuple[Path, ...] | None = None, remember_theme: bool = True,
+        session_factory: Callable[[], Session] | None = None, project_root: Path | None = None,
     ) -> None:
+        """Give a ready `session`, or a `session_factory` run in a thread after the first frame
+        (then `project_root` names the project until the session exists)."""
         super().__init__()
-        self.session = session
+        if (session is None) == (session_factory is None):
+            raise ValueError("give either a session or a session_factory")
+        self.session: Session | None = session
+        self._session_factory = session_factory
+        self.project_root = session.project_root if session else (project_root or Path.cwd())
+        self.startup_error: BaseException | None = None
+        self._pending: list[str] = []
         self.prompt_history = PromptHistory(history_file or default_history_file())
         self._theme_dirs = theme_dirs or (themes.shipped_themes_dir(), themes.user_themes_dir())
         self._remember_theme = remember_theme
+        self._saved_theme: str | None = None
         self._sidebar_forced: bool | None = None
         self._last_ctrl_c = 0.0
         self._last_notice = ""
@@ -93,18 +109,49 @@ class ValarMindApp(App[int]):
 
     async def on_mount(self) -> None:
         self._load_themes()
-        self.run_worker(pump_events(self.session.bus, self), name="bridge", group="bridge")
         status = self.query_one(StatusBar)
-        status.model = self.session.model
-        status.mode = self.session.mode.value
-        status.branch = environment.git_branch(self.session.project_root)
+        status.branch = environment.git_branch(self.project_root)
         self.query_one(Sidebar).display = self.size.width >= SIDEBAR_MIN_WIDTH
-        if self.session.offline:
+        self.query_one(PromptInput).focus()
+        if self.session is not None:
+            await self._attach(self.session)
+        else:
+            status.starting = True
+            self.call_after_refresh(self._open_session)
+
+    def _open_session(self) -> None:
+        """After the first frame: build the Session off the UI thread."""
+        self.run_worker(self._build_session(), name="session", group="session",
+                        exit_on_error=False)
+
+    async def _build_session(self) -> None:
+        assert self._session_factory is not None
+        try:
+            session = await asyncio.to_thread(self._session_factory)
+        except Exception as exc:  # a config or usage error: shown by run_app after exit
+            self.startup_error = exc
+            self.exit(1, return_code=1)
+            return
+        await self._attach(session)
+
+    async def _attach(self, session: Session) -> None:
+        """The session exists: listen to its bus, show its state, send what was queued."""
+        self.session = session
+        self.run_worker(pump_events(session.bus, self), name="bridge", group="bridge")
+        status = self.query_one(StatusBar)
+        status.model, status.mode = session.model, session.mode.value
+        status.starting = False
+        self._apply_settings_theme(session.settings.theme)
+        if session.offline:
             await self.query_one(ChatView).add(
                 OfflineBanner(environment.offline_help(None), id="offline")
             )
             self.detect_ollama()
-        self.query_one(PromptInput).focus()
+        self.run_worker(session.start(), name="session-start", group="session",
+                        exit_on_error=False)
+        pending, self._pending = self._pending, []
+        for text in pending:
+            await self._dispatch(text)
 
     def _load_themes(self) -> None:
         loaded = themes.load_themes(*self._theme_dirs)
@@ -112,11 +159,15 @@ class ValarMindApp(App[int]):
             self.register_theme(theme)
         for error in loaded.errors:
             self.notify(error, title="Theme not loaded", severity="error", timeout=10)
-        chosen = themes.saved_theme() if self._remember_theme else None
-        for name in (chosen, self.session.settings.theme, themes.DEFAULT_THEME):
+        self._saved_theme = themes.saved_theme() if self._remember_theme else None
+        self._apply_settings_theme(None)
+
+    def _apply_settings_theme(self, configured: str | None) -> None:
+        """The remembered theme wins over the configured one, which wins over the default."""
+        for name in (self._saved_theme, configured, themes.DEFAULT_THEME):
             if name and name in self.available_themes:
                 self.theme = name
-                break
+                return
 
     @work(exclusive=True, group="ollama", exit_on_error=False)
     async def detect_ollama(self) -> None:
@@ -126,7 +177,8 @@ class ValarMindApp(App[int]):
             await banner.update(environment.offline_help(found))
 
     async def on_unmount(self) -> None:
-        await self.session.close()
+        if self.session is not None:
+            await self.session.close()
 
     # -- events from the core ----------------------------------------------------------------
     @on(SessionEvent)
@@ -158,7 +210,7 @@ class ValarMindApp(App[int]):
         def answered(answer: ApprovalAnswer | None) -> None:
             self._approvals.pop(event.request_id, None)
             if answer is not None:
-                self.session.answer_approval(event.request_id, answer)
+                self.live.answer_approval(event.request_id, answer)
 
         screen = ApprovalScreen(event)
         self._approvals[event.request_id] = screen
@@ -172,20 +224,32 @@ class ValarMindApp(App[int]):
 
     # -- what the person sends ----------------------------------------------------------------
     def _complete(self, before_cursor: str) -> list[Completion]:
-        return complete_command(self.session.commands, before_cursor) or complete_path(
-            self.session.project_root, before_cursor
-        )
+        found = complete_command(self.session.commands, before_cursor) if self.session else []
+        return found or complete_path(self.project_root, before_cursor)
+
+    @property
+    def live(self) -> Session:
+        """The session; only called on paths that run once it is attached."""
+        assert self.session is not None, "the session is not ready yet"
+        return self.session
 
     @on(PromptInput.Submitted)
     async def _on_submitted(self, message: PromptInput.Submitted) -> None:
-        text = message.text
+        if self.session is None:
+            self._pending.append(message.text)
+            self.notify("Starting… it will be sent as soon as the session is ready.", timeout=3)
+            return
+        if self.turn_running and not message.text.startswith(("/", "!")):
+            message.prompt_input.load_text(message.text)
+            self.notify("The agent is still working; Esc cancels it.", severity="warning")
+            return
+        await self._dispatch(message.text)
+
+    async def _dispatch(self, text: str) -> None:
         if text.startswith("/"):
             self.run_command(text)
         elif text.startswith("!"):
             self.run_shell(text[1:].strip())
-        elif self.turn_running:
-            message.prompt_input.load_text(text)
-            self.notify("The agent is still working; Esc cancels it.", severity="warning")
         else:
             await self._send_prompt(text)
 
@@ -193,7 +257,7 @@ class ValarMindApp(App[int]):
         files: dict[str, str] = {}
         for path in mentioned_paths(text):
             try:
-                files[path] = self.session.attach(path)
+                files[path] = self.live.attach(path)
             except Exception as exc:  # any refusal is the person's to read, not a crash
                 self.notify(f"@{path} not attached: {exc}", severity="warning")
         await self.query_one(ChatView).add(UserMessage(text, tuple(files)))
@@ -204,18 +268,18 @@ class ValarMindApp(App[int]):
     @work(exclusive=True, group="turn", exit_on_error=False)
     async def run_turn(self, prompt: str) -> None:
         try:
-            await self.session.submit(prompt)
+            await self.live.submit(prompt)
         finally:
             self.turn_running = False
             self.query_one(StatusBar).busy = False
 
     @work(group="command", exit_on_error=False)
     async def run_command(self, line: str) -> None:
-        result = await self.session.run_command(line)
+        result = await self.live.run_command(line)
         chat = self.query_one(ChatView)
         await chat.add(CommandOutput(line, result.text, result.ok))
         status = self.query_one(StatusBar)
-        status.model, status.mode = self.session.model, self.session.mode.value
+        status.model, status.mode = self.live.model, self.live.mode.value
         if result.action:
             await self._perform(result.action)
 
@@ -242,16 +306,18 @@ class ValarMindApp(App[int]):
     async def run_shell(self, command: str) -> None:
         block = ShellOutput(command)
         await self.query_one(ChatView).add(block)
-        result = await self.session.run_shell(command)
+        result = await self.live.run_shell(command)
         block.show(result.output, result.is_error)
 
     # -- keys ---------------------------------------------------------------------------------
     def action_cycle_mode(self) -> None:
+        if self.session is None:
+            return
         self.session.set_mode(self.session.mode.next())
         self.query_one(StatusBar).mode = self.session.mode.value
 
     def action_cancel(self) -> None:
-        if self.turn_running and self.session.cancel():
+        if self.turn_running and self.live.cancel():
             self.notify("Cancelling…", timeout=2)
 
     def action_quit_twice(self) -> None:
@@ -272,10 +338,29 @@ class ValarMindApp(App[int]):
             self.query_one(Sidebar).display = event.size.width >= SIDEBAR_MIN_WIDTH
 
 
-def run_app(settings: Settings, root: Path, args: argparse.Namespace | Any) -> int:
-    """`valarmind`: the full-screen face."""
-    from valarmind_tui.session import Session
+def build_app(
+    settings: Settings | Callable[[], Settings], root: Path, args: argparse.Namespace | Any,
+) -> ValarMindApp:
+    """The app for `valarmind`; settings (or their loader) and the Session are built in a thread
+    after the first frame, so their imports are not on the launch path."""
+    resume = getattr(args, "resume", None)
 
-    session = Session.open(settings, root, resume=getattr(args, "resume", None))
-    result = ValarMindApp(session).run()
+    def open_session() -> Session:
+        from valarmind_tui.session import Session
+
+        loaded = settings() if callable(settings) else settings
+        return Session.open(loaded, root, resume=resume)
+
+    return ValarMindApp(session_factory=open_session, project_root=root)
+
+
+def run_app(
+    settings: Settings | Callable[[], Settings], root: Path, args: argparse.Namespace | Any,
+) -> int:
+    """`valarmind`: the full-screen face. A config or usage error met while starting is raised
+    after the screen is restored (the CLI prints it)."""
+    app = build_app(settings, root, args)
+    result = app.run()
+    if app.startup_error is not None:
+        raise app.startup_error
     return int(result or 0)

@@ -24,10 +24,17 @@ class StatusBar(Widget):
     cost: reactive[float] = reactive(0.0)
     branch: reactive[str | None] = reactive(None)
     busy: reactive[bool] = reactive(False)
+    starting: reactive[bool] = reactive(False)
+    """True until the session exists (the model and mode are not known yet)."""
 
     def render(self) -> Content:
         sep = (" │ ", "$text-muted")
-        parts: list[Content | tuple[str, str] | str] = [
+        if self.starting:
+            parts: list[Content | tuple[str, str] | str] = [("○ starting…", "$text-muted")]
+            if self.branch:
+                parts += [sep, ("⎇ " + self.branch, "$secondary")]
+            return Content.assemble(*parts)
+        parts = [
             ("● " if self.busy else "○ ", "$accent" if self.busy else "$text-muted"),
             (self.model or "no model", "bold" if self.model else "$warning"),
             sep,

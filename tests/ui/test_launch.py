@@ -1,0 +1,73 @@
+"""Launch paints first: the Session (settings, agents, gate...) is built after the first frame."""
+
+from __future__ import annotations
+
+import argparse
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes.model_server import ScriptedTurn
+from tests.ui.conftest import wait_for
+from valarmind_tui import config
+from valarmind_tui.config import Settings
+from valarmind_tui.errors import ConfigError
+from valarmind_tui.ui import environment
+from valarmind_tui.ui.app import build_app
+from valarmind_tui.ui.widgets.messages import AssistantMessage
+from valarmind_tui.ui.widgets.prompt import PromptInput
+from valarmind_tui.ui.widgets.status import StatusBar
+
+ARGS = argparse.Namespace(resume=None)
+
+
+async def test_prompt_typed_while_starting_is_sent_once_ready(
+    git_repo: Path, fake_model: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("FAKE_API_KEY", "sk-test")
+    fake_model.script(ScriptedTurn(text="Hi there."))
+    release = threading.Event()
+
+    def load() -> Settings:  # stands for slow imports and config files
+        assert release.wait(10), "the test never released the settings"
+        return Settings(model="openai/fake-model", api_base=fake_model.openai_base,
+                        api_key_env="FAKE_API_KEY")
+
+    app = build_app(load, git_repo, ARGS)
+    async with app.run_test(size=(120, 40)) as pilot:
+        status = app.query_one(StatusBar)
+        assert app.session is None and status.starting
+        assert isinstance(app.focused, PromptInput)
+        assert "starting…" in str(status.render()) and "main" in str(status.render())
+        await pilot.press(*"say hi", "enter")
+        await pilot.pause()
+        assert fake_model.requests == [] and app.query_one(PromptInput).text == ""
+        release.set()
+        await wait_for(pilot, lambda: any(m.status == "done" for m in app.query(AssistantMessage)))
+        assert not status.starting and status.model == "openai/fake-model"
+    users = [m for m in fake_model.requests[0]["messages"] if m["role"] == "user"]
+    assert users[-1]["content"] == "say hi"
+
+
+async def test_config_error_while_starting_ends_the_app(git_repo: Path) -> None:
+    def load() -> Settings:
+        raise ConfigError("config.toml: unknown key 'modle'")
+
+    app = build_app(load, git_repo, ARGS)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.startup_error is not None)
+    assert isinstance(app.startup_error, ConfigError) and app.return_code == 1
+
+
+def test_ui_directories_match_the_config_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The UI computes them without importing config (pydantic) before the first frame."""
+    for xdg in (None, "/tmp/xdg-elsewhere"):
+        for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME"):
+            if xdg is None:
+                monkeypatch.delenv(var, raising=False)
+            else:
+                monkeypatch.setenv(var, xdg)
+        assert environment.user_config_dir() == config.user_config_dir()
+        assert environment.user_data_dir() == config.user_data_dir()
