@@ -13,7 +13,7 @@ import marshal
 import os
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,8 @@ from valarmind_tui.repomap.tags import MAX_FILE_BYTES, extract, skip_reason
 
 RANKED_KEPT = 200
 _POOL_MIN_FILES = 64
+_FILES_PER_WORKER = 32
+_STORE_BATCH = 256
 
 
 @dataclass
@@ -165,11 +167,17 @@ class RepoMap:
             else:
                 todo.append((rel, mtime, size))
         self.stats.level = "tags" if rows else "cold"
-        new_rows = _parse_all(self.root, todo, self.references, self.workers)
-        self.stats.parsed = sum(1 for r in new_rows if r[3] != "huge")
-        cache.put_files(new_rows)
-        for rel, _, _, reason, data in new_rows:
-            _collect(rel, reason, data, tags, skipped)
+        # Rows are stored and decoded as workers return them, while the rest still parse.
+        batch: list[tuple[str, int, int, str | None, bytes | None]] = []
+        for row in _parse_all(self.root, todo, self.references, self.workers):
+            if row[3] != "huge":
+                self.stats.parsed += 1
+            _collect(row[0], row[3], row[4], tags, skipped)
+            batch.append(row)
+            if len(batch) >= _STORE_BATCH:
+                cache.put_files(batch)
+                batch = []
+        cache.put_files(batch)
         return tags, skipped
 
 
@@ -187,7 +195,8 @@ def _parse_one(job: tuple[str, str, int, int, str]
     if size > MAX_FILE_BYTES:
         return rel, mtime, size, "huge", None
     try:
-        src = Path(root, rel).read_bytes()
+        with open(os.path.join(root, rel), "rb") as fh:
+            src = fh.read()
     except OSError:
         return rel, mtime, size, "unreadable", None
     reason = skip_reason(src, rel)
@@ -200,12 +209,21 @@ def _parse_one(job: tuple[str, str, int, int, str]
         return rel, mtime, size, "parse_error", None
 
 
+def _cpus() -> int:
+    """CPUs this process may run on (the affinity mask in a container, not the host's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def _parse_all(root: Path, todo: Sequence[tuple[str, int, int]], references: str,
-               workers: int | None) -> list[tuple[str, int, int, str | None, bytes | None]]:
+               workers: int | None) -> Iterator[tuple[str, int, int, str | None, bytes | None]]:
     jobs = [(str(root), rel, mtime, size, references) for rel, mtime, size in todo]
-    workers = workers or min(os.cpu_count() or 1, 8)
+    workers = min(workers or _cpus(), 8, max(len(jobs) // _FILES_PER_WORKER, 1))
     if len(jobs) < _POOL_MIN_FILES or workers < 2:
-        return [_parse_one(job) for job in jobs]
+        yield from map(_parse_one, jobs)
+        return
     import multiprocessing
 
     # fork is cheapest, but forking a process that runs other threads can deadlock.
@@ -213,7 +231,7 @@ def _parse_all(root: Path, todo: Sequence[tuple[str, int, int]], references: str
     ctx = multiprocessing.get_context(method)
     jobs.sort(key=lambda j: -j[3])  # big files first: better load balance
     with ctx.Pool(workers) as pool:
-        return list(pool.imap_unordered(_parse_one, jobs, chunksize=8))
+        yield from pool.imap_unordered(_parse_one, jobs, chunksize=8)
 
 
 def _rank_and_render(state: dict, token_budget: int, chat: list[str],
@@ -225,7 +243,7 @@ def _rank_and_render(state: dict, token_budget: int, chat: list[str],
     chat_ids = {index[f] for f in chat if f in index}
     mentioned_set = set(mentioned)
     personal = {i: 1.0 for i in chat_ids}
-    for i, f in enumerate(graph.files):
+    for i, f in enumerate(graph.files if mentioned_set else ()):
         parts = set(Path(f).with_suffix("").parts)
         if parts & mentioned_set:
             personal[i] = 1.0

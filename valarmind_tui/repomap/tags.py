@@ -101,10 +101,10 @@ def extract(src: bytes, lang: str, references: str = "query") -> FileTags:
         return FileTags(definitions, {k.decode("ascii"): v for k, v in counts.items()})
     refs: dict[str, int] = {}
     if ref_query is not None:
-        caps = QueryCursor(ref_query).captures(root)
-        for node in caps.get("name", ()):
-            text = src[node.start_byte:node.end_byte].decode("utf-8", "replace")
-            refs[text] = refs.get(text, 0) + 1
+        nodes = QueryCursor(ref_query).captures(root).get("name", ())
+        for raw, count in Counter([src[n.start_byte:n.end_byte] for n in nodes]).items():
+            text = raw.decode("utf-8", "replace")
+            refs[text] = refs.get(text, 0) + count
     return FileTags(definitions, refs)
 
 
