@@ -81,7 +81,6 @@ def extract(src: bytes, lang: str, references: str = "query") -> FileTags:
     parser, def_query, ref_query = queries(lang)
     tree = parser.parse(src)
     root = tree.root_node
-    lines = src.split(b"\n")
     found: dict[tuple[int, str], tuple[Any, str, str]] = {}
     cursor = QueryCursor(def_query)
     cursor.set_max_start_depth(DEF_MAX_DEPTH)
@@ -95,7 +94,7 @@ def extract(src: bytes, lang: str, references: str = "query") -> FileTags:
                 name = names[0].text.decode("utf-8", "replace")
                 found.setdefault((node.start_byte, name), (node, name, key[11:]))
                 break
-    definitions = _definitions(sorted(found.values(), key=lambda t: t[0].start_byte), lines)
+    definitions = _definitions(sorted(found.values(), key=lambda t: t[0].start_byte), src)
     if references == "tokens":
         counts = Counter(_IDENT_BYTES.findall(src))
         return FileTags(definitions, {k.decode("ascii"): v for k, v in counts.items()})
@@ -108,29 +107,36 @@ def extract(src: bytes, lang: str, references: str = "query") -> FileTags:
     return FileTags(definitions, refs)
 
 
-def _definitions(found: list[tuple[Any, str, str]], lines: list[bytes]) -> list[Definition]:
+def _definitions(found: list[tuple[Any, str, str]], src: bytes) -> list[Definition]:
     out: list[Definition] = []
     stack: list[tuple[int, int]] = []  # (end_byte, index) of enclosing definitions
     for node, name, kind in found:
-        while stack and stack[-1][0] <= node.start_byte:
+        start = node.start_byte
+        while stack and stack[-1][0] <= start:
             stack.pop()
         parent = stack[-1][1] if stack else -1
-        out.append(Definition(name, node.start_point[0] + 1, kind, _signature(node, lines),
-                              parent))
+        first = node.start_point[0]
+        body = node.child_by_field_name("body")
+        body_line = body.start_point[0] if body is not None else first
+        count = min(body_line - first, MAX_SIG_LINES) if body_line > first else 1
+        out.append(Definition(name, first + 1, kind, _signature(src, start, count), parent))
         stack.append((node.end_byte, len(out) - 1))
     return out
 
 
-def _signature(node: Any, lines: list[bytes]) -> tuple[str, ...]:
-    """The definition's header: from its first line up to where its body starts (max 3 lines)."""
-    first = node.start_point[0]
-    body = node.child_by_field_name("body")
-    last = body.start_point[0] - 1 if body is not None and body.start_point[0] > first else first
-    last = min(last, first + MAX_SIG_LINES - 1, len(lines) - 1)
+def _signature(src: bytes, start: int, count: int) -> tuple[str, ...]:
+    """The definition's header: `count` whole lines from the one holding byte `start` (up to
+    where its body starts, at most MAX_SIG_LINES)."""
+    pos = src.rfind(b"\n", 0, start) + 1
     sig = []
-    for raw in lines[first:last + 1]:
+    for _ in range(count):
+        end = src.find(b"\n", pos)
+        raw = src[pos:] if end < 0 else src[pos:end]
         text = raw.decode("utf-8", "replace").rstrip()
         sig.append(text if len(text) <= MAX_SIG_CHARS else text[:MAX_SIG_CHARS - 1] + "…")
+        if end < 0:
+            break
+        pos = end + 1
     return tuple(sig)
 
 
