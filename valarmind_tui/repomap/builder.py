@@ -26,8 +26,8 @@ from valarmind_tui.repomap.render import estimate_tokens, fit
 from valarmind_tui.repomap.tags import MAX_FILE_BYTES, extract, skip_reason
 
 RANKED_KEPT = 200
-_POOL_MIN_FILES = 64
-_FILES_PER_WORKER = 32
+_POOL_MIN_BYTES = 1_000_000
+"""Less source than this parses faster in-process than a pool starts (~4 MB/s per CPU)."""
 _STORE_BATCH = 256
 
 
@@ -63,6 +63,8 @@ class BuildStats:
     """Files read and parsed in this build."""
     level: str = ""
     """Which cache answered: result, graph, tags (parsed only what changed) or cold."""
+    workers: int = 0
+    """Processes that parsed (1: in-process; 0: nothing to parse)."""
 
 
 class RepoMap:
@@ -169,7 +171,9 @@ class RepoMap:
         self.stats.level = "tags" if rows else "cold"
         # Rows are stored and decoded as workers return them, while the rest still parse.
         batch: list[tuple[str, int, int, str | None, bytes | None]] = []
-        for row in _parse_all(self.root, todo, self.references, self.workers):
+        plan = _pool_plan(todo, self.workers)
+        self.stats.workers = plan[1] if todo else 0
+        for row in _parse_all(self.root, todo, self.references, plan):
             if row[3] != "huge":
                 self.stats.parsed += 1
             _collect(row[0], row[3], row[4], tags, skipped)
@@ -217,22 +221,31 @@ def _cpus() -> int:
         return os.cpu_count() or 1
 
 
+def _pool_plan(todo: Sequence[tuple[str, int, int]], workers: int | None) -> tuple[str, int]:
+    """(start method, processes) for parsing `todo`; ("", 1) parses in-process."""
+    workers = min(workers or _cpus(), 8)
+    # fork is cheapest, but forking a process that runs other threads can deadlock; a
+    # forkserver costs more to start, so it needs more work to pay off.
+    method = "fork" if threading.active_count() == 1 else "forkserver"
+    work = sum(size for _, _, size in todo if size <= MAX_FILE_BYTES)
+    if work < _POOL_MIN_BYTES * (1 if method == "fork" else 2) or workers < 2:
+        return "", 1
+    return method, workers
+
+
 def _parse_all(root: Path, todo: Sequence[tuple[str, int, int]], references: str,
-               workers: int | None) -> Iterator[tuple[str, int, int, str | None, bytes | None]]:
+               plan: tuple[str, int]) -> Iterator[tuple[str, int, int, str | None, bytes | None]]:
     jobs = [(str(root), rel, mtime, size, references) for rel, mtime, size in todo]
-    workers = min(workers or _cpus(), 8, max(len(jobs) // _FILES_PER_WORKER, 1))
-    if len(jobs) < _POOL_MIN_FILES or workers < 2:
+    method, workers = plan
+    if not method:
         yield from map(_parse_one, jobs)
         return
     import multiprocessing
 
-    # fork is cheapest, but forking a process that runs other threads can deadlock.
-    method = "fork" if threading.active_count() == 1 else "forkserver"
     ctx = multiprocessing.get_context(method)
     jobs.sort(key=lambda j: -j[3])  # big files first: better load balance
     with ctx.Pool(workers) as pool:
         yield from pool.imap_unordered(_parse_one, jobs, chunksize=8)
-
 
 def _rank_and_render(state: dict, token_budget: int, chat: list[str],
                      mentioned: list[str]) -> RepoMapResult:
