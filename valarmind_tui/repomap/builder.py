@@ -21,7 +21,7 @@ from typing import Any
 from valarmind_tui.repomap.cache import TagCache
 from valarmind_tui.repomap.files import list_files
 from valarmind_tui.repomap.graph import build_graph, edge_weights, rank_definitions, rank_file_graph
-from valarmind_tui.repomap.languages import language_for
+from valarmind_tui.repomap.languages import language_for, queries
 from valarmind_tui.repomap.render import estimate_tokens, fit
 from valarmind_tui.repomap.tags import MAX_FILE_BYTES, extract, skip_reason
 
@@ -233,6 +233,16 @@ def _pool_plan(todo: Sequence[tuple[str, int, int]], workers: int | None) -> tup
     return method, workers
 
 
+def _warm_queries(paths: Iterable[str]) -> None:
+    """Compile the needed grammars and queries once, before forking: the workers inherit them
+    instead of each importing tree-sitter and compiling its own."""
+    for lang in sorted({language_for(p) for p in paths} - {None}):
+        try:
+            queries(lang)  # type: ignore[arg-type]
+        except Exception:  # the worker meets the same error and reports the file as skipped
+            continue
+
+
 def _parse_all(root: Path, todo: Sequence[tuple[str, int, int]], references: str,
                plan: tuple[str, int]) -> Iterator[tuple[str, int, int, str | None, bytes | None]]:
     jobs = [(str(root), rel, mtime, size, references) for rel, mtime, size in todo]
@@ -243,6 +253,8 @@ def _parse_all(root: Path, todo: Sequence[tuple[str, int, int]], references: str
     import multiprocessing
 
     ctx = multiprocessing.get_context(method)
+    if method == "fork":
+        _warm_queries({rel for _, rel, _, _, _ in jobs})
     jobs.sort(key=lambda j: -j[3])  # big files first: better load balance
     with ctx.Pool(workers) as pool:
         yield from pool.imap_unordered(_parse_one, jobs, chunksize=8)
