@@ -117,7 +117,7 @@ async def _stream_bench() -> list[dict]:
     from valarmind_tui.events import PromptFinished, TextDelta, TurnStarted
     from valarmind_tui.session import Session
     from valarmind_tui.ui.app import ValarMindApp
-    from valarmind_tui.ui.widgets.messages import AssistantMessage
+    from valarmind_tui.ui.widgets.answer import AssistantMessage
     from valarmind_tui.ui.widgets.prompt import PromptInput
 
     tokens = _markdown_tokens(TOKENS)
@@ -148,12 +148,8 @@ async def _stream_bench() -> list[dict]:
             last_token = loop.time()
             bus.publish(PromptFinished(status="done", text=""))
             full = "".join(tokens)
-            while True:
-                messages = list(app.query(AssistantMessage))
-                if messages and messages[-1].status == "done":
-                    markdown = messages[-1].query_one("Markdown")
-                    if markdown.source == full:  # type: ignore[attr-defined]
-                        break
+            message = app.query(AssistantMessage).last()  # once: a query walks the whole DOM
+            while not (message.status == "done" and message.source == full):
                 await asyncio.sleep(0.002)
             await pilot.pause()  # the frame with the final text
             final = (loop.time() - last_token) * 1000

@@ -18,8 +18,8 @@ from valarmind_tui.session import Session
 from valarmind_tui.ui import themes
 from valarmind_tui.ui.app import ValarMindApp
 from valarmind_tui.ui.screens.approval import ApprovalScreen
-from valarmind_tui.ui.widgets.chat import OfflineBanner
-from valarmind_tui.ui.widgets.messages import AssistantMessage, CommandOutput, ShellOutput
+from valarmind_tui.ui.widgets.answer import AssistantMessage, CommandOutput, OfflineBanner
+from valarmind_tui.ui.widgets.messages import ShellOutput
 from valarmind_tui.ui.widgets.prompt import PromptInput
 from valarmind_tui.ui.widgets.status import StatusBar
 from valarmind_tui.ui.widgets.tool_call import ToolCallBlock

@@ -16,7 +16,7 @@ from valarmind_tui.config import Settings
 from valarmind_tui.errors import ConfigError
 from valarmind_tui.ui import environment
 from valarmind_tui.ui.app import build_app
-from valarmind_tui.ui.widgets.messages import AssistantMessage
+from valarmind_tui.ui.widgets.answer import AssistantMessage
 from valarmind_tui.ui.widgets.prompt import PromptInput
 from valarmind_tui.ui.widgets.status import StatusBar
 

@@ -30,7 +30,7 @@ from valarmind_tui.events import (
 )
 from valarmind_tui.session import Session
 from valarmind_tui.ui.app import ValarMindApp
-from valarmind_tui.ui.widgets.messages import AssistantMessage
+from valarmind_tui.ui.widgets.answer import AssistantMessage
 from valarmind_tui.ui.widgets.prompt import PromptInput
 from valarmind_tui.ui.widgets.sidebar import AgentMonitor
 

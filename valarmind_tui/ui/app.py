@@ -43,8 +43,8 @@ from valarmind_tui.ui.completion import (
 )
 from valarmind_tui.ui.history import PromptHistory, default_history_file
 from valarmind_tui.ui.screens.approval import ApprovalScreen
-from valarmind_tui.ui.widgets.chat import ChatView, OfflineBanner
-from valarmind_tui.ui.widgets.messages import CommandOutput, NoticeLine, ShellOutput, UserMessage
+from valarmind_tui.ui.widgets.chat import ChatView
+from valarmind_tui.ui.widgets.messages import NoticeLine, ShellOutput, UserMessage
 from valarmind_tui.ui.widgets.prompt import Completion, PromptBar, PromptInput
 from valarmind_tui.ui.widgets.sidebar import Sidebar
 from valarmind_tui.ui.widgets.status import StatusBar
@@ -127,7 +127,7 @@ class ValarMindApp(App[int]):
     async def _build_session(self) -> None:
         assert self._session_factory is not None
         try:
-            session = await asyncio.to_thread(self._session_factory)
+            session = await asyncio.to_thread(_warm_then, self._session_factory)
         except Exception as exc:  # a config or usage error: shown by run_app after exit
             self.startup_error = exc
             self.exit(1, return_code=1)
@@ -143,6 +143,8 @@ class ValarMindApp(App[int]):
         status.starting = False
         self._apply_settings_theme(session.settings.theme)
         if session.offline:
+            from valarmind_tui.ui.widgets.answer import OfflineBanner
+
             await self.query_one(ChatView).add(
                 OfflineBanner(environment.offline_help(None), id="offline")
             )
@@ -173,6 +175,8 @@ class ValarMindApp(App[int]):
     async def detect_ollama(self) -> None:
         host, port = self.ollama_address
         found = await environment.ollama_running(host, port)
+        from valarmind_tui.ui.widgets.answer import OfflineBanner
+
         for banner in self.query(OfflineBanner):
             await banner.update(environment.offline_help(found))
 
@@ -276,6 +280,8 @@ class ValarMindApp(App[int]):
     @work(group="command", exit_on_error=False)
     async def run_command(self, line: str) -> None:
         result = await self.live.run_command(line)
+        from valarmind_tui.ui.widgets.answer import CommandOutput
+
         chat = self.query_one(ChatView)
         await chat.add(CommandOutput(line, result.text, result.ok))
         status = self.query_one(StatusBar)
@@ -336,6 +342,13 @@ class ValarMindApp(App[int]):
     def on_resize(self, event: Resize) -> None:
         if self._sidebar_forced is None:
             self.query_one(Sidebar).display = event.size.width >= SIDEBAR_MIN_WIDTH
+
+
+def _warm_then(factory: Callable[[], Session]) -> Session:
+    """Import what the first answer needs (the Markdown widgets), then build the session."""
+    import valarmind_tui.ui.widgets.answer  # noqa: F401
+
+    return factory()
 
 
 def build_app(

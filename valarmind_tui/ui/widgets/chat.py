@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.containers import VerticalScroll
 from textual.widget import Widget
-from textual.widgets import Markdown
 
 from valarmind_tui.events import (
     Event,
@@ -15,21 +16,17 @@ from valarmind_tui.events import (
     ToolCallStarted,
     TurnStarted,
 )
-from valarmind_tui.ui.widgets.messages import AssistantMessage, NoticeLine
+from valarmind_tui.ui.widgets.messages import NoticeLine
 from valarmind_tui.ui.widgets.tool_call import ToolCallBlock
 
+if TYPE_CHECKING:
+    from valarmind_tui.ui.widgets.answer import AssistantMessage
 
-class OfflineBanner(Markdown):
-    """Says how to configure a model when none is."""
 
-    DEFAULT_CSS = """
-    OfflineBanner {
-        border: round $warning;
-        background: $surface;
-        margin: 1 0;
-        padding: 0 1;
-    }
-    """
+def _new_answer() -> AssistantMessage:
+    from valarmind_tui.ui.widgets.answer import AssistantMessage  # Markdown: not at first frame
+
+    return AssistantMessage()
 
 
 class ChatView(VerticalScroll):
@@ -76,7 +73,7 @@ class ChatView(VerticalScroll):
 
     async def _assistant(self) -> AssistantMessage:
         if self.current is None:
-            self.current = AssistantMessage()
+            self.current = _new_answer()
             await self.mount(self.current)
         return self.current
 
@@ -88,7 +85,7 @@ class ChatView(VerticalScroll):
     async def finish_answer(self, status: str) -> None:
         """The prompt ended: flush the answer and mark it when it is not complete."""
         if self.current is None and status != "done":
-            self.current = AssistantMessage()
+            self.current = _new_answer()
             await self.mount(self.current)
         await self._close_current(status)
         for block in self.tool_blocks.values():
