@@ -44,8 +44,17 @@ def supported_languages() -> list[str]:
 
 
 def query_source(lang: str) -> str:
-    return resources.files(__package__).joinpath("queries", f"{lang}-tags.scm").read_text(
-        encoding="utf-8")
+    """The tags query of `lang`, with `; include: FILE` lines replaced by that file's text
+    (JavaScript, TypeScript and TSX share their common patterns this way)."""
+    return _read_query(f"{lang}-tags.scm")
+
+
+def _read_query(name: str) -> str:
+    text = resources.files(__package__).joinpath("queries", name).read_text(encoding="utf-8")
+    return "".join(
+        _read_query(line.split(":", 1)[1].strip()) if line.startswith("; include:") else line
+        for line in text.splitlines(keepends=True)
+    )
 
 
 def split_query(source: str) -> tuple[str, str]:
