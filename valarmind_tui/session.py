@@ -104,15 +104,10 @@ class InteractiveApprover:
         future.set_result(answer)
         return True
 
-    def pending(self) -> list[str]:
-        return list(self._pending)
-
     def cancel_all(self) -> None:
         for future in self._pending.values():
             if not future.done():
                 future.set_result(ApprovalAnswer("deny", feedback="cancelled"))
-
-
 
 
 class Session:
@@ -126,7 +121,6 @@ class Session:
         self.settings = settings
         self.project_root = project_root.resolve()
         self.bus = EventBus()
-        self._interactive = approver is None
         self.approver: Approver = approver or InteractiveApprover(self.bus)
         self.totals = UsageTotals()
         self._model = settings.resolve_model()
