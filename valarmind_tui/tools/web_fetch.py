@@ -26,6 +26,9 @@ _BLOCK = {"p", "div", "section", "article", "main", "header", "table", "tr", "fo
           "blockquote", "ul", "ol", "dl", "br", "hr"}
 
 
+_INLINE = {"strong": "**", "b": "**", "em": "*", "i": "*"}
+
+
 class _Markdown(HTMLParser):
     """A small HTML → Markdown converter: headings, paragraphs, links, lists, code, tables."""
 
@@ -38,6 +41,12 @@ class _Markdown(HTMLParser):
         self.href: list[str | None] = []
         self.title = ""
         self._in_title = False
+
+    def _inline(self, tag: str) -> str:
+        """The Markdown marker that opens and closes an inline tag ('' for other tags)."""
+        if tag == "code":
+            return "" if self.pre else "`"
+        return _INLINE.get(tag, "")
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "title":
@@ -52,12 +61,8 @@ class _Markdown(HTMLParser):
         elif tag == "pre":
             self.pre += 1
             self.out.append("\n\n```\n")
-        elif tag == "code" and not self.pre:
-            self.out.append("`")
-        elif tag in ("strong", "b"):
-            self.out.append("**")
-        elif tag in ("em", "i"):
-            self.out.append("*")
+        elif marker := self._inline(tag):
+            self.out.append(marker)
         elif tag == "a":
             self.href.append(dict(attrs).get("href"))
             self.out.append("[")
@@ -87,12 +92,8 @@ class _Markdown(HTMLParser):
         if tag == "pre":
             self.pre = max(0, self.pre - 1)
             self.out.append("\n```\n\n")
-        elif tag == "code" and not self.pre:
-            self.out.append("`")
-        elif tag in ("strong", "b"):
-            self.out.append("**")
-        elif tag in ("em", "i"):
-            self.out.append("*")
+        elif marker := self._inline(tag):
+            self.out.append(marker)
         elif tag == "a":
             href = self.href.pop() if self.href else None
             self.out.append(f"]({href})" if href and not href.startswith("#") else "]")
