@@ -128,6 +128,9 @@ async def _stream_bench() -> list[dict]:
         app = ValarMindApp(session, history_file=root / "history", remember_theme=False)
         async with app.run_test(size=(120, 40)) as pilot:
             await pilot.pause()
+            # As in a real session: the model library is imported (and frozen) before a prompt.
+            while any(w.name == "warm-up" and not w.is_finished for w in app.workers):
+                await asyncio.sleep(0.05)
             prompt = app.query_one(PromptInput)
             bus = session.bus
             bus.publish(TurnStarted(turn=1, model="openai/fake-model"))

@@ -352,6 +352,14 @@ class Session:
     def clear(self) -> None:
         self.history = []
 
+    def warm_up(self) -> None:
+        """Import the model library now (~2.5 s) so the first prompt does not wait for it.
+        Blocking: a face calls it off its UI thread."""
+        if not self.offline:
+            from valarmind_tui.providers.litellm_provider import load_litellm
+
+            load_litellm()
+
     def provider(self) -> Provider:
         """The model provider, built on first use (this is where litellm gets imported)."""
         if self._provider is None:

@@ -7,7 +7,7 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from textual.widgets import Markdown, OptionList, Static
+from textual.widgets import OptionList, Static
 
 from tests.fakes.model_server import ScriptedTurn
 from tests.ui.conftest import wait_for
@@ -46,7 +46,9 @@ async def test_streamed_answer(make_session, make_app, fake_model) -> None:
         await _send(pilot, "say hello")
         message = await wait_for(pilot, lambda: _answer(app))
         assert message.status == "done"
-        assert message.query_one(".answer", Markdown).source.startswith("Hello **world**")
+        assert message.source.startswith("Hello **world**")
+        shown = message.answer.plain_text
+        assert "Hello world, here is a list:" in shown and "**" not in shown
         assert message.reasoning == "The user greets me."
         status = app.query_one(StatusBar)
         await wait_for(pilot, lambda: status.tokens > 0)
@@ -98,7 +100,7 @@ async def test_escape_cancels_a_slow_stream(make_session, make_app, fake_model) 
         await pilot.press("escape")
         message = await wait_for(pilot, lambda: _answer(app), timeout=5)
         assert message.status == "cancelled"
-        partial = message.query_one(".answer", Markdown).source
+        partial = message.source
         assert partial and len(partial) < len(text)
         assert "cancelled" in str(message.query_one(".answer-end", Static).render())
         assert not app.turn_running

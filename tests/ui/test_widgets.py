@@ -7,7 +7,7 @@ from pathlib import Path
 
 from textual import on
 from textual.app import App, ComposeResult
-from textual.widgets import Collapsible, Markdown, OptionList, Static
+from textual.widgets import Collapsible, OptionList, Static
 
 from valarmind_tui.bus import EventBus
 from valarmind_tui.commands import CommandRegistry, CommandResult, command
@@ -33,6 +33,7 @@ from valarmind_tui.ui.screens.approval import ApprovalScreen
 from valarmind_tui.ui.widgets.chat import ChatView
 from valarmind_tui.ui.widgets.prompt import PromptBar, PromptInput
 from valarmind_tui.ui.widgets.sidebar import AgentMonitor, Sidebar, TaskList
+from valarmind_tui.ui.widgets.streaming_markdown import StreamingMarkdown
 from valarmind_tui.ui.widgets.tool_call import ToolCallBlock
 
 DIFF = "--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-old line\n+new line\n"
@@ -108,10 +109,10 @@ async def test_streamed_markdown_reasoning_and_tool_block() -> None:
                                      output="Edited app.py\n", diff=DIFF))
         bus.publish(PromptFinished(status="done", text=""))
         await settle(pilot, lambda: block.state == "done" and block.query("DiffView"))
-        markdown = app.query_one(".answer", Markdown)
+        markdown = app.query_one(".answer", StreamingMarkdown)
         assert markdown.source == "# Plan\n\nChange **greet**:\n\n- step one\n- step two\n"
-        rendered = [str(b.render()) for b in markdown.query("MarkdownBlock")]
-        assert any("greet" in r for r in rendered) and not any("**" in r for r in rendered)
+        assert markdown.plain_text.splitlines() == [
+            "Plan", "", "Change greet:", "", " • step one", " • step two"]
         reasoning = app.query_one(".reasoning", Collapsible)
         assert reasoning.collapsed and reasoning.display
         diff_text = str(block.query_one("DiffView", Static).render())
@@ -136,7 +137,7 @@ async def test_tool_states_denied_and_cancelled_prompt() -> None:
         assert blocks["b"].state == "cancelled"
         marker = str(app.query_one(".answer-end", Static).render())
         assert "cancelled" in marker
-        assert app.query_one(".answer", Markdown).source == "partial ans"
+        assert app.query_one(".answer", StreamingMarkdown).source == "partial ans"
 
 
 async def test_sidebar_tasks_and_agent_monitor() -> None:

@@ -10,7 +10,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Collapsible, Markdown, Static
-from textual.widgets.markdown import MarkdownStream
+
+from valarmind_tui.ui.widgets.streaming_markdown import StreamingMarkdown
 
 _END_LABEL = {
     "cancelled": "⏹ cancelled: the answer above is partial",
@@ -20,14 +21,14 @@ _END_LABEL = {
 
 
 class AssistantMessage(Vertical):
-    """One streamed model response: folded reasoning, then Markdown streamed as it arrives."""
+    """One streamed model response: folded reasoning, then its Markdown as it arrives."""
 
     DEFAULT_CSS = """
     AssistantMessage { height: auto; margin: 0 0 1 0; }
     AssistantMessage .reasoning { display: none; background: transparent; border: none; }
     AssistantMessage.-has-reasoning .reasoning { display: block; }
     AssistantMessage .reasoning-text { color: $text-muted; text-style: italic; }
-    AssistantMessage Markdown { margin: 0; padding: 0 1; background: transparent; }
+    AssistantMessage StreamingMarkdown { padding: 0 1; }
     AssistantMessage .answer-end { color: $warning; padding: 0 1; }
     AssistantMessage.-failed .answer-end { color: $error; }
     """
@@ -37,26 +38,27 @@ class AssistantMessage(Vertical):
         self.text = ""
         self.reasoning = ""
         self.status: str | None = None
-        self._stream: MarkdownStream | None = None
 
     def compose(self) -> ComposeResult:
         yield Collapsible(
             Static("", classes="reasoning-text", markup=False),
             title="Reasoning", collapsed=True, classes="reasoning",
         )
-        yield Markdown("", classes="answer")
+        yield StreamingMarkdown(classes="answer")
+
+    @property
+    def answer(self) -> StreamingMarkdown:
+        return self.query_one(".answer", StreamingMarkdown)
 
     @property
     def source(self) -> str:
-        """The Markdown on screen (the whole answer once the stream is flushed)."""
-        return self.query_one(".answer", Markdown).source
+        """The Markdown on screen (the whole answer once it is finished)."""
+        return self.answer.source
 
-    async def append_text(self, text: str) -> None:
-        """Stream a piece of Markdown (batched by Textual's MarkdownStream)."""
+    def append_text(self, text: str) -> None:
+        """Add a piece of the answer (drawn at the next frame)."""
         self.text += text
-        if self._stream is None:
-            self._stream = Markdown.get_stream(self.query_one(".answer", Markdown))
-        await self._stream.write(text)
+        self.answer.append(text)
 
     def append_reasoning(self, text: str) -> None:
         self.reasoning += text
@@ -68,9 +70,7 @@ class AssistantMessage(Vertical):
         if self.status is not None:
             return
         self.status = status
-        if self._stream is not None:
-            await self._stream.stop()
-            self._stream = None
+        self.answer.flush()
         if status in _END_LABEL:
             self.add_class(f"-{status}")
             await self.mount(Static(_END_LABEL[status], classes="answer-end"))

@@ -54,7 +54,7 @@ class ChatView(VerticalScroll):
         """Render one bus event (events of specialist agents show only as tool blocks)."""
         main = event.agent_id == "main"
         if isinstance(event, TextDelta) and main:
-            await (await self._assistant()).append_text(event.text)
+            (await self._assistant()).append_text(event.text)
         elif isinstance(event, ReasoningDelta) and main:
             (await self._assistant()).append_reasoning(event.text)
         elif isinstance(event, TurnStarted) and main:

@@ -1,0 +1,166 @@
+"""Markdown to terminal lines with Rich, coloured from the Textual theme.
+
+Rendering goes through a Console of its own (not the app's), so it can run at any width and
+in any thread. Lines are kept as flat tuples of text and style numbers, not Strips: a long
+answer has thousands of lines, and Strips (each with its caches, segments and styles) made
+Python's full garbage collections pause the UI for 300 ms at 20,000 tokens; tuples of str and
+int are not tracked by the collector at all.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+from collections.abc import Mapping
+
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.markdown import CodeBlock, Heading, Markdown
+from rich.segment import Segment
+from rich.style import Style
+from rich.syntax import Syntax
+from rich.theme import Theme
+from textual.color import Color
+from textual.strip import Strip
+
+from valarmind_tui.ui.markdown.split import PARSER
+
+Line = tuple[str | int, ...]
+"""One rendered line: text, style number, text, style number..."""
+
+
+class _LeftHeading(Heading):
+    LEVEL_ALIGN = dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6"), "left")
+
+
+class _FencedCode(CodeBlock):
+    """A code block on the theme's code background, wrapped rather than cut."""
+
+    background = "default"
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield Syntax(
+            str(self.text).rstrip(), self.lexer_name, theme=self.theme, word_wrap=True,
+            padding=(1, 2), background_color=self.background,
+        )
+
+
+def _color(variables: Mapping[str, str], name: str, fallback: str = "") -> Color | None:
+    value = variables.get(name) or fallback
+    try:
+        color = Color.parse(value)
+    except Exception:  # an ansi_* name, "transparent", a theme's typo: no colour is fine
+        return None
+    return None if color.a == 0 else color
+
+
+def _style(color: Color | None, text_style: str = "", background: Color | None = None) -> Style:
+    try:
+        style = Style.parse(text_style) if text_style and text_style != "none" else Style()
+    except Exception:
+        style = Style()
+    return style + Style(
+        color=color.rich_color if color else None,
+        bgcolor=background.rich_color if background else None,
+    )
+
+
+class _ParsedMarkdown(Markdown):
+    """rich's Markdown with the parser built once (rich builds one per document: 0.4 ms)."""
+
+    def __init__(self, markup: str, code_theme: str) -> None:
+        self.markup, self.parsed = markup, PARSER.parse(markup)
+        self.code_theme = self.inline_code_theme = code_theme
+        self.justify, self.style, self.hyperlinks = None, "none", False
+        self.inline_code_lexer = None
+
+
+class MarkdownRenderer:
+    """Renders Markdown blocks to Strips with the colours of one Textual theme."""
+
+    def __init__(self, variables: Mapping[str, str], dark: bool = True) -> None:
+        default = "#000000" if dark else "#ffffff"
+        background = _color(variables, "background") or Color.parse(default)
+        shade = Color.parse("black" if dark else "white")
+        self.code_background = background.blend(shade, 0.1 if dark else 0.3)
+        self.code_theme = "monokai" if dark else "friendly"
+        warning, error = _color(variables, "warning"), _color(variables, "error")
+        inline = warning if dark else error
+        styles = {
+            f"markdown.h{n}": _style(
+                _color(variables, f"markdown-h{n}-color", variables.get("primary", "")),
+                variables.get(f"markdown-h{n}-text-style", "bold"),
+            )
+            for n in range(1, 7)
+        }
+        styles["markdown.code"] = _style(
+            inline, background=background.blend(inline, 0.1) if inline else None
+        )
+        accent = _color(variables, "accent") or _color(variables, "primary")
+        styles["markdown.link"] = _style(accent, "underline")
+        styles["markdown.link_url"] = _style(_color(variables, "text-muted"))
+        styles["markdown.block_quote"] = _style(_color(variables, "text-muted"), "italic")
+        styles["markdown.item.number"] = styles["markdown.item.bullet"] = _style(
+            _color(variables, "primary"), "bold"
+        )
+        styles["markdown.table.border"] = _style(_color(variables, "primary"))
+        styles["markdown.table.header"] = _style(None, "bold")
+        styles["markdown.hr"] = _style(_color(variables, "text-muted"))
+        self._theme = Theme(styles)
+        self._styles: list[Style | None] = [None]
+        self._style_numbers: dict[Style | None, int] = {None: 0}
+        self._lock = threading.Lock()
+        code = type("ThemedCode", (_FencedCode,), {"background": self.code_background.hex})
+        self._markdown = type(
+            "ThemedMarkdown", (_ParsedMarkdown,),
+            {"elements": {**Markdown.elements, "heading_open": _LeftHeading, "fence": code,
+                          "code_block": code}},
+        )
+
+    def render(self, source: str, width: int) -> list[Line]:
+        """`source` laid out in `width` cells, without blank lines around it."""
+        if width <= 0 or not source.strip():
+            return []
+        console = Console(
+            width=width, theme=self._theme, file=io.StringIO(), color_system="truecolor",
+            force_terminal=True, legacy_windows=False, highlight=False, emoji=False,
+        )
+        markdown = self._markdown(source, self.code_theme)
+        lines = console.render_lines(markdown, console.options, pad=False, new_lines=False)
+        start, end = 0, len(lines)
+        while start < end and _is_blank(lines[start]):
+            start += 1
+        while end > start and _is_blank(lines[end - 1]):
+            end -= 1
+        return [self._pack(line) for line in lines[start:end]]
+
+    def strip(self, line: Line) -> Strip:
+        """A packed line as a Strip to draw."""
+        styles = self._styles
+        return Strip([Segment(line[i], styles[line[i + 1]]) for i in range(0, len(line), 2)])
+
+    def _pack(self, segments: list[Segment]) -> Line:
+        numbers, packed = self._style_numbers, []
+        for text, style, control in segments:
+            if control or not text:
+                continue
+            number = numbers.get(style)
+            if number is None:
+                number = self._number(style)
+            packed += (text, number)
+        return tuple(packed)
+
+    def _number(self, style: Style) -> int:
+        with self._lock:  # rewraps render in a thread too
+            number = self._style_numbers.get(style)
+            if number is None:
+                number = self._style_numbers[style] = len(self._styles)
+                self._styles.append(style)
+            return number
+
+
+def _is_blank(segments: list[Segment]) -> bool:
+    """Nothing to see: no text and no background (a code block's padding row is not blank)."""
+    return all(
+        not segment.text.strip() and not (segment.style and segment.style.bgcolor)
+        for segment in segments
+    )

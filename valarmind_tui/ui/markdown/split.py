@@ -1,0 +1,54 @@
+"""Streamed Markdown as finished top-level blocks plus the one still open.
+
+In CommonMark a top-level block is final once the parser has started the next one: nothing that
+arrives later can reopen it (the one exception, a link reference defined further down, is not
+worth a re-render of the whole answer). So each finished block can be rendered once, and only
+the open block needs rendering again as text streams in.
+"""
+
+from __future__ import annotations
+
+import re
+
+from markdown_it import MarkdownIt
+
+PARSER = MarkdownIt().enable("strikethrough").enable("table")  # what rich.markdown parses
+_LINE = re.compile(r"[^\r\n]*(?:\r\n?|\n)|[^\r\n]+$")
+"""One line with its ending, as markdown-it counts lines (str.splitlines also splits on \f)."""
+
+
+def _block_starts(source: str) -> list[int]:
+    """First line of each top-level block in `source`."""
+    return [
+        token.map[0]
+        for token in PARSER.parse(source)
+        if token.level == 0 and token.map is not None and token.nesting >= 0
+    ]
+
+
+class MarkdownSplitter:
+    """Feeds Markdown in pieces; hands back each top-level block once it is finished."""
+
+    def __init__(self) -> None:
+        self.closed: list[str] = []
+        """Source of each finished block, in order (with its trailing blank lines)."""
+        self.open_text = ""
+        """Source after the last finished block: the block still growing."""
+
+    @property
+    def source(self) -> str:
+        return "".join(self.closed) + self.open_text
+
+    def feed(self, text: str) -> list[str]:
+        """Append `text`; return the blocks it finished (often none)."""
+        self.open_text += text
+        starts = _block_starts(self.open_text)
+        if len(starts) < 2:
+            return []
+        lines = _LINE.findall(self.open_text)
+        # Anything before the first block (blank lines, link definitions) goes with it.
+        bounds = [0, *starts[1:]]
+        finished = ["".join(lines[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]
+        self.open_text = "".join(lines[bounds[-1]:])
+        self.closed.extend(finished)
+        return finished

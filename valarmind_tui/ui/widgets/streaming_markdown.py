@@ -1,0 +1,229 @@
+"""Markdown that grows while the model writes it, at any length.
+
+Textual's Markdown widget mounts a widget per block and lays them all out again on each append,
+so a long answer falls seconds behind the model. Here a finished block is rendered to lines once;
+only the open block is rendered again, at most once a frame; the whole message is one widget
+drawn line by line (Textual's Line API). A new width or theme renders the blocks again, in a
+thread when there are many, showing the old lines meanwhile.
+"""
+
+from __future__ import annotations
+
+from time import monotonic
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.geometry import Size
+from textual.selection import Selection
+from textual.strip import Strip
+from textual.widget import Widget
+
+from valarmind_tui.ui.markdown.render import Line, MarkdownRenderer
+from valarmind_tui.ui.markdown.split import MarkdownSplitter
+
+FRAME_S = 1 / 30
+"""The open block is rendered again at most this often while text streams in."""
+SYNC_REWRAP_BLOCKS = 150
+"""Up to this many finished blocks are rendered again on the spot; more go to a thread."""
+
+_GAP: Line = ()
+DRAWN_CACHE_LINES = 400
+"""Drawn Strips kept for redraws (about ten screens)."""
+
+
+class StreamingMarkdown(Widget):
+    """A Markdown document that text is appended to."""
+
+    DEFAULT_CSS = """
+    StreamingMarkdown { height: auto; }
+    """
+
+    def __init__(self, source: str = "", *, classes: str | None = None) -> None:
+        super().__init__(classes=classes)
+        self._splitter = MarkdownSplitter()
+        self._unfed = source
+        self._blocks: list[list[Line]] = []
+        """Lines of each finished block at `_width`."""
+        self._closed_lines: list[Line] = []
+        """The finished blocks' lines with a blank line between blocks."""
+        self._open_lines: list[Line] = []
+        self._width = 0
+        self._renderer: MarkdownRenderer | None = None
+        self._timer: object | None = None
+        self._last_flush = 0.0
+        self._drawn: dict[int, Strip] = {}
+        """render_line's output by line (the finished lines do not change between frames)."""
+        self._drawn_width = 0
+
+    # -- what tests and callers read ----------------------------------------------------------
+
+    @property
+    def source(self) -> str:
+        """The Markdown on screen (everything appended, once flushed and laid out)."""
+        return self._splitter.source if self._width else ""
+
+    @property
+    def plain_text(self) -> str:
+        """The rendered lines as text, trailing spaces dropped."""
+        return "\n".join(
+            "".join(line[::2]).rstrip() if line else ""  # type: ignore[arg-type]
+            for line in map(self._line, range(self._line_count()))
+        )
+
+    # -- feeding ------------------------------------------------------------------------------
+
+    def append(self, text: str) -> None:
+        """Add Markdown at the end; it is drawn at the next frame."""
+        if not text:
+            return
+        self._unfed += text
+        if self._timer is None and self.is_mounted:
+            delay = max(0.001, self._last_flush + FRAME_S - monotonic())  # a 0 s Timer raises
+            self._timer = self.set_timer(delay, self.flush)
+
+    def flush(self) -> None:
+        """Render whatever was appended since the last frame, now."""
+        if self._timer is not None:
+            self._timer.stop()  # type: ignore[attr-defined]
+            self._timer = None
+        self._last_flush = monotonic()
+        text, self._unfed = self._unfed, ""
+        if not text:
+            return
+        finished = self._splitter.feed(text)
+        if not self._width:
+            return  # not laid out yet: get_content_height renders everything
+        before, first_changed = self._line_count(), len(self._closed_lines)
+        renderer = self._get_renderer()
+        for block in finished:
+            self._add_block(renderer.render(block, self._width))
+        self._open_lines = renderer.render(self._splitter.open_text, self._width)
+        for y in [y for y in self._drawn if y >= first_changed]:
+            del self._drawn[y]
+        self.refresh(layout=self._line_count() != before)
+
+    # -- layout -------------------------------------------------------------------------------
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        if width != self._width:
+            self._rewrap(width)
+        return self._line_count()
+
+    def _rewrap(self, width: int) -> None:
+        """Render every block again for `width` (a new width, or a new theme)."""
+        self._width = width
+        self._drawn.clear()
+        if self._unfed:
+            self._splitter.feed(self._unfed)
+            self._unfed = ""
+        renderer = self._get_renderer()
+        sources = list(self._splitter.closed)
+        self._open_lines = renderer.render(self._splitter.open_text, width)
+        if len(sources) <= SYNC_REWRAP_BLOCKS or not self.is_mounted:
+            self._set_blocks([renderer.render(block, width) for block in sources])
+            return
+        # Many blocks: old lines stay (cropped or padded) until the thread is done.
+        self._blocks += [renderer.render(b, width) for b in sources[len(self._blocks):]]
+        self.run_worker(
+            lambda: self._render_in_thread(renderer, sources, width),
+            thread=True, exclusive=True, group="rewrap",
+        )
+
+    def _render_in_thread(self, renderer: MarkdownRenderer, sources: list[str], width: int) -> None:
+        blocks = [renderer.render(block, width) for block in sources]
+        self.app.call_from_thread(self._apply_rewrap, blocks, width)
+
+    def _apply_rewrap(self, blocks: list[list[Line]], width: int) -> None:
+        if width != self._width:
+            return  # the width changed again; that rewrap is on its way
+        self._set_blocks(blocks + self._blocks[len(blocks):])
+        self.refresh(layout=True)
+
+    def _set_blocks(self, blocks: list[list[Line]]) -> None:
+        self._blocks, self._closed_lines = [], []
+        self._drawn.clear()
+        for block in blocks:
+            self._add_block(block)
+
+    def _add_block(self, lines: list[Line]) -> None:
+        self._blocks.append(lines)
+        if lines and self._closed_lines:
+            self._closed_lines.append(_GAP)
+        self._closed_lines.extend(lines)
+
+    def _get_renderer(self) -> MarkdownRenderer:
+        if self._renderer is None:
+            app = self.app
+            self._renderer = MarkdownRenderer(app.get_css_variables(), app.current_theme.dark)
+        return self._renderer
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+        if self._unfed:
+            self.flush()
+
+    def _theme_changed(self, _theme: object) -> None:
+        self._renderer = None
+        if self._width:
+            self._rewrap(self._width)
+            self.refresh(layout=True)
+
+    # -- drawing ------------------------------------------------------------------------------
+
+    def _gap_before_open(self) -> int:
+        return 1 if self._closed_lines and self._open_lines else 0
+
+    def _line_count(self) -> int:
+        return len(self._closed_lines) + self._gap_before_open() + len(self._open_lines)
+
+    def _line(self, y: int) -> Line | None:
+        closed = self._closed_lines
+        if y < len(closed):
+            return closed[y]
+        y -= len(closed) + self._gap_before_open()
+        return self._open_lines[y] if 0 <= y < len(self._open_lines) else None
+
+    def render_line(self, y: int) -> Strip:
+        if self.size.width != self._drawn_width:
+            self._drawn.clear()
+            self._drawn_width = self.size.width
+        strip = self._drawn.get(y)
+        if strip is None:
+            if len(self._drawn) >= DRAWN_CACHE_LINES:
+                self._drawn.clear()
+            strip = self._drawn[y] = self._draw(y)
+        return strip
+
+    def _draw(self, y: int) -> Strip:
+        width, style = self.size.width, self.visual_style.rich_style
+        line = self._line(y)
+        strip = Strip.blank(width, style) if line is None else (
+            self._get_renderer().strip(line).crop_extend(0, width, None).apply_style(style)
+        )
+        selection = self.text_selection
+        if selection is not None and (span := selection.get_span(y)) is not None:
+            strip = _select(strip, span, self.screen.get_component_rich_style("screen--selection"))
+        return strip.apply_offsets(0, y)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._drawn.clear()
+
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        return selection.extract(self.plain_text), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self._drawn.clear()
+        self.refresh()
+
+
+def _select(strip: Strip, span: tuple[int, int], style: Style) -> Strip:
+    start, end = span
+    end = strip.cell_length if end == -1 else min(end, strip.cell_length)
+    if start >= end:
+        return strip
+    before, selected, after = strip.divide([start, end, strip.cell_length])
+    on_top = Strip([Segment(text, (own or Style()) + style) for text, own, _ in selected])
+    return Strip.join([before, on_top, after])
+
