@@ -27,6 +27,39 @@ from valarmind_tui.ui.markdown.split import PARSER
 Line = tuple[str | int, ...]
 """One rendered line: text, style number, text, style number..."""
 
+_STYLES: list[Style | None] = [None]
+"""Every style a line has used, by number. Shared by all renderers (and so all themes), so
+lines drawn under the previous theme still decode while they wait for their rewrap."""
+_STYLE_NUMBERS: dict[Style | None, int] = {None: 0}
+_STYLES_LOCK = threading.Lock()  # rewraps render in a thread too
+
+
+def to_strip(line: Line) -> Strip:
+    """A rendered line as a Strip to draw."""
+    styles = _STYLES
+    return Strip([Segment(line[i], styles[line[i + 1]]) for i in range(0, len(line), 2)])
+
+
+def _pack(segments: list[Segment]) -> Line:
+    numbers, packed = _STYLE_NUMBERS, []
+    for text, style, control in segments:
+        if control or not text:
+            continue
+        number = numbers.get(style)
+        if number is None:
+            number = _number(style)
+        packed += (text, number)
+    return tuple(packed)
+
+
+def _number(style: Style | None) -> int:
+    with _STYLES_LOCK:
+        number = _STYLE_NUMBERS.get(style)
+        if number is None:
+            number = _STYLE_NUMBERS[style] = len(_STYLES)
+            _STYLES.append(style)
+        return number
+
 
 class _LeftHeading(Heading):
     LEVEL_ALIGN = dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6"), "left")
@@ -106,9 +139,6 @@ class MarkdownRenderer:
         styles["markdown.table.header"] = _style(None, "bold")
         styles["markdown.hr"] = _style(_color(variables, "text-muted"))
         self._theme = Theme(styles)
-        self._styles: list[Style | None] = [None]
-        self._style_numbers: dict[Style | None, int] = {None: 0}
-        self._lock = threading.Lock()
         code = type("ThemedCode", (_FencedCode,), {"background": self.code_background.hex})
         self._markdown = type(
             "ThemedMarkdown", (_ParsedMarkdown,),
@@ -131,31 +161,7 @@ class MarkdownRenderer:
             start += 1
         while end > start and _is_blank(lines[end - 1]):
             end -= 1
-        return [self._pack(line) for line in lines[start:end]]
-
-    def strip(self, line: Line) -> Strip:
-        """A packed line as a Strip to draw."""
-        styles = self._styles
-        return Strip([Segment(line[i], styles[line[i + 1]]) for i in range(0, len(line), 2)])
-
-    def _pack(self, segments: list[Segment]) -> Line:
-        numbers, packed = self._style_numbers, []
-        for text, style, control in segments:
-            if control or not text:
-                continue
-            number = numbers.get(style)
-            if number is None:
-                number = self._number(style)
-            packed += (text, number)
-        return tuple(packed)
-
-    def _number(self, style: Style) -> int:
-        with self._lock:  # rewraps render in a thread too
-            number = self._style_numbers.get(style)
-            if number is None:
-                number = self._style_numbers[style] = len(self._styles)
-                self._styles.append(style)
-            return number
+        return [_pack(line) for line in lines[start:end]]
 
 
 def _is_blank(segments: list[Segment]) -> bool:

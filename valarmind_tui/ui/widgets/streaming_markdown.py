@@ -18,7 +18,7 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
-from valarmind_tui.ui.markdown.render import Line, MarkdownRenderer
+from valarmind_tui.ui.markdown.render import Line, MarkdownRenderer, to_strip
 from valarmind_tui.ui.markdown.split import MarkdownSplitter
 
 FRAME_S = 1 / 30
@@ -54,6 +54,8 @@ class StreamingMarkdown(Widget):
         self._drawn: dict[int, Strip] = {}
         """render_line's output by line (the finished lines do not change between frames)."""
         self._drawn_width = 0
+        self._generation = 0
+        """Counts rewraps: a thread's lines are used only if no rewrap came after it."""
 
     # -- what tests and callers read ----------------------------------------------------------
 
@@ -112,6 +114,7 @@ class StreamingMarkdown(Widget):
     def _rewrap(self, width: int) -> None:
         """Render every block again for `width` (a new width, or a new theme)."""
         self._width = width
+        self._generation += 1
         self._drawn.clear()
         if self._unfed:
             self._splitter.feed(self._unfed)
@@ -119,23 +122,28 @@ class StreamingMarkdown(Widget):
         renderer = self._get_renderer()
         sources = list(self._splitter.closed)
         self._open_lines = renderer.render(self._splitter.open_text, width)
-        if len(sources) <= SYNC_REWRAP_BLOCKS or not self.is_mounted:
+        drawn = len(self._blocks)
+        if not drawn or len(sources) <= SYNC_REWRAP_BLOCKS or not self.is_mounted:
             self._set_blocks([renderer.render(block, width) for block in sources])
             return
-        # Many blocks: old lines stay (cropped or padded) until the thread is done.
-        self._blocks += [renderer.render(b, width) for b in sources[len(self._blocks):]]
+        # Many blocks: their old lines stay (cropped or padded) until the thread is done.
+        for block in sources[drawn:]:
+            self._add_block(renderer.render(block, width))
+        generation = self._generation
         self.run_worker(
-            lambda: self._render_in_thread(renderer, sources, width),
-            thread=True, exclusive=True, group="rewrap",
+            lambda: self._render_in_thread(renderer, sources[:drawn], width, generation),
+            thread=True, exclusive=True, group="rewrap", exit_on_error=False,
         )
 
-    def _render_in_thread(self, renderer: MarkdownRenderer, sources: list[str], width: int) -> None:
+    def _render_in_thread(
+        self, renderer: MarkdownRenderer, sources: list[str], width: int, generation: int,
+    ) -> None:
         blocks = [renderer.render(block, width) for block in sources]
-        self.app.call_from_thread(self._apply_rewrap, blocks, width)
+        self.app.call_from_thread(self._apply_rewrap, blocks, generation)
 
-    def _apply_rewrap(self, blocks: list[list[Line]], width: int) -> None:
-        if width != self._width:
-            return  # the width changed again; that rewrap is on its way
+    def _apply_rewrap(self, blocks: list[list[Line]], generation: int) -> None:
+        if generation != self._generation:
+            return  # another width or theme came meanwhile; its rewrap is on its way
         self._set_blocks(blocks + self._blocks[len(blocks):])
         self.refresh(layout=True)
 
@@ -198,7 +206,7 @@ class StreamingMarkdown(Widget):
         width, style = self.size.width, self.visual_style.rich_style
         line = self._line(y)
         strip = Strip.blank(width, style) if line is None else (
-            self._get_renderer().strip(line).crop_extend(0, width, None).apply_style(style)
+            to_strip(line).crop_extend(0, width, None).apply_style(style)
         )
         selection = self.text_selection
         if selection is not None and (span := selection.get_span(y)) is not None:
@@ -208,7 +216,6 @@ class StreamingMarkdown(Widget):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._drawn.clear()
-
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
         return selection.extract(self.plain_text), "\n"

@@ -1,0 +1,127 @@
+"""The streamed answer's Markdown: finished blocks, lines drawn, rewrapped on resize."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+from textual.geometry import Offset
+from textual.selection import Selection
+
+from tests.ui.conftest import wait_for
+from valarmind_tui.ui.markdown.split import MarkdownSplitter
+from valarmind_tui.ui.widgets import streaming_markdown
+from valarmind_tui.ui.widgets.streaming_markdown import StreamingMarkdown
+
+DOCUMENT = (
+    "# Plan\n\nWe change `greet` in **app.py** so that it *returns* a greeting, and we keep "
+    "the old name working for the callers that still use it.\n\n"
+    "- read the file\n- edit the function\n\n  still the second item\n\n"
+    "```python\ndef greet(name):\n\n    return f'Hello {name}'\n```\n\n"
+    "| file | change |\n|------|--------|\n| app.py | greet |\n\n"
+    "> A quote that\ncontinues lazily.\n\nSetext heading\n---\n\n1. one\n2. two\n"
+)
+
+
+def test_blocks_are_final_only_once_the_next_one_starts() -> None:
+    splitter = MarkdownSplitter()
+    assert splitter.feed("```python\ndef f():\n\n") == []  # a blank line inside a fence
+    assert splitter.feed("    pass\n```\n") == []  # closed, but still the last block
+    assert splitter.feed("\nAfter") == ["```python\ndef f():\n\n    pass\n```\n\n"]
+    assert splitter.open_text == "After"
+
+
+def test_feeding_piece_by_piece_splits_like_feeding_at_once() -> None:
+    whole = MarkdownSplitter()
+    whole.feed(DOCUMENT)
+    pieces = MarkdownSplitter()
+    for start in range(0, len(DOCUMENT), 3):
+        pieces.feed(DOCUMENT[start:start + 3])
+    assert pieces.closed == whole.closed and pieces.open_text == whole.open_text
+    assert pieces.source == DOCUMENT
+    assert len(whole.closed) == 7  # heading, paragraph, list, fence, table, quote, setext
+
+
+class Pane(App):
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield StreamingMarkdown(classes="streamed")
+            yield StreamingMarkdown(DOCUMENT, classes="whole")
+
+
+async def test_streamed_text_renders_like_the_whole_document() -> None:
+    app = Pane()
+    async with app.run_test(size=(70, 60)) as pilot:
+        streamed = app.query_one(".streamed", StreamingMarkdown)
+        for start in range(0, len(DOCUMENT), 7):
+            streamed.append(DOCUMENT[start:start + 7])
+            if start % 70 == 0:
+                await pilot.pause()  # some frames in between, as a stream has
+        streamed.flush()
+        whole = app.query_one(".whole", StreamingMarkdown)
+        await wait_for(pilot, lambda: whole.source == DOCUMENT)
+        assert streamed.source == DOCUMENT
+        assert streamed.plain_text == whole.plain_text
+        shown = whole.plain_text
+        assert "We change greet in app.py so that it returns" in shown
+        assert "def greet(name):" in shown and "still the second item" in shown
+        assert not any(marker in shown for marker in ("**", "```", "# Plan", "|---"))
+        await pilot.pause()
+        assert streamed.size.height == len(shown.splitlines())  # laid out at its full height
+
+
+async def test_a_new_width_rewraps_the_lines() -> None:
+    app = Pane()
+    async with app.run_test(size=(100, 60)) as pilot:
+        whole = app.query_one(".whole", StreamingMarkdown)
+        await wait_for(pilot, lambda: whole.source == DOCUMENT)
+        wide = whole.plain_text.splitlines()
+        await pilot.resize_terminal(40, 60)
+        await wait_for(pilot, lambda: whole.plain_text.splitlines() != wide)
+        narrow = whole.plain_text.splitlines()
+        assert len(narrow) > len(wide)
+        assert max(map(len, narrow)) <= whole.size.width
+        assert "".join(narrow).replace(" ", "") == "".join(wide).replace(" ", "")
+
+
+async def test_many_blocks_rewrap_in_a_thread(monkeypatch) -> None:
+    monkeypatch.setattr(streaming_markdown, "SYNC_REWRAP_BLOCKS", 2)
+    app = Pane()
+    async with app.run_test(size=(100, 60)) as pilot:
+        whole = app.query_one(".whole", StreamingMarkdown)
+        await wait_for(pilot, lambda: whole.source == DOCUMENT)
+        wide = whole.plain_text
+        await pilot.resize_terminal(40, 60)
+        # The old lines stay on screen (cropped) until the thread has the new ones.
+        await wait_for(pilot, lambda: "so that it returns a greeting, and" not in whole.plain_text)
+        assert whole.plain_text.replace("\n", "").replace(" ", "") == (
+            wide.replace("\n", "").replace(" ", ""))
+        assert max(map(len, whole.plain_text.splitlines())) <= whole.size.width
+
+
+async def test_selection_copies_the_rendered_text() -> None:
+    app = Pane()
+    async with app.run_test(size=(100, 60)) as pilot:
+        whole = app.query_one(".whole", StreamingMarkdown)
+        await wait_for(pilot, lambda: whole.source == DOCUMENT)
+        selected, _ending = whole.get_selection(Selection(Offset(0, 0), Offset(9, 2)))
+        assert selected == "Plan\n\nWe change"
+        app.screen.selections = {whole: Selection(Offset(0, 2), Offset(9, 2))}
+        await pilot.pause()
+        line = whole.render_line(2)
+        highlighted = [s.text for s in line if s.style and s.style.bgcolor is not None]
+        assert "".join(highlighted).startswith("We change")
+
+
+async def test_a_new_theme_recolours_the_answer() -> None:
+    app = Pane()
+    async with app.run_test(size=(100, 60)) as pilot:
+        whole = app.query_one(".whole", StreamingMarkdown)
+        await wait_for(pilot, lambda: whole.source == DOCUMENT)
+
+        def heading_colour() -> object:
+            return next(s.style.color for s in whole.render_line(0) if s.text.strip() == "Plan")
+
+        before = heading_colour()
+        app.theme = "textual-light" if app.current_theme.dark else "textual-dark"
+        await wait_for(pilot, lambda: heading_colour() != before)
+        assert whole.plain_text.splitlines()[0].strip() == "Plan"
