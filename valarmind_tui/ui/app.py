@@ -182,7 +182,7 @@ class ValarMindApp(App[int]):
         from valarmind_tui.ui.widgets.answer import OfflineBanner
 
         for banner in self.query(OfflineBanner):
-            await banner.update(environment.offline_help(found))
+            banner.update(environment.offline_help(found))
 
     async def on_unmount(self) -> None:
         if self.session is not None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets import Collapsible, Static
 
 from valarmind_tui.ui.widgets.streaming_markdown import StreamingMarkdown
 
@@ -82,7 +82,7 @@ class CommandOutput(Vertical):
     DEFAULT_CSS = """
     CommandOutput { height: auto; margin: 0 0 1 0; border-left: thick $secondary; }
     CommandOutput.-error { border-left: thick $error; }
-    CommandOutput Markdown { margin: 0; padding: 0 1; background: transparent; }
+    CommandOutput StreamingMarkdown { padding: 0 1; }
     CommandOutput .command-line { color: $text-muted; padding: 0 1; }
     """
 
@@ -92,10 +92,10 @@ class CommandOutput(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(Content(self.line), classes="command-line")
-        yield Markdown(self.text)
+        yield StreamingMarkdown(self.text)
 
 
-class OfflineBanner(Markdown):
+class OfflineBanner(StreamingMarkdown):
     """Says how to configure a model when none is."""
 
     DEFAULT_CSS = """

@@ -38,8 +38,10 @@ class StreamingMarkdown(Widget):
     StreamingMarkdown { height: auto; }
     """
 
-    def __init__(self, source: str = "", *, classes: str | None = None) -> None:
-        super().__init__(classes=classes)
+    def __init__(
+        self, source: str = "", *, id: str | None = None, classes: str | None = None,
+    ) -> None:
+        super().__init__(id=id, classes=classes)
         self._splitter = MarkdownSplitter()
         self._unfed = source
         self._blocks: list[list[Line]] = []
@@ -82,6 +84,16 @@ class StreamingMarkdown(Widget):
         if self._timer is None and self.is_mounted:
             delay = max(0.001, self._last_flush + FRAME_S - monotonic())  # a 0 s Timer raises
             self._timer = self.set_timer(delay, self.flush)
+
+    def update(self, source: str) -> None:
+        """Replace the whole document."""
+        self._splitter = MarkdownSplitter()
+        self._unfed = source
+        self._blocks, self._closed_lines, self._open_lines = [], [], []
+        self._drawn.clear()
+        if self._width:
+            self._rewrap(self._width)
+        self.refresh(layout=True)
 
     def flush(self) -> None:
         """Render whatever was appended since the last frame, now."""
