@@ -21,6 +21,8 @@ SUMMARY_PROMPT = (
     "without it: the goal, decisions made, files read or changed (with paths), commands run and "
     "their outcome, open problems and next steps. Be factual and concise; keep exact names."
 )
+SUMMARY_HEADER = "[Summary of the earlier conversation]"
+"""First line of the user message that replaces compacted turns."""
 
 
 def context_window(model: str | None) -> int:
@@ -70,7 +72,7 @@ async def compact(messages: list[dict[str, Any]], provider: Any | None = None,
         return new, (f"Compacted without a model: truncated old tool outputs in {len(older)} "
                      f"messages ({before} → {after} tokens).")
     summary = await _summarize(provider, model, older)
-    note = {"role": "user", "content": f"[Summary of the earlier conversation]\n{summary}"}
+    note = {"role": "user", "content": f"{SUMMARY_HEADER}\n{summary}"}
     new = messages[:head] + [note] + messages[cut:]
     after = count_message_tokens(new)
     return new, (f"Compacted {len(older)} older messages into a summary "

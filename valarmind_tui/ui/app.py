@@ -26,6 +26,7 @@ from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.events import Resize
 
+from valarmind_tui.context.transcript import Transcript, build_transcript, resume_notice
 from valarmind_tui.events import (
     ApprovalRequested,
     ApprovalResolved,
@@ -144,6 +145,8 @@ class ValarMindApp(App[int]):
         status.model, status.mode = session.model, session.mode.value
         status.starting = False
         self._apply_settings_theme(session.settings.theme)
+        if session.history:
+            await self._show_resumed(session)
         if session.offline:
             from valarmind_tui.ui.widgets.answer import OfflineBanner
 
@@ -158,6 +161,13 @@ class ValarMindApp(App[int]):
         pending, self._pending = self._pending, []
         for text in pending:
             await self._dispatch(text)
+
+    async def _show_resumed(self, session: Session) -> None:
+        """A resumed session: its conversation again, then a notice saying so."""
+        transcript = await asyncio.to_thread(_stored_transcript, session)
+        chat = self.query_one(ChatView)
+        await chat.replay(transcript)
+        await chat.add(NoticeLine(resume_notice(session.session_id or "?", transcript)))
 
     def _load_themes(self) -> None:
         loaded = themes.load_themes(*self._theme_dirs)
@@ -355,6 +365,14 @@ def _warm_up(session: Session) -> None:
     session.warm_up()
     if not gc.get_freeze_count():  # once a process: later apps' leftovers must stay collectable
         gc.freeze()
+
+
+def _stored_transcript(session: Session) -> Transcript:
+    """In a thread: the event log (tool outcomes) can be large."""
+    events = []
+    if session.store is not None and session.session_id is not None:
+        events = session.store.events(session.session_id)
+    return build_transcript(session.history, events)
 
 
 def _warm_then(factory: Callable[[], Session]) -> Session:

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from valarmind_tui.context.transcript import ATTACHMENTS_HEADER
 from valarmind_tui.ui.widgets.prompt import Completion
 
 _AT_TOKEN = re.compile(r"(?:^|\s)@(\S*)$")
@@ -71,4 +72,4 @@ def with_attachments(text: str, files: dict[str, str]) -> str:
     if not files:
         return text
     blocks = [f'<file path="{path}">\n{content}\n</file>' for path, content in files.items()]
-    return text + "\n\nAttached files:\n" + "\n".join(blocks)
+    return text + ATTACHMENTS_HEADER + "\n".join(blocks)

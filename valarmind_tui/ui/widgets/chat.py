@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
+from valarmind_tui.context.transcript import (
+    AnswerItem,
+    SummaryItem,
+    ToolItem,
+    Transcript,
+    UserItem,
+)
 from valarmind_tui.events import (
     Event,
     Notice,
@@ -16,7 +23,7 @@ from valarmind_tui.events import (
     ToolCallStarted,
     TurnStarted,
 )
-from valarmind_tui.ui.widgets.messages import NoticeLine
+from valarmind_tui.ui.widgets.messages import NoticeLine, UserMessage
 from valarmind_tui.ui.widgets.tool_call import ToolCallBlock
 
 if TYPE_CHECKING:
@@ -60,16 +67,45 @@ class ChatView(VerticalScroll):
         elif isinstance(event, TurnStarted) and main:
             await self._close_current("done")
         elif isinstance(event, ToolCallStarted):
-            await self._close_current("done")
-            block = ToolCallBlock(event.call_id, event.name, event.arguments, event.agent_id)
-            self.tool_blocks[(event.agent_id, event.call_id)] = block
-            await self.mount(block)
+            await self.start_tool(event.agent_id, event.call_id, event.name, event.arguments)
         elif isinstance(event, ToolCallFinished):
-            block = self.tool_blocks.get((event.agent_id, event.call_id))
-            if block is not None:
-                await block.finish(event.status, event.output, event.diff)
+            await self.finish_tool(event.agent_id, event.call_id, event.status, event.output,
+                                   event.diff)
         elif isinstance(event, Notice):
             await self.mount(NoticeLine(event.message, event.level))
+
+    async def start_tool(
+        self, agent_id: str, call_id: str, name: str, arguments: dict[str, Any],
+    ) -> ToolCallBlock:
+        await self._close_current("done")
+        block = ToolCallBlock(call_id, name, arguments, agent_id)
+        self.tool_blocks[(agent_id, call_id)] = block
+        await self.mount(block)
+        return block
+
+    async def finish_tool(
+        self, agent_id: str, call_id: str, status: str, output: str, diff: str | None = None,
+    ) -> None:
+        block = self.tool_blocks.get((agent_id, call_id))
+        if block is not None:
+            await block.finish(status, output, diff)
+
+    async def replay(self, transcript: Transcript) -> None:
+        """Draw a stored conversation again, finished, before anything new."""
+        await self._close_current("done")
+        for item in transcript.items:
+            if isinstance(item, UserItem):
+                await self.mount(UserMessage(item.text, item.attachments))
+            elif isinstance(item, AnswerItem):
+                answer = _new_answer()
+                await self.mount(answer)
+                answer.append_text(item.text)
+                await answer.finish("done")
+            elif isinstance(item, ToolItem):
+                await self.start_tool("main", item.call_id, item.name, item.arguments)
+                await self.finish_tool("main", item.call_id, item.status, item.output, item.diff)
+            elif isinstance(item, SummaryItem):
+                await self.mount(NoticeLine(item.text))
 
     async def _assistant(self) -> AssistantMessage:
         if self.current is None:

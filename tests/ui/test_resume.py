@@ -1,0 +1,72 @@
+"""A resumed session draws its stored conversation again (Pilot, real SQLite store)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widget import Widget
+
+from tests.fakes.model_server import ScriptedTurn
+from tests.ui.conftest import wait_for
+from valarmind_tui.config import Settings
+from valarmind_tui.session import Session
+from valarmind_tui.ui.app import ValarMindApp
+from valarmind_tui.ui.widgets.answer import AssistantMessage
+from valarmind_tui.ui.widgets.chat import ChatView
+from valarmind_tui.ui.widgets.messages import NoticeLine, UserMessage
+from valarmind_tui.ui.widgets.tool_call import ToolCallBlock
+
+
+def _open(root: Path, fake_model: Any, resume: str | None = None) -> Session:
+    settings = Settings(model="openai/fake-model", api_base=fake_model.openai_base,
+                        api_key_env="FAKE_API_KEY")
+    return Session.open(settings, root, resume=resume)
+
+
+def _shown(widget: Widget) -> tuple[str, str]:
+    """(kind, what the person reads) for one widget of the chat."""
+    if isinstance(widget, UserMessage):
+        return "user", widget.text
+    if isinstance(widget, AssistantMessage):
+        return "answer", f"{widget.status}: {widget.answer.plain_text.strip()}"
+    if isinstance(widget, ToolCallBlock):
+        return "tool", f"{widget.tool_name} {widget.arguments.get('path')} {widget.state}"
+    if isinstance(widget, NoticeLine):
+        return "notice", str(widget.render())
+    return type(widget).__name__, ""
+
+
+async def test_resumed_session_shows_its_conversation(
+    git_repo: Path, fake_model: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("FAKE_API_KEY", "sk-test")
+    fake_model.script(
+        ScriptedTurn(text="Let me look.", tool_calls=[
+            {"name": "read_file", "arguments": {"path": "app.py"}},
+            {"name": "read_file", "arguments": {"path": "missing.py"}},
+        ]),
+        ScriptedTurn(text="It greets **by name**."),
+    )
+    first = ValarMindApp(_open(git_repo, fake_model), history_file=tmp_path / "history.jsonl")
+    async with first.run_test(size=(120, 40)) as pilot:
+        await pilot.press(*"what does app.py do?", "enter")
+        await wait_for(pilot, lambda: not first.turn_running
+                       and any(m.status for m in first.query(AssistantMessage)))
+        session_id = first.live.session_id
+
+    again = ValarMindApp(_open(git_repo, fake_model, resume="last"),
+                         history_file=tmp_path / "history.jsonl")
+    async with again.run_test(size=(120, 40)) as pilot:
+        chat = again.query_one(ChatView)
+        await wait_for(pilot, lambda: chat.query(NoticeLine))
+        shown = [_shown(w) for w in chat.children]
+    assert shown == [
+        ("user", "what does app.py do?"),
+        ("answer", "done: Let me look."),
+        ("tool", "read_file app.py done"),
+        ("tool", "read_file missing.py failed"),
+        ("answer", "done: It greets by name."),
+        ("notice", f"Resumed session {session_id} · 5 messages"),
+    ]
