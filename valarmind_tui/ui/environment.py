@@ -39,7 +39,7 @@ def git_branch(root: Path) -> str | None:
 
 
 async def ollama_running(
-    host: str = OLLAMA_HOST, port: int = OLLAMA_PORT, timeout_s: float = 0.3
+    host: str = OLLAMA_HOST, port: int = OLLAMA_PORT, timeout_s: float = 1.0
 ) -> bool:
     """Whether something accepts TCP connections on Ollama's port."""
     try:
