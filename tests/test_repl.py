@@ -14,9 +14,10 @@ from typing import Any
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
+from tests.fakes.model_server import ScriptedTurn
 from tests.ui.scripts import CHANGED, ORIGINAL, edit_through_code_agent, tool_messages
 from valarmind_tui.config import Settings
-from valarmind_tui.repl import PromptToolkitReader, Repl
+from valarmind_tui.repl import PipeReader, PromptToolkitReader, Repl
 from valarmind_tui.safety.approval import PermissionMode
 from valarmind_tui.session import Session
 
@@ -76,3 +77,32 @@ async def test_prompt_toolkit_feedback_denial_and_mode(
     assert "denied" in out.getvalue()
     assert (git_repo / "app.py").read_text() == ORIGINAL
     assert "keep Hello" in tool_messages(fake_model.requests[2])[-1]
+
+
+async def test_resumed_session_reprints_its_last_exchange(
+    git_repo: Path, fake_model: Any, monkeypatch: Any
+) -> None:
+    monkeypatch.setenv("FAKE_API_KEY", "sk-test")
+    settings = Settings(model="openai/fake-model", api_base=fake_model.openai_base,
+                        api_key_env="FAKE_API_KEY")
+    fake_model.script(
+        ScriptedTurn(tool_calls=[{"name": "read_file", "arguments": {"path": "app.py"}}]),
+        ScriptedTurn(text="It greets by name."),
+    )
+    first = Session.open(settings, git_repo)
+    await first.submit("what does app.py do?")
+    await first.close()
+
+    again = Session.open(settings, git_repo, resume="last")
+    out = io.StringIO()
+    code = await asyncio.wait_for(Repl(again, PipeReader(io.StringIO("/quit\n"), out), out).run(),
+                                  10)
+    assert code == 0
+    shown = out.getvalue().splitlines()
+    start = shown.index("> what does app.py do?")
+    assert shown[start + 1:start + 4] == [
+        "⏺ read_file path='app.py' · done",
+        "It greets by name.",
+        f"Resumed session {first.session_id} · 4 messages",
+    ]
+    assert shown[start + 4].startswith("model: openai/fake-model")

@@ -16,6 +16,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from valarmind_tui.config import user_data_dir
+from valarmind_tui.context.transcript import (
+    AnswerItem,
+    SummaryItem,
+    ToolItem,
+    UserItem,
+    build_transcript,
+    resume_notice,
+)
 from valarmind_tui.events import (
     ApprovalRequested,
     Event,
@@ -32,6 +40,8 @@ if TYPE_CHECKING:
     from valarmind_tui.session import Session
 
 _STATUS_WORD = {"ok": "done", "error": "failed", "denied": "denied", "cancelled": "cancelled"}
+RESUME_SHOWN_MESSAGES = 12
+"""On resume the REPL reprints about the last three exchanges."""
 
 
 class LineReader(Protocol):
@@ -136,9 +146,8 @@ class Repl:
         if isinstance(event, TextDelta) and event.agent_id == "main":
             self.write(event.text)
         elif isinstance(event, ToolCallStarted):
-            args = " ".join(f"{k}={v!r}" for k, v in event.arguments.items())
             who = "" if event.agent_id == "main" else f"[{event.agent_id}] "
-            self.line(f"⏺ {who}{event.name} {args[:120]}")
+            self.line(f"⏺ {who}{event.name} {_arguments(event.arguments)}")
         elif isinstance(event, ToolCallFinished):
             first = (event.output.strip().splitlines() or [""])[0][:120]
             self.line(f"  ↳ {_STATUS_WORD.get(event.status, event.status)}: {first}")
@@ -165,6 +174,24 @@ class Repl:
                 self.render(event)
         finally:
             subscription.close()
+
+    def show_resumed(self) -> None:
+        """The last exchanges of a resumed session, one line per prompt and tool call."""
+        events = []
+        if self.session.store is not None and self.session.session_id is not None:
+            events = self.session.store.events(self.session.session_id)
+        transcript = build_transcript(self.session.history, events, limit=RESUME_SHOWN_MESSAGES)
+        for item in transcript.items:
+            if isinstance(item, UserItem):
+                self.line("> " + _clipped(item.text, 3))
+            elif isinstance(item, AnswerItem):
+                self.line(_clipped(item.text, 12))
+            elif isinstance(item, ToolItem):
+                status = _STATUS_WORD.get(item.status, item.status)
+                self.line(f"⏺ {item.name} {_arguments(item.arguments)} · {status}")
+            elif isinstance(item, SummaryItem):
+                self.line(f"[summary] {_clipped(item.text, 3)}")
+        self.line(resume_notice(self.session.session_id or "?", transcript))
 
     # -- approvals ----------------------------------------------------------------------------
     async def ask(self, request: ApprovalRequested) -> ApprovalAnswer:
@@ -235,6 +262,8 @@ class Repl:
             from valarmind_tui.session import offline_help
 
             self.line(offline_help())
+        if self.session.history:
+            self.show_resumed()
         self.line(f"model: {self.session.model or 'none'} · mode: {self.session.mode.value} · "
                   "/help for commands, /quit to leave")
         loop = asyncio.get_running_loop()
@@ -259,6 +288,17 @@ class Repl:
             await self.session.close()
             pump.cancel()
         return 0
+
+
+def _arguments(arguments: dict[str, Any]) -> str:
+    return " ".join(f"{k}={v!r}" for k, v in arguments.items())[:120]
+
+
+def _clipped(text: str, lines: int) -> str:
+    rows = text.strip().splitlines()
+    if len(rows) <= lines:
+        return "\n".join(rows)
+    return "\n".join(rows[:lines]) + f"\n… {len(rows) - lines} more lines"
 
 
 def run_repl(settings: Settings, root: Path, args: Any) -> int:
