@@ -78,7 +78,10 @@ def bench_launch() -> list[dict]:
         env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / "cfg"),
                "XDG_DATA_HOME": str(home / "data"), "VALARMIND_MODEL": "openai/fake-model",
                "VALARMIND_API_BASE": "http://127.0.0.1:9/v1"}
-        _launch_once(root, env)  # warm the OS file cache
+        # A user's Python caches bytecode; this sandbox sets PYTHONDONTWRITEBYTECODE, which
+        # would make every launch compile the UI modules from source again.
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        _launch_once(root, env)  # warm the OS file cache and write the bytecode
         results = [_launch_once(root, env) for _ in range(LAUNCH_RUNS)]
     frames = [f for f, _, _ in results]
     heavy = sorted({m for _, _, h in results for m in h.split(",") if m != "-"})
