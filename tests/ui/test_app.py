@@ -70,9 +70,9 @@ async def test_edit_allowed_changes_the_file(make_session, make_app, fake_model,
         await pilot.press("y")
         await wait_for(pilot, lambda: _answer(app))
         block = _block(app, "edit_file")
-        assert block.state == "done" and block.query("DiffView")
-        header = str(block.query_one(".tool-header", Static).render())
-        assert "code-1 · edit_file" in header and "path=app.py" in header
+        shown = str(block.render())
+        assert block.state == "done" and "+    return 'Hi ' + name" in shown
+        assert "code-1 · edit_file" in shown and "path=app.py" in shown
         assert _block(app, "delegate").state == "done"
     assert (git_repo / "app.py").read_text() == CHANGED
 

@@ -33,6 +33,7 @@ from valarmind_tui.ui.app import ValarMindApp
 from valarmind_tui.ui.widgets.answer import AssistantMessage
 from valarmind_tui.ui.widgets.prompt import PromptInput
 from valarmind_tui.ui.widgets.sidebar import AgentMonitor
+from valarmind_tui.ui.widgets.tool_call import ToolCallBlock
 
 T0 = 1_700_000_000.0
 DIFF = (
@@ -81,7 +82,7 @@ async def _prepare(pilot: Any) -> None:
     app.query_one(AgentMonitor).clock = lambda: T0 + 42
     _conversation(app.session.bus)
     await wait_for(pilot, lambda: any(m.status == "done" for m in app.query(AssistantMessage)))
-    await wait_for(pilot, lambda: app.query("DiffView"))
+    await wait_for(pilot, lambda: any(b.diff for b in app.query(ToolCallBlock)))
     await pilot.pause()
 
 

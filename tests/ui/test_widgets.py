@@ -7,7 +7,7 @@ from pathlib import Path
 
 from textual import on
 from textual.app import App, ComposeResult
-from textual.widgets import Collapsible, OptionList, Static
+from textual.widgets import OptionList, Static
 
 from valarmind_tui.bus import EventBus
 from valarmind_tui.commands import CommandRegistry, CommandResult, command
@@ -99,26 +99,29 @@ async def test_streamed_markdown_reasoning_and_tool_block() -> None:
             bus.publish(TextDelta(text=piece))
         bus.publish(ToolCallStarted(call_id="c1", name="edit_file",
                                     arguments={"path": "app.py", "old": "old line"}))
-        await settle(pilot, lambda: bool(app.query(".tool-header")))
+        await settle(pilot, lambda: bool(app.query(ToolCallBlock)))
         block = app.query_one(ToolCallBlock)
         assert block.state == "running" and block.has_class("-running")
-        header = str(block.query_one(".tool-header", Static).render())
+        header = str(block.render())
         assert "edit_file" in header and "path=app.py" in header and "running" in header
 
         bus.publish(ToolCallFinished(call_id="c1", name="edit_file", status="ok",
                                      output="Edited app.py\n", diff=DIFF))
         bus.publish(PromptFinished(status="done", text=""))
-        await settle(pilot, lambda: block.state == "done" and block.query("DiffView"))
+        await settle(pilot, lambda: block.state == "done" and block.diff)
         markdown = app.query_one(".answer", StreamingMarkdown)
         assert markdown.source == "# Plan\n\nChange **greet**:\n\n- step one\n- step two\n"
         assert markdown.plain_text.splitlines() == [
             "Plan", "", "Change greet:", "", " • step one", " • step two"]
-        reasoning = app.query_one(".reasoning", Collapsible)
-        assert reasoning.collapsed and reasoning.display
-        diff_text = str(block.query_one("DiffView", Static).render())
-        assert "+new line" in diff_text and "-old line" in diff_text
-        result = block.query_one(Collapsible)
-        assert result.collapsed and result.title == "Edited app.py"
+        reasoning = app.query_one(".reasoning", Static)
+        assert reasoning.display and str(reasoning.render()) == "▶ Reasoning"
+        await pilot.click(reasoning)
+        assert "Look at app.py first." in str(reasoning.render())
+        shown = str(block.render()).splitlines()
+        assert "+new line" in shown and "-old line" in shown
+        assert shown[-1] == "▶ Edited app.py"  # the result, folded
+        await pilot.click(block)
+        assert str(block.render()).splitlines()[-2:] == ["▼ Edited app.py", "Edited app.py"]
 
 
 async def test_tool_states_denied_and_cancelled_prompt() -> None:

@@ -9,7 +9,8 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.widgets import Collapsible, Static
+from textual.reactive import reactive
+from textual.widgets import Static
 
 from valarmind_tui.ui.widgets.streaming_markdown import StreamingMarkdown
 
@@ -20,14 +21,40 @@ _END_LABEL = {
 }
 
 
+class ReasoningFold(Static):
+    """The model's reasoning, folded to one line; a click unfolds it."""
+
+    DEFAULT_CSS = """
+    ReasoningFold { display: none; height: auto; padding: 0 1; color: $text-muted; }
+    ReasoningFold.-shown { display: block; }
+    """
+
+    expanded: reactive[bool] = reactive(False, layout=True)
+
+    def __init__(self) -> None:
+        super().__init__(classes="reasoning")
+        self.text = ""
+
+    def append(self, text: str) -> None:
+        self.text += text
+        self.add_class("-shown")
+        if self.expanded:
+            self.refresh(layout=True)
+
+    def render(self) -> Content:
+        if not self.expanded:
+            return Content("▶ Reasoning")
+        return Content.assemble("▼ Reasoning\n", (self.text, "italic"))
+
+    def on_click(self) -> None:
+        self.expanded = not self.expanded
+
+
 class AssistantMessage(Vertical):
     """One streamed model response: folded reasoning, then its Markdown as it arrives."""
 
     DEFAULT_CSS = """
     AssistantMessage { height: auto; margin: 0 0 1 0; }
-    AssistantMessage .reasoning { display: none; background: transparent; border: none; }
-    AssistantMessage.-has-reasoning .reasoning { display: block; }
-    AssistantMessage .reasoning-text { color: $text-muted; text-style: italic; }
     AssistantMessage StreamingMarkdown { padding: 0 1; }
     AssistantMessage .answer-end { color: $warning; padding: 0 1; }
     AssistantMessage.-failed .answer-end { color: $error; }
@@ -40,10 +67,7 @@ class AssistantMessage(Vertical):
         self.status: str | None = None
 
     def compose(self) -> ComposeResult:
-        yield Collapsible(
-            Static("", classes="reasoning-text", markup=False),
-            title="Reasoning", collapsed=True, classes="reasoning",
-        )
+        yield ReasoningFold()
         yield StreamingMarkdown(classes="answer")
 
     @property
@@ -62,8 +86,7 @@ class AssistantMessage(Vertical):
 
     def append_reasoning(self, text: str) -> None:
         self.reasoning += text
-        self.add_class("-has-reasoning")
-        self.query_one(".reasoning-text", Static).update(Content(self.reasoning))
+        self.query_one(ReasoningFold).append(text)
 
     async def finish(self, status: str = "done") -> None:
         """Flush the stream; a partial answer is kept and marked."""

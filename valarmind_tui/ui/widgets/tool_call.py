@@ -5,13 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from textual.app import ComposeResult
-from textual.containers import Vertical
 from textual.content import Content
 from textual.reactive import reactive
-from textual.widgets import Collapsible, Static
+from textual.widgets import Static
 
-from valarmind_tui.ui.widgets.diff import DiffView
+from valarmind_tui.ui.widgets.diff import diff_content
 
 PREVIEW_LINES = 12
 ARGS_WIDTH = 100
@@ -43,8 +41,10 @@ def result_preview(output: str, lines: int = PREVIEW_LINES) -> str:
     return "\n".join(rows[:lines]) + f"\n… {len(rows) - lines} more lines"
 
 
-class ToolCallBlock(Vertical):
-    """Appears on ToolCallStarted; `finish` fills in the outcome."""
+class ToolCallBlock(Static):
+    """Appears on ToolCallStarted; `finish` fills in the outcome. One widget, not a tree: a
+    long session holds hundreds of these, and Textual lays out every widget of the chat again
+    on each frame. A click folds or unfolds the result preview."""
 
     DEFAULT_CSS = """
     ToolCallBlock {
@@ -58,17 +58,16 @@ class ToolCallBlock(Vertical):
     ToolCallBlock.-failed { border-left: thick $error; }
     ToolCallBlock.-denied { border-left: thick $warning; }
     ToolCallBlock.-cancelled { border-left: thick $panel; }
-    ToolCallBlock .tool-header { height: auto; }
-    ToolCallBlock Collapsible { padding: 0; border: none; background: transparent; }
-    ToolCallBlock .tool-output { color: $text-muted; height: auto; }
     """
 
     state: reactive[str] = reactive("running")
+    expanded: reactive[bool] = reactive(False, layout=True)
+    """Whether the result preview is unfolded."""
 
     def __init__(
         self, call_id: str, name: str, arguments: dict[str, Any], agent_id: str = "main"
     ) -> None:
-        super().__init__(id=None, classes="-running")
+        super().__init__(classes="-running")
         self.call_id = call_id
         self.tool_name = name
         self.arguments = arguments
@@ -76,10 +75,8 @@ class ToolCallBlock(Vertical):
         self.output: str | None = None
         self.diff: str | None = None
 
-    def compose(self) -> ComposeResult:
-        yield Static(self._header(), classes="tool-header")
-
-    def _header(self) -> Content:
+    @property
+    def header(self) -> Content:
         who = f"{self.agent_id} · " if self.agent_id != "main" else ""
         return Content.assemble(
             ("⏺ ", _STATE_STYLE[self.state]),
@@ -90,22 +87,34 @@ class ToolCallBlock(Vertical):
             (self.state, _STATE_STYLE[self.state]),
         )
 
+    @property
+    def result_title(self) -> str:
+        """The result's first line (what the fold shows), or "" without output."""
+        lines = (self.output or "").strip().splitlines()
+        if not lines:
+            return ""
+        return lines[0] if len(lines[0]) <= 60 else lines[0][:59] + "…"
+
+    def render(self) -> Content:
+        parts: list[Content | tuple[str, str] | str] = [self.header]
+        if self.diff:
+            parts += ["\n", diff_content(self.diff)]
+        if title := self.result_title:
+            parts += ["\n", ("▼ " if self.expanded else "▶ ") + title]
+            if self.expanded:
+                parts += ["\n", (result_preview(self.output or ""), "$text-muted")]
+        return Content.assemble(*parts)
+
     def watch_state(self, old: str, new: str) -> None:
         self.remove_class(f"-{old}")
         self.add_class(f"-{new}")
-        if self.is_mounted:
-            self.query_one(".tool-header", Static).update(self._header())
+
+    def on_click(self) -> None:
+        if self.result_title:
+            self.expanded = not self.expanded
 
     async def finish(self, status: str, output: str, diff: str | None = None) -> None:
         """Record the outcome: state, a diff (shown) and a folded output preview."""
         self.output, self.diff = output, diff
         self.state = _FROM_STATUS.get(status, "failed")
-        if diff:
-            await self.mount(DiffView(diff, classes="tool-diff"))
-        if output.strip():
-            preview = Static(
-                Content(result_preview(output)), classes="tool-output", markup=False
-            )
-            first = output.strip().splitlines()[0]
-            title = first if len(first) <= 60 else first[:59] + "…"
-            await self.mount(Collapsible(preview, title=title, collapsed=True))
+        self.refresh(layout=True)
