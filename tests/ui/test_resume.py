@@ -61,7 +61,7 @@ async def test_resumed_session_shows_its_conversation(
     async with again.run_test(size=(120, 40)) as pilot:
         chat = again.query_one(ChatView)
         await wait_for(pilot, lambda: chat.query(NoticeLine))
-        shown = [_shown(w) for w in chat.children]
+        shown = [_shown(w) for w in chat.items]
     assert shown == [
         ("user", "what does app.py do?"),
         ("answer", "done: Let me look."),

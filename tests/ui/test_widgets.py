@@ -249,3 +249,33 @@ async def test_approval_shows_command_and_cwd() -> None:
         await pilot.press("a", "escape", "y")
         await settle(pilot, lambda: bool(app.answers))
     assert app.answers == [ApprovalAnswer("allow_once")]
+
+
+async def test_a_long_conversation_folds_old_items_and_unfolds_them_on_scroll_up() -> None:
+    from valarmind_tui.ui.widgets import chat as chat_module
+
+    bus = EventBus()
+    app = Host(bus)
+    async with app.run_test(size=(110, 30)) as pilot:
+        chat = app.query_one(ChatView)
+        for i in range(chat_module.LIVE_ITEMS + chat_module.FOLD_STEP + 5):  # 65 tool calls
+            bus.publish(ToolCallStarted(call_id=f"c{i}", name="read_file",
+                                        arguments={"path": f"file{i}.py"}))
+            bus.publish(ToolCallFinished(call_id=f"c{i}", name="read_file", status="ok",
+                                         output=f"line one of {i}\nline two\n"))
+        total = chat_module.LIVE_ITEMS + chat_module.FOLD_STEP + 5
+        await settle(pilot, lambda: len(chat.items) == total and chat.folded > 0, timeout=10)
+        shown = [item for item in chat.items if item.display]
+        # The layout holds only recent items (folded in steps, not one per new item).
+        assert chat_module.LIVE_ITEMS <= len(shown) < chat_module.LIVE_ITEMS + chat_module.FOLD_STEP
+        assert chat.folded == total - len(shown) and not chat.items[0].display
+        newest = shown[-1]
+        assert isinstance(newest, ToolCallBlock) and newest.call_id == "c64"
+        bottom = newest.virtual_region.bottom
+        assert chat.virtual_size.height >= bottom  # the spacer keeps the full height
+
+        chat.scroll_home(animate=False)  # the person scrolls back up
+        await settle(pilot, lambda: chat.folded == 0)
+        first = chat.items[0]
+        assert isinstance(first, ToolCallBlock) and first.call_id == "c0" and first.display
+        assert newest.virtual_region.bottom == bottom  # unfolding moved nothing

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
@@ -36,8 +37,26 @@ def _new_answer() -> AssistantMessage:
     return AssistantMessage()
 
 
+LIVE_ITEMS = 40
+"""Items of the conversation kept in the layout while the view follows the end."""
+FOLD_STEP = 20
+"""Older items are hidden this many at a time (not one per new item)."""
+
+
+class _Folded(Widget):
+    """Stands in, at its exact height, for the items hidden above the live ones."""
+
+    DEFAULT_CSS = "_Folded { height: 0; }"
+
+
 class ChatView(VerticalScroll):
-    """Streams assistant text, reasoning and tool-call blocks; stays scrolled to the end."""
+    """Streams assistant text, reasoning and tool-call blocks; stays scrolled to the end.
+
+    Textual lays out every displayed widget of the chat on each frame, so a long session would
+    slow every keystroke and streamed token. While the view follows the end, items older than
+    the last LIVE_ITEMS are hidden behind one spacer of the same height; scrolling up near it,
+    or a new width, shows them again.
+    """
 
     DEFAULT_CSS = """
     ChatView { padding: 0 1; background: $background; }
@@ -48,13 +67,66 @@ class ChatView(VerticalScroll):
         self.current: AssistantMessage | None = None
         self.tool_blocks: dict[tuple[str, str], ToolCallBlock] = {}
         """By (agent id, call id): ids are only unique within one agent's conversation."""
+        self._folded_width = 0
+
+    def compose(self) -> ComposeResult:
+        yield _Folded()
 
     def on_mount(self) -> None:
         self.anchor()
 
+    async def _append(self, widget: Widget) -> None:
+        await self.mount(widget)
+        if self.is_mounted:
+            self.call_after_refresh(self._fold_old_items)
+
+    @property
+    def folded(self) -> int:
+        """How many items are hidden behind the spacer."""
+        return sum(1 for item in self.items if not item.display)
+
+    @property
+    def items(self) -> list[Widget]:
+        """The conversation's widgets, in order (hidden ones included)."""
+        return [child for child in self.children if not isinstance(child, _Folded)]
+
+    def _fold_old_items(self) -> None:
+        if self._anchor_released or self.max_scroll_y <= 0:
+            return  # the person is reading up there: leave the layout alone
+        shown = [item for item in self.items if item.display]
+        if len(shown) < LIVE_ITEMS + FOLD_STEP:
+            return
+        first_live = shown[-LIVE_ITEMS]
+        spacer = self.query_one(_Folded)
+        # Everything above the first live item, less the top margin it keeps for itself.
+        height = first_live.virtual_region.y - first_live.styles.margin.top
+        for item in shown[:-LIVE_ITEMS]:
+            item.display = False
+        spacer.styles.height = max(0, height)
+        self._folded_width = self.size.width
+
+    def _unfold(self) -> None:
+        if not self.folded:
+            return
+        with self.app.batch_update():
+            for item in self.items:
+                item.display = True
+            self.query_one(_Folded).styles.height = 0
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if new_value < old_value and self.folded:
+            spacer = self.query_one(_Folded)
+            if new_value < spacer.outer_size.height + self.size.height:
+                self._unfold()
+
+    def on_resize(self) -> None:
+        if self.folded and self.size.width != self._folded_width:
+            self._unfold()  # the hidden items' heights were for the old width
+
     async def add(self, widget: Widget) -> Widget:
         """Append any widget to the conversation."""
-        await self.mount(widget)
+        await self._append(widget)
         return widget
 
     async def handle_event(self, event: Event) -> None:
@@ -72,7 +144,7 @@ class ChatView(VerticalScroll):
             await self.finish_tool(event.agent_id, event.call_id, event.status, event.output,
                                    event.diff)
         elif isinstance(event, Notice):
-            await self.mount(NoticeLine(event.message, event.level))
+            await self._append(NoticeLine(event.message, event.level))
 
     async def start_tool(
         self, agent_id: str, call_id: str, name: str, arguments: dict[str, Any],
@@ -80,7 +152,7 @@ class ChatView(VerticalScroll):
         await self._close_current("done")
         block = ToolCallBlock(call_id, name, arguments, agent_id)
         self.tool_blocks[(agent_id, call_id)] = block
-        await self.mount(block)
+        await self._append(block)
         return block
 
     async def finish_tool(
@@ -95,22 +167,22 @@ class ChatView(VerticalScroll):
         await self._close_current("done")
         for item in transcript.items:
             if isinstance(item, UserItem):
-                await self.mount(UserMessage(item.text, item.attachments))
+                await self._append(UserMessage(item.text, item.attachments))
             elif isinstance(item, AnswerItem):
                 answer = _new_answer()
-                await self.mount(answer)
+                await self._append(answer)
                 answer.append_text(item.text)
                 await answer.finish("done")
             elif isinstance(item, ToolItem):
                 await self.start_tool("main", item.call_id, item.name, item.arguments)
                 await self.finish_tool("main", item.call_id, item.status, item.output, item.diff)
             elif isinstance(item, SummaryItem):
-                await self.mount(NoticeLine(item.text))
+                await self._append(NoticeLine(item.text))
 
     async def _assistant(self) -> AssistantMessage:
         if self.current is None:
             self.current = _new_answer()
-            await self.mount(self.current)
+            await self._append(self.current)
         return self.current
 
     async def _close_current(self, status: str) -> None:
@@ -122,7 +194,7 @@ class ChatView(VerticalScroll):
         """The prompt ended: flush the answer and mark it when it is not complete."""
         if self.current is None and status != "done":
             self.current = _new_answer()
-            await self.mount(self.current)
+            await self._append(self.current)
         await self._close_current(status)
         for block in self.tool_blocks.values():
             if block.state == "running" and status == "cancelled":
@@ -132,3 +204,4 @@ class ChatView(VerticalScroll):
         await self._close_current("done")
         self.tool_blocks.clear()
         await self.remove_children()
+        await self.mount(_Folded())
