@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import time
 from collections.abc import Callable
 from functools import partial
@@ -37,7 +36,7 @@ from valarmind_tui.events import (
     UsageUpdated,
 )
 from valarmind_tui.safety.approval import ApprovalAnswer
-from valarmind_tui.ui import environment, themes
+from valarmind_tui.ui import environment, garbage, themes
 from valarmind_tui.ui.bridge import SessionEvent, pump_events
 from valarmind_tui.ui.completion import (
     complete_command,
@@ -57,8 +56,6 @@ if TYPE_CHECKING:
     from valarmind_tui.config import Settings
     from valarmind_tui.session import Session
 
-GC_THRESHOLDS = (700, 10, 100)
-"""Full garbage collections ten times rarer than Python's default (700, 10, 10)."""
 SIDEBAR_MIN_WIDTH = 100
 """Below this many columns the sidebar folds away (ctrl+b shows it)."""
 QUIT_WINDOW_S = 2.0
@@ -114,7 +111,7 @@ class ValarMindApp(App[int]):
         yield StatusBar(id="status")
 
     async def on_mount(self) -> None:
-        gc.set_threshold(*GC_THRESHOLDS)
+        garbage.tune()
         self._load_themes()
         status = self.query_one(StatusBar)
         status.branch = environment.git_branch(self.project_root)
@@ -218,7 +215,7 @@ class ValarMindApp(App[int]):
         elif isinstance(event, ModeChanged):
             self.query_one(StatusBar).mode = event.mode
         elif isinstance(event, TurnStarted) and event.agent_id == "main":
-            settle_garbage(full=False)
+            garbage.settle_turn()
         elif isinstance(event, Notice):
             self._last_notice = event.message
         elif isinstance(event, ApprovalRequested):
@@ -241,7 +238,7 @@ class ValarMindApp(App[int]):
         self.push_screen(screen, callback=answered)
 
     async def _prompt_finished(self, event: PromptFinished) -> None:
-        self.set_timer(0.5, settle_garbage)  # while the person reads the answer
+        self.set_timer(0.5, garbage.settle_idle)  # while the person reads the answer
         chat = self.query_one(ChatView)
         await chat.finish_answer(event.status)
         if event.status == "failed" and event.text and event.text != self._last_notice:
@@ -315,7 +312,7 @@ class ValarMindApp(App[int]):
             self.exit(0)
         elif action == "clear":
             await self.query_one(ChatView).clear()
-            settle_garbage()  # the removed conversation was frozen
+            garbage.settle_idle(force=True)  # the removed conversation was frozen
         elif action.startswith("theme:"):
             self.apply_theme(action.partition(":")[2].strip())
 
@@ -366,26 +363,12 @@ class ValarMindApp(App[int]):
             self.query_one(Sidebar).display = event.size.width >= SIDEBAR_MIN_WIDTH
 
 
-def settle_garbage(full: bool = True) -> None:
-    """Collect, then freeze what lives (the conversation on screen) out of the collector's
-    sight: a full collection walks every live object, and with a few hundred tool calls on
-    screen that paused the UI for 200-350 ms, mid-stream. Each main-agent turn collects the
-    young generations and freezes (a few ms); a finished prompt or /clear unfreezes and
-    collects everything (run while the person reads), so nothing frozen leaks for long."""
-    if full:
-        gc.unfreeze()
-        gc.collect()
-    else:
-        gc.collect(1)
-    gc.freeze()
-
-
 def _warm_up(session: Session) -> None:
-    """In a thread once the session is attached: import the model library, then freeze what
-    exists so far out of the garbage collector's sight. litellm alone brings ~270,000 objects;
-    without the freeze every full collection pauses the UI for ~300 ms, during a stream too."""
+    """In a thread once the session is attached: import the model library (the first prompt
+    does not wait ~2.5 s for it), then freeze its objects out of the collector's sight
+    (garbage.py says why)."""
     session.warm_up()
-    gc.freeze()
+    garbage.freeze()
 
 
 def _stored_transcript(session: Session) -> Transcript:

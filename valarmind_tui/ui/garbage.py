@@ -1,0 +1,48 @@
+"""When Python's garbage collector may run, for a UI that must not pause.
+
+A full collection walks every live object. litellm alone brings ~270,000 of them and a long
+conversation's widgets many more: each full collection paused the UI for 100-350 ms, in the
+middle of a stream too. So the app freezes what lives (moves it out of the collector's sight)
+at calm moments: after the model library is imported, at each main-agent turn (after collecting
+the young generations, a few ms), and when a prompt finishes. A frozen object that later dies in
+a reference cycle is only reclaimed by a full collection, so one runs when a prompt finishes and
+the frozen set has grown by a quarter since the last one (CPython's own rule for its oldest
+generation), and on /clear.
+"""
+
+from __future__ import annotations
+
+import gc
+
+THRESHOLDS = (700, 10, 100)
+"""Automatic full collections ten times rarer than Python's default (700, 10, 10)."""
+FULL_AFTER_GROWTH = 1.25
+
+_frozen_after_full = 0
+
+
+def tune() -> None:
+    gc.set_threshold(*THRESHOLDS)
+
+
+def freeze() -> None:
+    """Everything alive now is here to stay (the imported modules)."""
+    gc.freeze()
+
+
+def settle_turn() -> None:
+    """A main-agent turn starts: collect the young generations, freeze the rest."""
+    gc.collect(1)
+    gc.freeze()
+
+
+def settle_idle(force: bool = False) -> None:
+    """A prompt finished (the person reads) or the chat was cleared (`force`)."""
+    global _frozen_after_full
+    if not force and gc.get_freeze_count() < _frozen_after_full * FULL_AFTER_GROWTH:
+        settle_turn()
+        return
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
+    _frozen_after_full = gc.get_freeze_count()
