@@ -111,7 +111,6 @@ class ValarMindApp(App[int]):
         yield StatusBar(id="status")
 
     async def on_mount(self) -> None:
-        garbage.tune()
         self._load_themes()
         status = self.query_one(StatusBar)
         status.branch = environment.git_branch(self.project_root)
@@ -367,8 +366,8 @@ def _warm_up(session: Session) -> None:
     """In a thread once the session is attached: import the model library (the first prompt
     does not wait ~2.5 s for it), then freeze its objects out of the collector's sight
     (garbage.py says why)."""
-    session.warm_up()
-    garbage.freeze()
+    with garbage.imports_then_freeze():
+        session.warm_up()
 
 
 def _stored_transcript(session: Session) -> Transcript:

@@ -139,6 +139,7 @@ class MarkdownRenderer:
         styles["markdown.table.header"] = _style(None, "bold")
         styles["markdown.hr"] = _style(_color(variables, "text-muted"))
         self._theme = Theme(styles)
+        self._local = threading.local()
         code = type("ThemedCode", (_FencedCode,), {"background": self.code_background.hex})
         self._markdown = type(
             "ThemedMarkdown", (_ParsedMarkdown,),
@@ -146,16 +147,25 @@ class MarkdownRenderer:
                           "code_block": code}},
         )
 
+    def _console(self) -> Console:
+        """This thread's Console (one per render made ~2,000 cyclic-garbage Consoles per long
+        answer, and the collector paused the UI for 200-300 ms to free them)."""
+        console = getattr(self._local, "console", None)
+        if console is None:
+            console = self._local.console = Console(
+                theme=self._theme, file=io.StringIO(), color_system="truecolor",
+                force_terminal=True, legacy_windows=False, highlight=False, emoji=False,
+            )
+        return console
+
     def render(self, source: str, width: int) -> list[Line]:
         """`source` laid out in `width` cells, without blank lines around it."""
         if width <= 0 or not source.strip():
             return []
-        console = Console(
-            width=width, theme=self._theme, file=io.StringIO(), color_system="truecolor",
-            force_terminal=True, legacy_windows=False, highlight=False, emoji=False,
-        )
+        console = self._console()
         markdown = self._markdown(source, self.code_theme)
-        lines = console.render_lines(markdown, console.options, pad=False, new_lines=False)
+        options = console.options.update_width(width)
+        lines = console.render_lines(markdown, options, pad=False, new_lines=False)
         start, end = 0, len(lines)
         while start < end and _is_blank(lines[start]):
             start += 1
