@@ -96,6 +96,8 @@ class ValarMindApp(App[int]):
         self._sidebar_forced: bool | None = None
         self._last_ctrl_c = 0.0
         self._last_notice = ""
+        self._agent_working = False
+        """From the main agent's first turn of a prompt to the end of that prompt."""
         self._approvals: dict[str, ApprovalScreen] = {}
         self.turn_running = False
 
@@ -111,6 +113,7 @@ class ValarMindApp(App[int]):
         yield StatusBar(id="status")
 
     async def on_mount(self) -> None:
+        self.set_interval(garbage.SETTLE_EVERY_S, self._settle_while_working)
         self._load_themes()
         status = self.query_one(StatusBar)
         status.branch = environment.git_branch(self.project_root)
@@ -214,6 +217,7 @@ class ValarMindApp(App[int]):
         elif isinstance(event, ModeChanged):
             self.query_one(StatusBar).mode = event.mode
         elif isinstance(event, TurnStarted) and event.agent_id == "main":
+            self._agent_working = True
             garbage.settle_turn()
         elif isinstance(event, Notice):
             self._last_notice = event.message
@@ -236,7 +240,12 @@ class ValarMindApp(App[int]):
         self._approvals[event.request_id] = screen
         self.push_screen(screen, callback=answered)
 
+    def _settle_while_working(self) -> None:
+        if self._agent_working:
+            garbage.settle_turn()
+
     async def _prompt_finished(self, event: PromptFinished) -> None:
+        self._agent_working = False
         self.set_timer(0.5, garbage.settle_idle)  # while the person reads the answer
         chat = self.query_one(ChatView)
         await chat.finish_answer(event.status)

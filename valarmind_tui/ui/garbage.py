@@ -4,8 +4,9 @@ A full collection walks every live object. litellm alone brings ~270,000 of them
 conversation's widgets many more: each full collection paused the UI for 100-350 ms, in the
 middle of a stream too. So the app freezes what lives (moves it out of the collector's sight)
 at calm moments: after the model library is imported (no collection runs during that import),
-at each main-agent turn (after collecting the young generations, a few ms), and when a prompt
-finishes. Full collections then walk only what is new: 20-60 ms while an answer streams.
+at each main-agent turn and every SETTLE_EVERY_S while the agent works (after collecting the
+young generations, a few ms), and when a prompt finishes. Full collections then walk only what
+is new.
 A frozen object that later dies in a reference cycle is only reclaimed by a full collection, so
 one runs when a prompt finishes and the frozen set has grown by a quarter since the last one
 (CPython's own rule for its oldest generation), and on /clear.
@@ -21,6 +22,7 @@ import gc
 THRESHOLDS = (700, 10, 10)
 """Automatic full collections ten times rarer than Python's default (700, 10, 10)."""
 FULL_AFTER_GROWTH = 1.25
+SETTLE_EVERY_S = 2.0
 
 _frozen_after_full = 0
 

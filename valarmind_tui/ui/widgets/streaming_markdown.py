@@ -217,9 +217,8 @@ class StreamingMarkdown(Widget):
     def _draw(self, y: int) -> Strip:
         width, style = self.size.width, self.visual_style.rich_style
         line = self._line(y)
-        strip = Strip.blank(width, style) if line is None else (
-            to_strip(line).crop_extend(0, width, None).apply_style(style)
-        )
+        strip = Strip.blank(width, style) if line is None else _fit(to_strip(line), width)
+        strip = strip.apply_style(style)
         selection = self.text_selection
         if selection is not None and (span := selection.get_span(y)) is not None:
             strip = _select(strip, span, self.screen.get_component_rich_style("screen--selection"))
@@ -235,6 +234,14 @@ class StreamingMarkdown(Widget):
     def selection_updated(self, selection: Selection | None) -> None:
         self._drawn.clear()
         self.refresh()
+
+
+def _fit(strip: Strip, width: int) -> Strip:
+    """`strip` at `width` cells. Not Strip.crop_extend: for a strip already that wide it caches
+    the strip in itself, a reference cycle per line drawn that only a full collection frees."""
+    if strip.cell_length < width:
+        return strip.extend_cell_length(width)
+    return strip.crop(0, width) if strip.cell_length > width else strip
 
 
 def _select(strip: Strip, span: tuple[int, int], style: Style) -> Strip:
