@@ -388,8 +388,12 @@ def _stored_transcript(session: Session) -> Transcript:
 
 
 def _warm_then(factory: Callable[[], Session]) -> Session:
-    """Import what the first answer needs (the Markdown widgets), then build the session."""
+    """Import what the first answer needs (the Markdown widgets; pygments' lexer and colours,
+    which made the first code block of an answer take 54 ms), then build the session."""
     import valarmind_tui.ui.widgets.answer  # noqa: F401
+    from valarmind_tui.ui.markdown.render import MarkdownRenderer
+
+    MarkdownRenderer({}).render("```python\npass\n```\n", 40)
 
     return factory()
 
