@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from valarmind_tui.context.attachments import with_attachments
 from valarmind_tui.context.compaction import SUMMARY_HEADER
 from valarmind_tui.context.transcript import (
     AnswerItem,
@@ -14,7 +15,6 @@ from valarmind_tui.context.transcript import (
     build_transcript,
     resume_notice,
 )
-from valarmind_tui.ui.completion import with_attachments
 
 
 def _call(call_id: str, name: str, **arguments: Any) -> dict[str, Any]:

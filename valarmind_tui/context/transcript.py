@@ -9,18 +9,15 @@ outcome (ok, error, denied, cancelled) and any diff come from the logged ToolCal
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from valarmind_tui.context.attachments import split_attachments
 from valarmind_tui.context.compaction import SUMMARY_HEADER
 
 SHOWN_MESSAGES = 50
 """A resumed conversation shows at most this many of its last messages."""
-ATTACHMENTS_HEADER = "\n\nAttached files:\n"
-"""Separates a prompt from the files its @mentions attached."""
-_ATTACHED_PATH = re.compile(r'^<file path="([^"]*)">$', re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -123,8 +120,7 @@ def _text(content: Any) -> str:
 def _user_item(content: str) -> UserItem | SummaryItem:
     if content.startswith(SUMMARY_HEADER):
         return SummaryItem(content)
-    text, _, files = content.partition(ATTACHMENTS_HEADER)
-    return UserItem(text, tuple(_ATTACHED_PATH.findall(files)))
+    return UserItem(*split_attachments(content))
 
 
 def _pending_call(call: dict[str, Any]) -> ToolItem:

@@ -25,7 +25,7 @@ from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.events import Resize
 
-from valarmind_tui.context.transcript import Transcript, build_transcript, resume_notice
+from valarmind_tui.context.attachments import with_attachments
 from valarmind_tui.events import (
     ApprovalRequested,
     ApprovalResolved,
@@ -42,7 +42,6 @@ from valarmind_tui.ui.completion import (
     complete_command,
     complete_path,
     mentioned_paths,
-    with_attachments,
 )
 from valarmind_tui.ui.history import PromptHistory, default_history_file
 from valarmind_tui.ui.screens.approval import ApprovalScreen
@@ -54,6 +53,7 @@ from valarmind_tui.ui.widgets.status import StatusBar
 
 if TYPE_CHECKING:
     from valarmind_tui.config import Settings
+    from valarmind_tui.context.transcript import Transcript
     from valarmind_tui.session import Session
 
 SIDEBAR_MIN_WIDTH = 100
@@ -167,6 +167,8 @@ class ValarMindApp(App[int]):
 
     async def _show_resumed(self, session: Session) -> None:
         """A resumed session: its conversation again, then a notice saying so."""
+        from valarmind_tui.context.transcript import resume_notice  # only for a resumed session
+
         transcript = await asyncio.to_thread(_stored_transcript, session)
         chat = self.query_one(ChatView)
         await chat.replay(transcript)
@@ -384,6 +386,8 @@ def _stored_transcript(session: Session) -> Transcript:
     events = []
     if session.store is not None and session.session_id is not None:
         events = session.store.events(session.session_id)
+    from valarmind_tui.context.transcript import build_transcript
+
     return build_transcript(session.history, events)
 
 

@@ -7,7 +7,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-from valarmind_tui.context.transcript import ATTACHMENTS_HEADER
 from valarmind_tui.ui.widgets.prompt import Completion
 
 _AT_TOKEN = re.compile(r"(?:^|\s)@(\S*)$")
@@ -65,11 +64,3 @@ def mentioned_paths(text: str) -> list[str]:
         if path and path not in seen:
             seen.append(path)
     return seen
-
-
-def with_attachments(text: str, files: dict[str, str]) -> str:
-    """The prompt followed by each attached file's content."""
-    if not files:
-        return text
-    blocks = [f'<file path="{path}">\n{content}\n</file>' for path, content in files.items()]
-    return text + ATTACHMENTS_HEADER + "\n".join(blocks)

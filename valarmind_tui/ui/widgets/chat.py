@@ -8,13 +8,6 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
-from valarmind_tui.context.transcript import (
-    AnswerItem,
-    SummaryItem,
-    ToolItem,
-    Transcript,
-    UserItem,
-)
 from valarmind_tui.events import (
     Event,
     Notice,
@@ -28,6 +21,7 @@ from valarmind_tui.ui.widgets.messages import NoticeLine, UserMessage
 from valarmind_tui.ui.widgets.tool_call import ToolCallBlock
 
 if TYPE_CHECKING:
+    from valarmind_tui.context.transcript import Transcript
     from valarmind_tui.ui.widgets.answer import AssistantMessage
 
 
@@ -164,6 +158,8 @@ class ChatView(VerticalScroll):
 
     async def replay(self, transcript: Transcript) -> None:
         """Draw a stored conversation again, finished, before anything new."""
+        from valarmind_tui.context.transcript import AnswerItem, SummaryItem, ToolItem, UserItem
+
         await self._close_current("done")
         for item in transcript.items:
             if isinstance(item, UserItem):
