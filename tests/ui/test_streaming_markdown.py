@@ -125,3 +125,23 @@ async def test_a_new_theme_recolours_the_answer() -> None:
         app.theme = "textual-light" if app.current_theme.dark else "textual-dark"
         await wait_for(pilot, lambda: heading_colour() != before)
         assert whole.plain_text.splitlines()[0].strip() == "Plan"
+
+
+async def test_a_long_open_code_block_is_drawn_in_pieces_like_the_whole() -> None:
+    lines = [f"def step_{i}(value):\n    return value * {i}\n\n" for i in range(150)]
+    code = "Intro.\n\n```python\n" + "".join(lines) + "# still writing"
+    app = Pane()
+    async with app.run_test(size=(70, 60)) as pilot:
+        streamed = app.query_one(".streamed", StreamingMarkdown)
+        for start in range(0, len(code), 500):
+            streamed.append(code[start:start + 500])
+            streamed.flush()
+        await pilot.pause()
+        assert streamed._code_pieces  # drawn in pieces while it grows
+        width = streamed.size.width
+        whole = streamed._get_renderer().render(streamed._splitter.open_text, width)
+        assert streamed._open_lines == whole  # same text, same colours, same padding rows
+        streamed.append("\n```\n\nAfter.\n")  # closed: drawn whole, once
+        streamed.flush()
+        assert not streamed._code_pieces
+        assert "# still writing" in streamed.plain_text and streamed.plain_text.endswith("After.")

@@ -158,6 +158,21 @@ class MarkdownRenderer:
             )
         return console
 
+    def render_code(
+        self, code: str, language: str, width: int, *, top: bool, bottom: bool,
+    ) -> list[Line]:
+        """Lines of code as a fenced block draws them, with or without the block's top and
+        bottom padding rows (an open block is drawn in pieces)."""
+        syntax = Syntax(
+            code, language, theme=self.code_theme, word_wrap=True,
+            padding=(int(top), 2, int(bottom), 2), background_color=self.code_background.hex,
+        )
+        console = self._console()
+        lines = console.render_lines(
+            syntax, console.options.update_width(width), pad=False, new_lines=False
+        )
+        return [_pack(line) for line in lines]
+
     def render(self, source: str, width: int) -> list[Line]:
         """`source` laid out in `width` cells, without blank lines around it."""
         if width <= 0 or not source.strip():

@@ -9,6 +9,7 @@ the open block needs rendering again as text streams in.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from markdown_it import MarkdownIt
 
@@ -52,3 +53,27 @@ class MarkdownSplitter:
         self.open_text = "".join(lines[bounds[-1]:])
         self.closed.extend(finished)
         return finished
+
+
+_FENCE_OPENER = re.compile(r"(`{3,}|~{3,})([^`\n]*)\n")
+
+
+class OpenFence(NamedTuple):
+    """A fenced code block still being written: its language and the lines so far (the last
+    one possibly partial)."""
+
+    language: str
+    lines: list[str]
+
+
+def open_fence(text: str) -> OpenFence | None:
+    """`text` as an unclosed fenced code block at the left margin, or None."""
+    opener = _FENCE_OPENER.match(text)
+    if opener is None:
+        return None
+    marker = opener.group(1)
+    lines = _LINE.findall(text[opener.end():])
+    closing = re.compile(rf" {{0,3}}{marker[0]}{{{len(marker)},}}[ \t]*\r?\n?")
+    if any(closing.fullmatch(line) for line in lines):
+        return None
+    return OpenFence(opener.group(2).strip().partition(" ")[0] or "text", lines)

@@ -19,14 +19,17 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from valarmind_tui.ui.markdown.render import Line, MarkdownRenderer, to_strip
-from valarmind_tui.ui.markdown.split import MarkdownSplitter
+from valarmind_tui.ui.markdown.split import MarkdownSplitter, open_fence
 
-FRAME_S = 1 / 30
-"""The open block is rendered again at most this often while text streams in."""
+FRAME_S = 1 / 20
+"""The open block is rendered again at most this often while text streams in (each frame
+whose height changes costs Textual a full layout and repaint, ~25-30 ms here)."""
 SYNC_REWRAP_BLOCKS = 150
 """Up to this many finished blocks are rendered again on the spot; more go to a thread."""
 
 _GAP: Line = ()
+CODE_CHUNK_LINES = 10
+"""A long open code block is drawn in pieces of this many lines (see _render_open)."""
 DRAWN_CACHE_LINES = 400
 """Drawn Strips kept for redraws (about ten screens)."""
 
@@ -56,6 +59,8 @@ class StreamingMarkdown(Widget):
         self._drawn: dict[int, Strip] = {}
         """render_line's output by line (the finished lines do not change between frames)."""
         self._drawn_width = 0
+        self._code_pieces: list[list[Line]] = []
+        self._code_key: tuple[object, ...] = ()
         self._generation = 0
         """Counts rewraps: a thread's lines are used only if no rewrap came after it."""
 
@@ -111,7 +116,7 @@ class StreamingMarkdown(Widget):
         renderer = self._get_renderer()
         for block in finished:
             self._add_block(renderer.render(block, self._width))
-        self._open_lines = renderer.render(self._splitter.open_text, self._width)
+        self._open_lines = self._render_open(renderer, self._width)
         for y in [y for y in self._drawn if y >= first_changed]:
             del self._drawn[y]
         self.refresh(layout=self._line_count() != before)
@@ -133,7 +138,7 @@ class StreamingMarkdown(Widget):
             self._unfed = ""
         renderer = self._get_renderer()
         sources = list(self._splitter.closed)
-        self._open_lines = renderer.render(self._splitter.open_text, width)
+        self._open_lines = self._render_open(renderer, width)
         drawn = len(self._blocks)
         if not drawn or len(sources) <= SYNC_REWRAP_BLOCKS or not self.is_mounted:
             self._set_blocks([renderer.render(block, width) for block in sources])
@@ -158,6 +163,28 @@ class StreamingMarkdown(Widget):
             return  # another width or theme came meanwhile; its rewrap is on its way
         self._set_blocks(blocks + self._blocks[len(blocks):])
         self.refresh(layout=True)
+
+    def _render_open(self, renderer: MarkdownRenderer, width: int) -> list[Line]:
+        """The block still growing. A long open code block is drawn in pieces: the settled
+        pieces once, only its last lines each frame (highlighting all 4,000 lines of one every
+        frame made keystrokes wait 78 ms). Once closed it is drawn whole, like any block."""
+        text = self._splitter.open_text
+        fence = open_fence(text) if text.startswith(("```", "~~~")) else None
+        if fence is None or len(fence.lines) < 2 * CODE_CHUNK_LINES:
+            self._code_pieces = []
+            return renderer.render(text, width)
+        key = (fence.language, width, renderer)
+        if key != self._code_key:
+            self._code_pieces, self._code_key = [], key
+        size, pieces = CODE_CHUNK_LINES, self._code_pieces
+        while (len(pieces) + 2) * size <= len(fence.lines):  # the last `size` lines stay live
+            first = len(pieces) * size
+            code = "".join(fence.lines[first:first + size])[:-1]
+            pieces.append(renderer.render_code(
+                code, fence.language, width, top=not pieces, bottom=False))
+        rest = "".join(fence.lines[len(pieces) * size:]).rstrip()
+        tail = renderer.render_code(rest, fence.language, width, top=False, bottom=True)
+        return [line for piece in pieces for line in piece] + tail
 
     def _set_blocks(self, blocks: list[list[Line]]) -> None:
         self._blocks, self._closed_lines = [], []
