@@ -145,3 +145,20 @@ async def test_a_long_open_code_block_is_drawn_in_pieces_like_the_whole() -> Non
         streamed.flush()
         assert not streamed._code_pieces
         assert "# still writing" in streamed.plain_text and streamed.plain_text.endswith("After.")
+
+
+async def test_a_second_long_code_block_does_not_reuse_the_first_ones_pieces() -> None:
+    first = "```python\n" + "".join(f"a_{i} = {i}\n" for i in range(40))
+    second = "```\n\n```python\n" + "".join(f"b_{i} = '{i}'\n" for i in range(40))
+    app = Pane()
+    async with app.run_test(size=(70, 60)) as pilot:
+        streamed = app.query_one(".streamed", StreamingMarkdown)
+        streamed.append(first)
+        streamed.flush()
+        await pilot.pause()
+        assert streamed._code_pieces
+        streamed.append(second)  # the first block closes and the next is long at once
+        streamed.flush()
+        whole = streamed._get_renderer().render(streamed._splitter.open_text, streamed.size.width)
+        assert streamed._open_lines == whole
+        assert "b_0 = '0'" in streamed.plain_text and "a_39 = 39" in streamed.plain_text

@@ -95,6 +95,7 @@ class StreamingMarkdown(Widget):
         self._splitter = MarkdownSplitter()
         self._unfed = source
         self._blocks, self._closed_lines, self._open_lines = [], [], []
+        self._code_pieces, self._code_key = [], ()
         self._drawn.clear()
         if self._width:
             self._rewrap(self._width)
@@ -173,7 +174,7 @@ class StreamingMarkdown(Widget):
         if fence is None or len(fence.lines) < 2 * CODE_CHUNK_LINES:
             self._code_pieces = []
             return renderer.render(text, width)
-        key = (fence.language, width, renderer)
+        key = (len(self._splitter.closed), fence.language, width, renderer)  # which block, how
         if key != self._code_key:
             self._code_pieces, self._code_key = [], key
         size, pieces = CODE_CHUNK_LINES, self._code_pieces
