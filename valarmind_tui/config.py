@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from valarmind_tui.errors import ConfigError
+from valarmind_tui.user_dirs import user_config_dir
 
 PROJECT_DIR = ".valarmind"
 
@@ -178,16 +179,6 @@ class Settings(BaseSettings):
                 if env_var.startswith(prefix + "_"):
                     return env_var
         return None
-
-
-def user_config_dir() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "valarmind"
-
-
-def user_data_dir() -> Path:
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "valarmind"
 
 
 def config_files(project_root: Path) -> list[Path]:

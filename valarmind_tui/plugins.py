@@ -18,8 +18,8 @@ from typing import Any
 
 import pluggy
 
-from valarmind_tui.config import user_config_dir
 from valarmind_tui.hookspecs import PluginSpec
+from valarmind_tui.user_dirs import user_config_dir
 
 ENTRY_POINT_GROUP = "valarmind.plugins"
 

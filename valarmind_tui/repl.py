@@ -15,7 +15,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
-from valarmind_tui.config import user_data_dir
 from valarmind_tui.context.transcript import (
     AnswerItem,
     SummaryItem,
@@ -34,6 +33,7 @@ from valarmind_tui.events import (
     ToolCallStarted,
 )
 from valarmind_tui.safety.approval import ApprovalAnswer
+from valarmind_tui.user_dirs import user_data_dir
 
 if TYPE_CHECKING:
     from valarmind_tui.config import Settings

@@ -21,7 +21,7 @@ from valarmind_tui.agents.tasks import TaskList
 from valarmind_tui.builtin_commands import builtin_commands
 from valarmind_tui.bus import EventBus
 from valarmind_tui.commands import CommandResult
-from valarmind_tui.config import KNOWN_KEYS, Settings, remember_allow_rule, user_data_dir
+from valarmind_tui.config import KNOWN_KEYS, Settings, remember_allow_rule
 from valarmind_tui.context.breakdown import ContextBreakdown, context_breakdown
 from valarmind_tui.context.compaction import compact as compact_history
 from valarmind_tui.context.compaction import context_window, should_compact
@@ -54,6 +54,7 @@ from valarmind_tui.store.sessions import SessionStore
 from valarmind_tui.tools.base import ToolContext, ToolResult
 from valarmind_tui.tools.builtin import builtin_tools
 from valarmind_tui.tools.registry import ToolRegistry
+from valarmind_tui.user_dirs import user_data_dir
 
 
 @dataclass(frozen=True)

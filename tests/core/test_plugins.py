@@ -5,9 +5,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from valarmind_tui.config import load_settings, user_config_dir
+from valarmind_tui.config import load_settings
 from valarmind_tui.events import Notice
 from valarmind_tui.session import Session
+from valarmind_tui.user_dirs import user_config_dir
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "plugins" / "todo_finder.py"
 

@@ -12,7 +12,7 @@ from textual.widgets import OptionList, Static
 from tests.fakes.model_server import ScriptedTurn
 from tests.ui.conftest import wait_for
 from tests.ui.scripts import CHANGED, ORIGINAL, edit_through_code_agent, tool_messages
-from valarmind_tui.config import Settings, user_config_dir
+from valarmind_tui.config import Settings
 from valarmind_tui.safety.approval import PermissionMode
 from valarmind_tui.session import Session
 from valarmind_tui.ui import themes
@@ -23,6 +23,7 @@ from valarmind_tui.ui.widgets.messages import ShellOutput
 from valarmind_tui.ui.widgets.prompt import PromptInput
 from valarmind_tui.ui.widgets.status import StatusBar
 from valarmind_tui.ui.widgets.tool_call import ToolCallBlock
+from valarmind_tui.user_dirs import user_config_dir
 
 
 async def _send(pilot: Any, text: str) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -11,10 +13,8 @@ import pytest
 
 from tests.fakes.model_server import ScriptedTurn
 from tests.ui.conftest import wait_for
-from valarmind_tui import config
 from valarmind_tui.config import Settings
 from valarmind_tui.errors import ConfigError
-from valarmind_tui.ui import environment
 from valarmind_tui.ui.app import build_app
 from valarmind_tui.ui.widgets.answer import AssistantMessage
 from valarmind_tui.ui.widgets.prompt import PromptInput
@@ -61,13 +61,9 @@ async def test_config_error_while_starting_ends_the_app(git_repo: Path) -> None:
     assert isinstance(app.startup_error, ConfigError) and app.return_code == 1
 
 
-def test_ui_directories_match_the_config_ones(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The UI computes them without importing config (pydantic) before the first frame."""
-    for xdg in (None, "/tmp/xdg-elsewhere"):
-        for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME"):
-            if xdg is None:
-                monkeypatch.delenv(var, raising=False)
-            else:
-                monkeypatch.setenv(var, xdg)
-        assert environment.user_config_dir() == config.user_config_dir()
-        assert environment.user_data_dir() == config.user_data_dir()
+def test_the_user_directories_come_without_importing_config() -> None:
+    """The UI reads them before the first frame, which must not wait for pydantic."""
+    code = ("import sys, valarmind_tui.user_dirs; "
+            "print(sorted({'pydantic', 'valarmind_tui.config'} & set(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -20,9 +20,10 @@ from valarmind_tui.agents.project_commands import (
     render_commands,
 )
 from valarmind_tui.agents.spec import AgentSpec
-from valarmind_tui.config import PROJECT_DIR, Settings, user_config_dir
+from valarmind_tui.config import PROJECT_DIR, Settings
 from valarmind_tui.errors import ConfigError, UsageError
 from valarmind_tui.safety.permissions import AgentPermissions
+from valarmind_tui.user_dirs import user_config_dir
 
 _KEYS = {
     "name", "description", "tools", "permissions", "timeout", "model", "max_turns",

@@ -12,8 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from valarmind_tui.config import user_data_dir
 from valarmind_tui.tools.base import Preview, Risk, Tool, ToolContext, ToolResult
+from valarmind_tui.user_dirs import user_data_dir
 
 CACHE_TTL_S = 15 * 60
 MAX_BYTES = 2_000_000

@@ -4,22 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 from pathlib import Path
 
 OLLAMA_HOST, OLLAMA_PORT = "127.0.0.1", 11434
-
-
-# The same directories as valarmind_tui.config's, without importing it: config pulls in
-# pydantic-settings (a few hundred ms), which the first frame must not wait for.
-def user_config_dir() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "valarmind"
-
-
-def user_data_dir() -> Path:
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "valarmind"
 
 
 def git_branch(root: Path) -> str | None:

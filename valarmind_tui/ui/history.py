@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from valarmind_tui.ui.environment import user_data_dir
+from valarmind_tui.user_dirs import user_data_dir
 
 MAX_ENTRIES = 1000
 

@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 from textual.theme import Theme
 
-from valarmind_tui.ui.environment import user_config_dir
+from valarmind_tui.user_dirs import user_config_dir
 
 DEFAULT_THEME = "valarmind-dark"
 _THEME_FIELDS = {f.name for f in dataclasses.fields(Theme)}
