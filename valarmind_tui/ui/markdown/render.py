@@ -13,7 +13,7 @@ import io
 import threading
 from collections.abc import Mapping
 
-from rich.console import Console, ConsoleOptions, RenderResult
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.markdown import CodeBlock, Heading, Markdown
 from rich.segment import Segment
 from rich.style import Style
@@ -65,16 +65,22 @@ class _LeftHeading(Heading):
     LEVEL_ALIGN = dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6"), "left")
 
 
-class _FencedCode(CodeBlock):
-    """A code block on the theme's code background, wrapped rather than cut."""
+def _code(
+    code: str, language: str, theme: str, background: str, top: bool = True, bottom: bool = True,
+) -> Syntax:
+    """Code as a fenced block draws it: wrapped rather than cut, on the code background, with
+    a padding row above and below (an open block drawn in pieces leaves some out)."""
+    return Syntax(
+        code, language, theme=theme, word_wrap=True,
+        padding=(int(top), 2, int(bottom), 2), background_color=background,
+    )
 
+
+class _FencedCode(CodeBlock):
     background = "default"
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield Syntax(
-            str(self.text).rstrip(), self.lexer_name, theme=self.theme, word_wrap=True,
-            padding=(1, 2), background_color=self.background,
-        )
+        yield _code(str(self.text).rstrip(), self.lexer_name, self.theme, self.background)
 
 
 def _color(variables: Mapping[str, str], name: str, fallback: str = "") -> Color | None:
@@ -108,7 +114,7 @@ class _ParsedMarkdown(Markdown):
 
 
 class MarkdownRenderer:
-    """Renders Markdown blocks to Strips with the colours of one Textual theme."""
+    """Renders Markdown blocks to lines with the colours of one Textual theme."""
 
     def __init__(self, variables: Mapping[str, str], dark: bool = True) -> None:
         default = "#000000" if dark else "#ffffff"
@@ -158,29 +164,23 @@ class MarkdownRenderer:
             )
         return console
 
+    def _segments(self, renderable: RenderableType, width: int) -> list[list[Segment]]:
+        console = self._console()
+        options = console.options.update_width(width)
+        return console.render_lines(renderable, options, pad=False, new_lines=False)
+
     def render_code(
         self, code: str, language: str, width: int, *, top: bool, bottom: bool,
     ) -> list[Line]:
-        """Lines of code as a fenced block draws them, with or without the block's top and
-        bottom padding rows (an open block is drawn in pieces)."""
-        syntax = Syntax(
-            code, language, theme=self.code_theme, word_wrap=True,
-            padding=(int(top), 2, int(bottom), 2), background_color=self.code_background.hex,
-        )
-        console = self._console()
-        lines = console.render_lines(
-            syntax, console.options.update_width(width), pad=False, new_lines=False
-        )
-        return [_pack(line) for line in lines]
+        """Lines of code as a fenced block draws them, with or without its padding rows."""
+        syntax = _code(code, language, self.code_theme, self.code_background.hex, top, bottom)
+        return [_pack(line) for line in self._segments(syntax, width)]
 
     def render(self, source: str, width: int) -> list[Line]:
         """`source` laid out in `width` cells, without blank lines around it."""
         if width <= 0 or not source.strip():
             return []
-        console = self._console()
-        markdown = self._markdown(source, self.code_theme)
-        options = console.options.update_width(width)
-        lines = console.render_lines(markdown, options, pad=False, new_lines=False)
+        lines = self._segments(self._markdown(source, self.code_theme), width)
         start, end = 0, len(lines)
         while start < end and _is_blank(lines[start]):
             start += 1
