@@ -20,7 +20,6 @@ from valarmind_tui.context.transcript import (
     SummaryItem,
     ToolItem,
     UserItem,
-    build_transcript,
     resume_notice,
 )
 from valarmind_tui.events import (
@@ -177,10 +176,7 @@ class Repl:
 
     def show_resumed(self) -> None:
         """The last exchanges of a resumed session, one line per prompt and tool call."""
-        events = []
-        if self.session.store is not None and self.session.session_id is not None:
-            events = self.session.store.events(self.session.session_id)
-        transcript = build_transcript(self.session.history, events, limit=RESUME_SHOWN_MESSAGES)
+        transcript = self.session.transcript(RESUME_SHOWN_MESSAGES)
         for item in transcript.items:
             if isinstance(item, UserItem):
                 self.line("> " + _clipped(item.text, 3))

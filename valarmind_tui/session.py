@@ -27,6 +27,7 @@ from valarmind_tui.context.compaction import compact as compact_history
 from valarmind_tui.context.compaction import context_window, should_compact
 from valarmind_tui.context.project_context import ContextLoader
 from valarmind_tui.context.prompt_builder import build_agent_prompt
+from valarmind_tui.context.transcript import SHOWN_MESSAGES, Transcript, build_transcript
 from valarmind_tui.errors import UsageError, ValarMindError
 from valarmind_tui.events import (
     ApprovalRequested,
@@ -349,6 +350,14 @@ class Session:
         if b"\0" in data[:8192]:
             raise UsageError(f"{path}: binary file, not attached")
         return data.decode("utf-8", errors="replace")
+
+    def transcript(self, limit: int = SHOWN_MESSAGES) -> Transcript:
+        """The stored conversation as the faces show it again (blocking: reads the event log,
+        which can be large)."""
+        events = []
+        if self.store is not None and self.session_id is not None:
+            events = self.store.events(self.session_id)
+        return build_transcript(self.history, events, limit)
 
     def clear(self) -> None:
         self.history = []

@@ -53,7 +53,6 @@ from valarmind_tui.ui.widgets.status import StatusBar
 
 if TYPE_CHECKING:
     from valarmind_tui.config import Settings
-    from valarmind_tui.context.transcript import Transcript
     from valarmind_tui.session import Session
 
 SIDEBAR_MIN_WIDTH = 100
@@ -169,7 +168,7 @@ class ValarMindApp(App[int]):
         """A resumed session: its conversation again, then a notice saying so."""
         from valarmind_tui.context.transcript import resume_notice  # only for a resumed session
 
-        transcript = await asyncio.to_thread(_stored_transcript, session)
+        transcript = await asyncio.to_thread(session.transcript)  # the event log can be large
         chat = self.query_one(ChatView)
         await chat.replay(transcript)
         await chat.add(NoticeLine(resume_notice(session.session_id or "?", transcript)))
@@ -379,16 +378,6 @@ def _warm_up(session: Session) -> None:
     (garbage.py says why)."""
     with garbage.imports_then_freeze():
         session.warm_up()
-
-
-def _stored_transcript(session: Session) -> Transcript:
-    """In a thread: the event log (tool outcomes) can be large."""
-    events = []
-    if session.store is not None and session.session_id is not None:
-        events = session.store.events(session.session_id)
-    from valarmind_tui.context.transcript import build_transcript
-
-    return build_transcript(session.history, events)
 
 
 def _warm_then(factory: Callable[[], Session]) -> Session:
