@@ -159,6 +159,7 @@ async def _stream_bench(tokens_count: int, earlier_steps: int = 0) -> dict[str, 
             while any(w.name == "warm-up" and not w.is_finished for w in app.workers):
                 await asyncio.sleep(0.05)
             bus = session.bus
+            app.turn_running = True  # as while a prompt runs (the app then settles garbage)
             _earlier_steps(bus, earlier_steps)
             while earlier_steps and len(app.query(ToolCallBlock)) < earlier_steps:
                 await asyncio.sleep(0.1)

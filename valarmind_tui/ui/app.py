@@ -95,8 +95,6 @@ class ValarMindApp(App[int]):
         self._sidebar_forced: bool | None = None
         self._last_ctrl_c = 0.0
         self._last_notice = ""
-        self._agent_working = False
-        """From the main agent's first turn of a prompt to the end of that prompt."""
         self._approvals: dict[str, ApprovalScreen] = {}
         self.turn_running = False
 
@@ -218,7 +216,6 @@ class ValarMindApp(App[int]):
         elif isinstance(event, ModeChanged):
             self.query_one(StatusBar).mode = event.mode
         elif isinstance(event, TurnStarted) and event.agent_id == "main":
-            self._agent_working = True
             garbage.settle_turn()
         elif isinstance(event, Notice):
             self._last_notice = event.message
@@ -242,11 +239,10 @@ class ValarMindApp(App[int]):
         self.push_screen(screen, callback=answered)
 
     def _settle_while_working(self) -> None:
-        if self._agent_working:
+        if self.turn_running:
             garbage.settle_turn()
 
     async def _prompt_finished(self, event: PromptFinished) -> None:
-        self._agent_working = False
         self.set_timer(0.5, garbage.settle_idle)  # while the person reads the answer
         chat = self.query_one(ChatView)
         await chat.finish_answer(event.status)
