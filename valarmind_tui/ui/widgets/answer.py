@@ -63,7 +63,6 @@ class AssistantMessage(Vertical):
     def __init__(self) -> None:
         super().__init__()
         self.text = ""
-        self.reasoning = ""
         self.status: str | None = None
 
     def compose(self) -> ComposeResult:
@@ -73,6 +72,10 @@ class AssistantMessage(Vertical):
     @property
     def answer(self) -> StreamingMarkdown:
         return self.query_one(".answer", StreamingMarkdown)
+
+    @property
+    def reasoning(self) -> str:
+        return self.query_one(ReasoningFold).text
 
     @property
     def source(self) -> str:
@@ -85,7 +88,6 @@ class AssistantMessage(Vertical):
         self.answer.append(text)
 
     def append_reasoning(self, text: str) -> None:
-        self.reasoning += text
         self.query_one(ReasoningFold).append(text)
 
     async def finish(self, status: str = "done") -> None:
