@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,39 @@ import pytest
 from valarmind_tui.config import KNOWN_KEYS
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+REPO = Path(__file__).resolve().parents[1]
+_BESIDE_REPO: list[str] = []
+
+
+def _watch_reads_beside_the_repo(event: str, args: tuple) -> None:
+    """A fresh clone has nothing beside it: record any test that opens or lists a sibling path."""
+    if event not in ("open", "os.scandir", "os.listdir") or not args:
+        return
+    target = args[0]
+    if not isinstance(target, str | os.PathLike) or isinstance(target, int):
+        return
+    path = os.path.abspath(os.fspath(target))
+    if isinstance(path, bytes):
+        return
+    beside = path == _PARENT[:-1] or path.startswith(_PARENT)
+    if beside and not (path + os.sep).startswith(_REPO_PREFIX):
+        _BESIDE_REPO.append(path)
+
+
+_PARENT = str(REPO.parent) + os.sep
+_REPO_PREFIX = str(REPO) + os.sep
+if REPO.parent != REPO.parent.parent:  # a clone at / has no "beside" to guard
+    sys.addaudithook(_watch_reads_beside_the_repo)
+
+
+@pytest.fixture(autouse=True)
+def no_reads_beside_the_repo() -> None:
+    """Fails a test that read a path outside the repository (e.g. ../shared)."""
+    _BESIDE_REPO.clear()
+    yield
+    found, _BESIDE_REPO[:] = list(_BESIDE_REPO), []
+    assert not found, f"the test read outside the repository: {sorted(set(found))[:5]}"
 
 
 @pytest.fixture(autouse=True)

@@ -10,7 +10,7 @@ import re
 import tomllib
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
@@ -143,6 +143,14 @@ class Settings(BaseSettings):
     """Remembered allow and deny rules."""
     trusted_plugin_projects: list[str] = Field(default_factory=list)
     """Projects whose `plugins/` folder may run; read only from the user's own config file."""
+    trusted_projects: list[str] = Field(default_factory=list)
+    """Folders whose own configuration (`.valarmind/`, `.mcp.json`, `external-agents.json`,
+    `plugins/`, hooks) is loaded; user config only (the trust decision)."""
+    sandbox: Literal["auto", "off"] = "auto"
+    """`auto`: every command runs under bubblewrap, and asks when bubblewrap cannot run;
+    `off`: commands run unconfined (the user's own choice). User config, env or flags only."""
+    sandbox_network: bool = False
+    """Let sandboxed commands reach the network. User config, env or flags only."""
 
     @classmethod
     def settings_customise_sources(

@@ -21,7 +21,7 @@ from valarmind_tui.providers.base import (
 )
 from valarmind_tui.providers.litellm_provider import LiteLLMProvider, ProviderConfig
 
-FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "provider-wire"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "provider-wire"
 CASES = sorted(FIXTURES.glob("*.json"))
 
 
