@@ -62,6 +62,14 @@ def isolated_home(
     return home
 
 
+def write_user_config(text: str) -> Path:
+    """Write the isolated user's own config.toml (what a person sets; a repository cannot)."""
+    path = Path(os.environ["XDG_CONFIG_HOME"]) / "valarmind" / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
 @pytest.fixture
 def git_repo(tmp_path: Path) -> Path:
     """A real git repository with one commit."""

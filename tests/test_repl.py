@@ -14,6 +14,7 @@ from typing import Any
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
+from tests.conftest import write_user_config
 from tests.fakes.model_server import ScriptedTurn
 from tests.ui.scripts import CHANGED, ORIGINAL, edit_through_code_agent, tool_messages
 from valarmind_tui.config import Settings
@@ -23,9 +24,7 @@ from valarmind_tui.session import Session
 
 
 def _configure(repo: Path, fake_model: Any) -> None:
-    config = repo / ".valarmind" / "config.toml"
-    config.parent.mkdir()
-    config.write_text(f'model = "openai/fake-model"\napi_base = "{fake_model.openai_base}"\n'
+    write_user_config(f'model = "openai/fake-model"\napi_base = "{fake_model.openai_base}"\n'
                       'api_key_env = "FAKE_API_KEY"\n')
 
 

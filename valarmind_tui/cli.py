@@ -20,6 +20,11 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", help="LiteLLM model string or alias (overrides config)")
     parser.add_argument("--api-base", dest="api_base", help="model endpoint URL")
     parser.add_argument("--cwd", type=Path, default=None, help="project root (default: here)")
+    parser.add_argument(
+        "--trust-project", dest="trust_project", action="store_true",
+        help="load this repository's own configuration (.valarmind/, .mcp.json, plugins) for "
+             "this run; it can never set the mode, endpoints, keys or sandbox",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -65,16 +70,36 @@ def build_parser() -> argparse.ArgumentParser:
     _common(review)
     review.add_argument("target", nargs="*")
     review.add_argument("--json", action="store_true")
+
+    trust = sub.add_parser("trust", help="trust this folder's own configuration, or take it back")
+    _common(trust)
+    trust.add_argument("--revoke", action="store_true", help="stop trusting this folder")
     return parser
 
 
-def _settings(args: argparse.Namespace) -> Any:
+def _trust_command(root: Path, args: argparse.Namespace) -> int:
+    from valarmind_tui.trust import remember, repository_config
+
+    path = remember(root, not args.revoke)
+    present = ", ".join(repository_config(root)) or "none yet"
+    verb = "no longer trusted" if args.revoke else "trusted"
+    print(f"{root} is {verb} (saved in {path}). Its configuration: {present}.")
+    return EXIT_OK
+
+
+def _settings(args: argparse.Namespace, trusted: bool | None = None) -> Any:
+    """Settings for this run; the project's own config only when it is trusted (`trusted`
+    when a face asked the person, else the remembered decision or --trust-project)."""
     from valarmind_tui.config import load_settings
+    from valarmind_tui.trust import decide
 
     flags: dict[str, Any] = {"model": args.model, "api_base": args.api_base}
     if getattr(args, "permission_mode", None):
         flags["permission_mode"] = args.permission_mode
-    return load_settings(_root(args), **flags)
+    root = _root(args)
+    if trusted is None:
+        trusted = decide(root, flag=getattr(args, "trust_project", False)).trusted
+    return load_settings(root, trusted=trusted, **flags)
 
 
 def _root(args: argparse.Namespace) -> Path:
@@ -92,8 +117,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.command is None and args.prompt is None and not args.plain and sys.stdout.isatty():
             from valarmind_tui.ui.app import run_app
 
-            # the TUI paints first and loads the settings in the background
-            return run_app(lambda: _settings(args), root, args)
+            # the TUI paints first, asks about trust when it must, then loads the settings
+            return run_app(lambda trusted=None: _settings(args, trusted), root, args)
+        if args.command == "trust":
+            return _trust_command(root, args)
+        if args.command is None and args.prompt is None:
+            from valarmind_tui.repl import run_repl
+
+            return run_repl(lambda trusted=None: _settings(args, trusted), root, args)
         settings = _settings(args)
         if args.command == "run":
             from valarmind_tui.headless import run_agent
@@ -107,13 +138,9 @@ def main(argv: list[str] | None = None) -> int:
             from valarmind_tui.headless import run_subcommand
 
             return run_subcommand(settings, root, args)
-        if args.prompt is not None:
-            from valarmind_tui.headless import run_prompt
+        from valarmind_tui.headless import run_prompt
 
-            return run_prompt(settings, root, args)
-        from valarmind_tui.repl import run_repl
-
-        return run_repl(settings, root, args)
+        return run_prompt(settings, root, args)
     except (ConfigError, UsageError) as exc:
         print(f"valarmind: {exc}", file=sys.stderr)
         return EXIT_USAGE

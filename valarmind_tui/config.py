@@ -12,7 +12,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from valarmind_tui.errors import ConfigError
@@ -64,6 +64,9 @@ class McpSettings(_Section):
     """Servers by name; `.mcp.json` in the project adds more."""
     startup_timeout_s: float = 30.0
     """Time allowed for all servers to start in parallel."""
+    project_env: list[str] = Field(default_factory=list)
+    """Environment variables a trusted project's servers may receive (`${VAR}` in `.mcp.json`,
+    `env_passthrough`); nothing else of yours reaches them. User config only."""
 
 
 class AgentProfile(_Section):
@@ -151,6 +154,33 @@ class Settings(BaseSettings):
     `off`: commands run unconfined (the user's own choice). User config, env or flags only."""
     sandbox_network: bool = False
     """Let sandboxed commands reach the network. User config, env or flags only."""
+    untrusted_projects: list[str] = Field(default_factory=list)
+    """Folders whose configuration the user declined to load (asked once)."""
+
+    _project_trusted: bool = PrivateAttr(default=False)
+    _project_mcp_servers: frozenset[str] = PrivateAttr(default=frozenset())
+    _ignored_project_keys: tuple[str, ...] = PrivateAttr(default=())
+
+    @property
+    def project_trusted(self) -> bool:
+        """Whether the project's own configuration was loaded (trust.py decides)."""
+        return self._project_trusted
+
+    @property
+    def project_mcp_servers(self) -> frozenset[str]:
+        """Names of MCP servers defined by the project's config.toml (not the user's)."""
+        return self._project_mcp_servers
+
+    @property
+    def ignored_project_keys(self) -> tuple[str, ...]:
+        """Keys of a trusted project's config that a repository may never set."""
+        return self._ignored_project_keys
+
+    def trusting_project(self, trusted: bool = True) -> Settings:
+        """A copy that treats the project as trusted (tests and faces that decided already)."""
+        copy = self.model_copy()
+        copy._project_trusted = trusted
+        return copy
 
     @classmethod
     def settings_customise_sources(
@@ -190,8 +220,63 @@ class Settings(BaseSettings):
 
 
 def config_files(project_root: Path) -> list[Path]:
-    """The TOML files read, lowest priority first."""
+    """The TOML files read, lowest priority first (the project's only when it is trusted)."""
     return [user_config_dir() / "config.toml", project_root / PROJECT_DIR / "config.toml"]
+
+
+REPOSITORY_FORBIDDEN = (
+    "permission_mode", "api_base", "api_key_env", "agent_models", "sandbox", "sandbox_network",
+    "trusted_projects", "untrusted_projects", "trusted_plugin_projects", "mcp.project_env",
+    "profiles.*.api_base", "profiles.*.api_key_env", "profiles.*.model",
+)
+"""What a repository's config may never set, even when trusted: the mode, endpoints, key
+variables, which model a built-in agent uses, the sandbox and the trust lists."""
+
+
+def _strip_forbidden(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The project layer without REPOSITORY_FORBIDDEN keys, and the keys that were dropped."""
+    kept = {k: v for k, v in data.items() if k not in REPOSITORY_FORBIDDEN}
+    dropped = [k for k in data if k in REPOSITORY_FORBIDDEN]
+    mcp = kept.get("mcp")
+    if isinstance(mcp, dict) and "project_env" in mcp:
+        kept["mcp"] = {k: v for k, v in mcp.items() if k != "project_env"}
+        dropped.append("mcp.project_env")
+    profiles = kept.get("profiles")
+    if isinstance(profiles, dict):
+        cleaned: dict[str, Any] = {}
+        for name, profile in profiles.items():
+            if isinstance(profile, dict):
+                bad = [k for k in ("api_base", "api_key_env", "model") if k in profile]
+                dropped += [f"profiles.{name}.{k}" for k in bad]
+                profile = {k: v for k, v in profile.items() if k not in bad}
+            cleaned[name] = profile
+        kept["profiles"] = cleaned
+    return kept, dropped
+
+
+def _mcp_servers(data: dict[str, Any]) -> dict[str, Any]:
+    mcp = data.get("mcp")
+    servers = mcp.get("servers") if isinstance(mcp, dict) else None
+    return servers if isinstance(servers, dict) else {}
+
+
+def _project_servers(
+    data: dict[str, Any], user: dict[str, Any], ignored: list[str]
+) -> frozenset[str]:
+    """A project's `[mcp.servers]` may pass through only the names the user allowed
+    (`mcp.project_env`), and may not redefine a server of the user's own config."""
+    servers = _mcp_servers(data)
+    user_mcp = user.get("mcp") if isinstance(user.get("mcp"), dict) else {}
+    allowed_env = user_mcp.get("project_env", []) if isinstance(user_mcp, dict) else []
+    for name in [n for n in servers if n in _mcp_servers(user)]:
+        del servers[name]
+        ignored.append(f"mcp.servers.{name}")
+    for server in servers.values():
+        if isinstance(server, dict) and isinstance(server.get("env_passthrough"), list):
+            server["env_passthrough"] = [
+                n for n in server["env_passthrough"] if n in allowed_env
+            ]
+    return frozenset(servers)
 
 
 def read_config_text(path: Path) -> str | None:
@@ -254,10 +339,19 @@ def find_key_line(path: Path, loc: tuple[str | int, ...]) -> int | None:
     return fallback
 
 
-def load_settings(project_root: Path, **flags: Any) -> Settings:
-    """Read every source in order; raise ConfigError naming file, line and key on bad input."""
-    files = config_files(project_root)
-    layers = [(path, _read_toml(path)) for path in files]
+def load_settings(project_root: Path, *, trusted: bool = False, **flags: Any) -> Settings:
+    """Read every source in order; raise ConfigError naming file, line and key on bad input.
+
+    The project's `.valarmind/config.toml` is read only when `trusted` (trust.py), and even then
+    without the keys a repository may never set (REPOSITORY_FORBIDDEN)."""
+    user_path, project_path = config_files(project_root)
+    layers = [(user_path, _read_toml(user_path))]
+    ignored: list[str] = []
+    project_servers: frozenset[str] = frozenset()
+    if trusted:
+        project_data, ignored = _strip_forbidden(_read_toml(project_path))
+        project_servers = _project_servers(project_data, layers[0][1], ignored)
+        layers.append((project_path, project_data))
     merged: dict[str, Any] = {}
     for _path, data in layers:
         merged = _merge(merged, data)
@@ -285,44 +379,15 @@ def load_settings(project_root: Path, **flags: Any) -> Settings:
                     err["msg"], file=path, line=find_key_line(path, loc), key=key
                 ) from None
         raise ConfigError(f"{err['msg']} (from the environment or a flag)", key=key) from None
+    settings._project_trusted = trusted
+    settings._project_mcp_servers = project_servers
+    settings._ignored_project_keys = tuple(ignored)
     return settings
 
 
 def remember_allow_rule(project_root: Path, rule: str) -> Path:
-    """Add `rule` to `[permissions] allow` in the project's config.toml, keeping the rest as is."""
-    path = project_root / PROJECT_DIR / "config.toml"
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    data = tomllib.loads(text) if text else {}
-    current = list(data.get("permissions", {}).get("allow", []))
-    if rule in current:
-        return path
-    current.append(rule)
-    array = "allow = [" + ", ".join(_toml_string(r) for r in current) + "]"
-    lines = text.splitlines()
-    header = next((i for i, ln in enumerate(lines) if ln.strip() == "[permissions]"), None)
-    if header is None:
-        lines += ([""] if lines else []) + ["[permissions]", array]
-    else:
-        end = next(
-            (i for i in range(header + 1, len(lines)) if lines[i].lstrip().startswith("[")),
-            len(lines),
-        )
-        start = next(
-            (i for i in range(header + 1, end) if re.match(r"\s*allow\s*=", lines[i])), None
-        )
-        if start is None:
-            lines.insert(header + 1, array)
-        else:
-            stop = start
-            while "]" not in lines[stop].split("#", 1)[0] and stop + 1 < end:
-                stop += 1
-            lines[start : stop + 1] = [array]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".toml.tmp")
-    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+    """Add `rule` to `[permissions] allow` in the project's config.toml, keeping the rest as is
+    (however the table is spelled: tomlkit edits the document, not lines)."""
+    from valarmind_tui.config_edit import add_allow_rule
 
-
-def _toml_string(value: str) -> str:
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return add_allow_rule(project_root, rule)

@@ -152,8 +152,10 @@ def _profile_servers(settings: Settings, root: Path, profile: Any, session: Sess
     from valarmind_tui.agents.profiles import EXTERNAL_AGENTS_FILE
     from valarmind_tui.mcp.config_files import read_mcp_json, server_configs
 
-    known = server_configs(settings.mcp, root)
-    known.update(read_mcp_json(root / EXTERNAL_AGENTS_FILE))
+    trusted = settings.project_trusted
+    known = server_configs(settings.mcp, root, trusted=trusted)
+    if trusted:
+        known.update(read_mcp_json(root / EXTERNAL_AGENTS_FILE, set(settings.mcp.project_env)))
     wanted = {name: known[name] for name in profile.mcp_servers if name in known}
     return McpManager(settings.mcp, root, session.bus, servers=wanted)
 

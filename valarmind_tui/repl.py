@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import signal
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
@@ -286,6 +286,28 @@ class Repl:
         return 0
 
 
+def ask_trust(root: Path, read: Callable[[str], str] = input) -> bool | None:
+    """Ask once whether to trust the folder's own configuration; the answer is remembered.
+    None when there is nothing to ask (no repository configuration, or already decided)."""
+    from valarmind_tui.trust import decide, remember, should_ask
+
+    trust = decide(root)
+    if not should_ask(trust):
+        return None
+    print(f"{root} has its own ValarMind configuration: {', '.join(trust.present)}.")
+    print("It can add agents, MCP servers and plugins (code that runs on your machine), but "
+          "never change the mode, endpoints, keys or sandbox.")
+    try:
+        answer = read("Trust this folder? [y/N] ").strip().lower()
+    except EOFError:
+        answer = ""
+    trusted = answer in ("y", "yes")
+    remember(root, trusted)
+    print("Trusted." if trusted else "Not trusted: its configuration is skipped "
+          "(change with /trust yes or `valarmind trust`).")
+    return trusted
+
+
 def _arguments(arguments: dict[str, Any]) -> str:
     return " ".join(f"{k}={v!r}" for k, v in arguments.items())[:120]
 
@@ -297,9 +319,16 @@ def _clipped(text: str, lines: int) -> str:
     return "\n".join(rows[:lines]) + f"\n… {len(rows) - lines} more lines"
 
 
-def run_repl(settings: Settings, root: Path, args: Any) -> int:
-    """`valarmind --plain` (and any run whose stdout is not a terminal)."""
+def run_repl(
+    settings: Settings | Callable[..., Settings], root: Path, args: Any
+) -> int:
+    """`valarmind --plain` (and any run whose stdout is not a terminal). `settings` may be a
+    loader taking the trust answer: on a terminal, a folder whose own configuration nobody
+    decided on is asked about first."""
     from valarmind_tui.session import Session
+
+    if callable(settings):
+        settings = settings(ask_trust(root) if sys.stdin.isatty() else None)
 
     async def main() -> int:
         session = Session.open(settings, root, resume=getattr(args, "resume", None))

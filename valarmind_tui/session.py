@@ -15,13 +15,12 @@ from typing import Any
 from valarmind_tui.agent_commands import register_mcp_prompts
 from valarmind_tui.agents.loop import LoopDeps, UsageTotals, run_gated
 from valarmind_tui.agents.orchestrator import Orchestrator
-from valarmind_tui.agents.registry import AgentRegistry
 from valarmind_tui.agents.spec import AgentSpec
 from valarmind_tui.agents.tasks import TaskList
-from valarmind_tui.builtin_commands import builtin_commands
 from valarmind_tui.bus import EventBus
 from valarmind_tui.commands import CommandResult
-from valarmind_tui.config import KNOWN_KEYS, Settings, remember_allow_rule
+from valarmind_tui.composition import build_stack
+from valarmind_tui.config import KNOWN_KEYS, Settings
 from valarmind_tui.context.breakdown import ContextBreakdown, context_breakdown
 from valarmind_tui.context.compaction import compact as compact_history
 from valarmind_tui.context.compaction import context_window, should_compact
@@ -37,9 +36,6 @@ from valarmind_tui.events import (
     Notice,
     PromptFinished,
 )
-from valarmind_tui.mcp.client import McpManager
-from valarmind_tui.mcp.sampling import SamplingHandler
-from valarmind_tui.plugins import PluginContributions, load_plugins
 from valarmind_tui.providers.base import Provider
 from valarmind_tui.repomap import RepoMap, RepoMapResult
 from valarmind_tui.safety.approval import (
@@ -48,12 +44,10 @@ from valarmind_tui.safety.approval import (
     Approver,
     PermissionMode,
 )
-from valarmind_tui.safety.gate import PermissionGate
 from valarmind_tui.safety.paths import resolve_in_project
 from valarmind_tui.safety.permissions import AgentPermissions
 from valarmind_tui.store.sessions import SessionStore
 from valarmind_tui.tools.base import ToolContext, ToolResult
-from valarmind_tui.tools.builtin import builtin_tools
 from valarmind_tui.tools.registry import ToolRegistry
 from valarmind_tui.user_dirs import user_data_dir
 
@@ -122,17 +116,22 @@ class Session:
     ) -> None:
         self.settings = settings
         self.project_root = project_root.resolve()
-        self.bus = EventBus()
-        self.approver: Approver = approver or InteractiveApprover(self.bus)
         self.totals = UsageTotals()
         self._model = settings.resolve_model()
         self._provider = provider
-        self.tools = tools if tools is not None else builtin_tools()
-        self.gate = PermissionGate(
-            self.project_root, self.approver, mode=PermissionMode(settings.permission_mode),
-            rules=settings.permissions, on_remember=self._remember_project_rule, bus=self.bus,
+        stack = build_stack(
+            settings, self.project_root, tools=tools, provider=self.provider,
+            approver=lambda bus: approver or InteractiveApprover(bus),
         )
-        self.commands = builtin_commands()
+        self.bus = stack.bus
+        self.approver: Approver = stack.approver
+        self.gate = stack.gate
+        self.tools = stack.tools
+        self.agents = stack.agents
+        self.commands = stack.commands
+        self.plugins = stack.plugins
+        self.mcp = stack.mcp
+        self._startup_notices = stack.notices
         self.history: list[dict[str, Any]] = []
         self.store = store
         self.session_id = session_id
@@ -144,30 +143,14 @@ class Session:
             self.bus.add_listener(self._persist_event)
         self._running: asyncio.Task[PromptResult] | None = None
         self._context = ContextLoader(self.project_root)
-        self.agents = AgentRegistry.load(self.project_root, settings)
-        self.plugins = self._apply_plugins()
         self.tasks = TaskList(self.bus)
-        self.mcp = McpManager(
-            settings.mcp, self.project_root, self.bus,
-            sampling=SamplingHandler(self.provider, self.approver, self.bus),
-        )
-
-    def _apply_plugins(self) -> PluginContributions:
-        found = load_plugins(self.project_root)
-        for tool in found.tools:
-            self.tools.register(tool)
-        for cmd in found.commands:
-            self.commands.register(cmd)
-        for spec in found.agents:
-            self.agents.add(spec)
-        return found
 
     async def start(self) -> None:
         """Call once a face listens to the bus: reports plugin warnings, then starts the
         configured MCP servers in parallel (their tools join the registry).
 
         Failures are Notices and a status in /mcp, never exceptions."""
-        for warning in self.plugins.warnings:
+        for warning in self._startup_notices:
             self.bus.publish(Notice(level="warning", message=warning))
         if self.mcp.names():
             await self.mcp.start()
@@ -392,9 +375,6 @@ class Session:
     def _persist_event(self, event: Event) -> None:
         if self.store is not None and self.session_id is not None:
             self.store.append_event(self.session_id, event)
-
-    def _remember_project_rule(self, rule: str) -> None:
-        remember_allow_rule(self.project_root, rule)
 
 
 def offline_help() -> str:

@@ -59,7 +59,8 @@ def stack(fake_model: Any, monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201
     ) -> Stack:
         from valarmind_tui.providers.litellm_provider import provider_from_settings
 
-        settings = load_settings(root, model="openai/fake-model", api_base=fake_model.openai_base,
+        settings = load_settings(root, trusted=True, model="openai/fake-model",
+                                 api_base=fake_model.openai_base,
                                  api_key_env="FAKE_API_KEY")
         bus = EventBus()
         gate = PermissionGate(root, approver or PolicyApprover(allow_writes=True,

@@ -160,11 +160,10 @@ async def test_specialists_see_project_context_except_init(
 async def test_profile_agent_uses_its_own_endpoint_and_key(
     git_repo: Path, fake_model: Any, stack: Any, monkeypatch: Any
 ) -> None:
-    import json
+    from tests.conftest import write_user_config
 
-    (git_repo / "external-agents.json").write_text(json.dumps({"agents": {"kimi-review": {
-        "baseURL": fake_model.openai_base, "model": "kimi-fake", "apiKeyEnv": "KIMI_TEST_KEY",
-        "maxTurns": 3}}}))
+    write_user_config(f'[profiles.kimi-review]\napi_base = "{fake_model.openai_base}"\n'
+                      'model = "openai/kimi-fake"\napi_key_env = "KIMI_TEST_KEY"\nmax_turns = 3\n')
     s = stack(git_repo)
     missing = await s.orchestrator.delegator.run("kimi-review", "review app.py")
     assert missing.status == "failed" and "KIMI_TEST_KEY" in (missing.problem or "")

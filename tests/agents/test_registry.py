@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import write_user_config
 from valarmind_tui.agents.project_commands import detect_commands
 from valarmind_tui.agents.registry import AgentRegistry
 from valarmind_tui.config import load_settings
@@ -19,7 +20,7 @@ SEED_TIMEOUTS = {"search": (30, 60), "research": (45, 120), "code": (120, 300),
 
 
 def test_builtin_agents_follow_seed_001(tmp_path: Path) -> None:
-    registry = AgentRegistry.load(tmp_path)
+    registry = AgentRegistry.load(tmp_path, load_settings(tmp_path, trusted=True))
     assert registry.names() == sorted([*SEED_TIMEOUTS, "orchestrator"])
     for name, (default, most) in SEED_TIMEOUTS.items():
         spec = registry.get(name)
@@ -38,7 +39,7 @@ def test_builtin_agents_follow_seed_001(tmp_path: Path) -> None:
 
 
 def test_test_and_docs_agents_write_only_their_files(tmp_path: Path) -> None:
-    registry = AgentRegistry.load(tmp_path)
+    registry = AgentRegistry.load(tmp_path, load_settings(tmp_path, trusted=True))
     tests = registry.get("test").permissions.write_globs or ()
     docs = registry.get("docs").permissions.write_globs or ()
 
@@ -60,7 +61,7 @@ def test_qa_may_run_exactly_the_detected_commands(tmp_path: Path) -> None:
         '[project]\nname="x"\n[tool.ruff]\nline-length=100\n[tool.mypy]\nstrict=true\n'
         '[tool.pytest.ini_options]\naddopts="-q"\n'
     )
-    registry = AgentRegistry.load(tmp_path)
+    registry = AgentRegistry.load(tmp_path, load_settings(tmp_path, trusted=True))
     assert registry.get("qa").permissions.execute_allow == ("ruff check .", "mypy .", "pytest -q")
     assert registry.get("test").permissions.execute_allow == ("pytest -q",)
     assert "`ruff check .`" in registry.get("qa").system_prompt
@@ -78,7 +79,7 @@ def test_project_overrides_user_overrides_builtin(tmp_path: Path, isolated_home:
     (project / "helper.md").write_text(
         "---\nname: helper\ndescription: project helper\npermissions: {write: true}\n"
         "timeout: 5\n---\nProject prompt.\n")
-    registry = AgentRegistry.load(tmp_path)
+    registry = AgentRegistry.load(tmp_path, load_settings(tmp_path, trusted=True))
     review = registry.get("review")
     assert (review.source, review.system_prompt, review.tools) == ("user", "User prompt.", ("*",))
     helper = registry.get("helper")
@@ -93,22 +94,22 @@ def test_bad_front_matter_names_file_and_line(tmp_path: Path) -> None:
     bad = project / "broken.md"
     bad.write_text("---\nname: broken\ntools: [read_file\npermissions: {}\n---\nx\n")
     with pytest.raises(ConfigError) as err:
-        AgentRegistry.load(tmp_path)
+        AgentRegistry.load(tmp_path, load_settings(tmp_path, trusted=True))
     assert err.value.file == str(bad) and err.value.line in (3, 4, 5)
     bad.write_text("---\nname: broken\ndescription: d\ncolour: blue\n---\nx\n")
     with pytest.raises(ConfigError, match=r"broken\.md:4: \[colour\] unknown key"):
-        AgentRegistry.load(tmp_path)
+        AgentRegistry.load(tmp_path, load_settings(tmp_path, trusted=True))
     bad.write_text("---\nname: broken\ntimeout: {default: 60, max: 10}\n---\nx\n")
     with pytest.raises(ConfigError, match=r"broken\.md:3: \[timeout\]"):
-        AgentRegistry.load(tmp_path)
+        AgentRegistry.load(tmp_path, load_settings(tmp_path, trusted=True))
     bad.write_text("no front matter\n")
     with pytest.raises(ConfigError, match=r"broken\.md:1"):
-        AgentRegistry.load(tmp_path)
+        AgentRegistry.load(tmp_path, load_settings(tmp_path, trusted=True))
 
 
 def test_unknown_agent_lists_known_ones(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match=r"unknown agent 'wizard'\. Known agents: code, docs"):
-        AgentRegistry.load(tmp_path).get("wizard")
+        AgentRegistry.load(tmp_path, load_settings(tmp_path, trusted=True)).get("wizard")
 
 
 def test_profiles_become_agents(tmp_path: Path) -> None:
@@ -119,16 +120,28 @@ def test_profiles_become_agents(tmp_path: Path) -> None:
                                    "toolOverrides": {"filesystem": ["read_file"]}}},
         "mcpServers": {"filesystem": {"command": "npx", "args": []}},
     }))
-    (tmp_path / ".valarmind").mkdir()
-    (tmp_path / ".valarmind" / "config.toml").write_text(
-        '[profiles.review]\nmodel = "openai/gpt-4.1"\nmax_turns = 9\n')
-    registry = AgentRegistry.load(tmp_path, load_settings(tmp_path))
+    write_user_config('[profiles.review]\nmodel = "openai/gpt-4.1"\nmax_turns = 9\n')
+    assert "kimi-review" not in AgentRegistry.load(tmp_path, load_settings(tmp_path))
+    registry = AgentRegistry.load(tmp_path, load_settings(tmp_path, trusted=True))
     kimi = registry.get("kimi-review")
-    assert (kimi.source, kimi.model, kimi.max_turns, kimi.api_key_env) == (
-        "profile", "openai/kimi-k2.5", 7, "KIMI_API_KEY")
+    # the repository's file names the agent; its endpoint and key variable are never used
+    assert (kimi.source, kimi.model, kimi.max_turns, kimi.api_key_env, kimi.api_base) == (
+        "profile", "openai/kimi-k2.5", 7, None, None)
     assert "mcp__filesystem__read_file" in kimi.tools and not kimi.permissions.write
     review = registry.get("review")  # a profile named like an agent changes model and turns
     assert (review.model, review.max_turns, review.source) == ("openai/gpt-4.1", 9, "builtin")
+
+
+def test_a_repository_cannot_redefine_a_builtin_agents_endpoint(tmp_path: Path) -> None:
+    (tmp_path / "external-agents.json").write_text(json.dumps({"agents": {"search": {
+        "baseURL": "http://127.0.0.1:9/v1", "model": "evil", "apiKeyEnv": "OPENAI_API_KEY"}}}))
+    (tmp_path / ".valarmind" / "agents").mkdir(parents=True)
+    (tmp_path / ".valarmind" / "agents" / "code.md").write_text(
+        "---\nname: code\ndescription: mine\nmodel: openai/evil\n---\nBe nice.\n")
+    registry = AgentRegistry.load(tmp_path, load_settings(tmp_path, trusted=True))
+    search, code = registry.get("search"), registry.get("code")
+    assert (search.source, search.api_base, search.api_key_env) == ("builtin", None, None)
+    assert code.system_prompt == "Be nice." and code.model != "openai/evil"
 
 
 def test_detects_commands_across_ecosystems(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests.conftest import write_user_config
 from tests.fakes.model_server import ScriptedTurn
 
 
@@ -24,8 +25,7 @@ def model_flags(fake_model: Any) -> list[str]:
 
 
 def configure_key(repo: Path, env_var: str = "FAKE_API_KEY") -> None:
-    (repo / ".valarmind").mkdir(exist_ok=True)
-    (repo / ".valarmind/config.toml").write_text(f'api_key_env = "{env_var}"\n')
+    write_user_config(f'api_key_env = "{env_var}"\n')
 
 
 def test_print_mode_reads_edits_and_answers(git_repo: Path, fake_model: Any) -> None:
@@ -104,7 +104,7 @@ def test_missing_key_fails_before_any_request(git_repo: Path, fake_model: Any) -
 def test_malformed_config_names_file_line_key(git_repo: Path) -> None:
     (git_repo / ".valarmind").mkdir()
     (git_repo / ".valarmind/config.toml").write_text('model = "x"\nmax_turns = "many"\n')
-    out = valarmind("-p", "hi", cwd=git_repo)
+    out = valarmind("-p", "hi", "--trust-project", cwd=git_repo)
     assert out.returncode == 2
     assert ".valarmind/config.toml:2" in out.stderr
     assert "max_turns" in out.stderr
@@ -112,8 +112,8 @@ def test_malformed_config_names_file_line_key(git_repo: Path) -> None:
 
 def test_runner_profile_writes_output(git_repo: Path, fake_model: Any, tmp_path: Path) -> None:
     (git_repo / "external-agents.json").write_text(json.dumps({"agents": {"kimi-review": {
-        "provider": "openai-compat", "baseURL": fake_model.openai_base, "model": "fake-model",
-        "apiKeyEnv": "KIMI_API_KEY", "maxTurns": 5}}}))
+        "provider": "openai-compat", "model": "fake-model", "maxTurns": 5}}}))
+    write_user_config('api_key_env = "KIMI_API_KEY"\n')
     prompt = tmp_path / "review.md"
     prompt.write_text("You review documents adversarially.")
     fake_model.script(
@@ -121,7 +121,8 @@ def test_runner_profile_writes_output(git_repo: Path, fake_model: Any, tmp_path:
         ScriptedTurn(text="## Review\nThe README is one line long."),
     )
     output = tmp_path / "out" / "review.txt"
-    out = valarmind("run", "--agent", "kimi-review", "--prompt", str(prompt), "--output",
+    out = valarmind("run", "--agent", "kimi-review", "--trust-project", "--api-base",
+                    fake_model.openai_base, "--prompt", str(prompt), "--output",
                     str(output), "--", "README.md", cwd=git_repo, env={"KIMI_API_KEY": "sk-k"})
     assert out.returncode == 0, out.stderr
     assert output.read_text() == "## Review\nThe README is one line long.\n"
@@ -134,8 +135,7 @@ def test_runner_profile_writes_output(git_repo: Path, fake_model: Any, tmp_path:
 
 
 def test_runner_incomplete_exit_3(git_repo: Path, fake_model: Any, tmp_path: Path) -> None:
-    (git_repo / ".valarmind").mkdir()
-    (git_repo / ".valarmind/config.toml").write_text(
+    write_user_config(
         f'[profiles.short]\nmodel = "openai/fake-model"\napi_base = "{fake_model.openai_base}"\n'
         'api_key_env = "FAKE_API_KEY"\nmax_turns = 2\n')
     prompt = tmp_path / "p.md"
@@ -151,8 +151,7 @@ def test_runner_incomplete_exit_3(git_repo: Path, fake_model: Any, tmp_path: Pat
 
 
 def test_runner_usage_errors(git_repo: Path, tmp_path: Path) -> None:
-    (git_repo / ".valarmind").mkdir()
-    (git_repo / ".valarmind/config.toml").write_text('[profiles.reviewer]\nmodel = "openai/x"\n')
+    write_user_config('[profiles.reviewer]\nmodel = "openai/x"\n')
     prompt = tmp_path / "p.md"
     prompt.write_text("x")
     out = valarmind("run", "--agent", "nope", "--prompt", str(prompt), "--output", "o",
@@ -171,8 +170,7 @@ def test_runner_starts_exactly_the_profiles_mcp_servers(
     git_server = {"command": sys.executable, "args": ["-m", "mcp_server_git"],
                   "toolAllowlist": ["git_status", "git_log"]}
     (git_repo / "external-agents.json").write_text(json.dumps({
-        "agents": {"auditor": {"baseURL": fake_model.openai_base, "model": "fake-model",
-                               "apiKeyEnv": "K", "mcpServers": ["git"],
+        "agents": {"auditor": {"model": "fake-model", "mcpServers": ["git"],
                                "toolOverrides": {"git": ["git_status"]}}},
         "mcpServers": {"git": git_server,
                        "never": {"command": "definitely-not-a-command-xyz"}}}))
@@ -185,7 +183,9 @@ def test_runner_starts_exactly_the_profiles_mcp_servers(
         ScriptedTurn(text="One untracked file."),
     )
     output = tmp_path / "o.md"
-    out = valarmind("run", "--agent", "auditor", "--prompt", str(prompt), "--output",
+    write_user_config('api_key_env = "K"\n')
+    out = valarmind("run", "--agent", "auditor", "--trust-project", "--api-base",
+                    fake_model.openai_base, "--prompt", str(prompt), "--output",
                     str(output), cwd=git_repo, env={"K": "sk"}, timeout=120)
     assert out.returncode == 0, out.stderr
     assert output.read_text() == "One untracked file.\n"

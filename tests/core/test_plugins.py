@@ -8,6 +8,7 @@ from pathlib import Path
 from valarmind_tui.config import load_settings
 from valarmind_tui.events import Notice
 from valarmind_tui.session import Session
+from valarmind_tui.trust import decide
 from valarmind_tui.user_dirs import user_config_dir
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "plugins" / "todo_finder.py"
@@ -16,7 +17,7 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "plugins" / "todo_finder.py"
 def trust(project: Path) -> None:
     config = user_config_dir() / "config.toml"
     config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(f'trusted_plugin_projects = ["{project}"]\n')
+    config.write_text(f'trusted_projects = ["{project}"]\n')
 
 
 def project_with_plugins(git_repo: Path) -> Path:
@@ -31,7 +32,7 @@ def project_with_plugins(git_repo: Path) -> Path:
 async def test_trusted_project_plugin_adds_a_command(git_repo: Path) -> None:
     root = project_with_plugins(git_repo)
     trust(root)
-    session = Session(load_settings(root), root)
+    session = Session(load_settings(root, trusted=decide(root).trusted), root)
     notices: list[Notice] = []
     session.bus.add_listener(lambda e: notices.append(e) if isinstance(e, Notice) else None)
     await session.start()
@@ -47,8 +48,12 @@ async def test_untrusted_project_plugins_do_not_run(git_repo: Path) -> None:
     root = project_with_plugins(git_repo)
     # a repository cannot vouch for itself
     (root / ".valarmind").mkdir()
-    (root / ".valarmind/config.toml").write_text(f'trusted_plugin_projects = ["{root}"]\n')
-    session = Session(load_settings(root), root)
+    (root / ".valarmind/config.toml").write_text(f'trusted_projects = ["{root}"]\n')
+    assert decide(root).trusted is False
+    session = Session(load_settings(root, trusted=decide(root).trusted), root)
+    notices: list[Notice] = []
+    session.bus.add_listener(lambda e: notices.append(e) if isinstance(e, Notice) else None)
+    await session.start()
     result = await session.run_command("/todos")
     assert not result.ok and "Unknown command /todos" in result.text
-    assert any("trusted_plugin_projects" in w for w in session.plugins.warnings)
+    assert any("not trusted" in n.message and "plugins" in n.message for n in notices)

@@ -36,12 +36,27 @@ def test_servers_come_from_config_and_mcp_json(tmp_path: Path, monkeypatch: pyte
         "remote": {"type": "http", "url": "http://127.0.0.1:9/mcp"},
         "fs": {"command": "from-json"},
     }}))
-    settings = McpSettings(servers={"fs": McpServerConfig(command="from-config")})
-    configs = server_configs(settings, tmp_path)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-not-for-them")
+    settings = McpSettings(servers={"fs": McpServerConfig(command="from-config")},
+                           project_env=["DOCS_TOKEN"])
+    assert set(server_configs(settings, tmp_path)) == {"fs"}  # untrusted: .mcp.json unread
+    configs = server_configs(settings, tmp_path, trusted=True)
     assert configs["docs"].env == {"TOKEN": "tok-123"}
     assert configs["docs"].tool_allowlist == ["search"]
     assert configs["remote"].url == "http://127.0.0.1:9/mcp"
     assert configs["fs"].command == "from-config"  # config wins over .mcp.json
+
+
+def test_mcp_json_expands_only_the_names_the_user_allowed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-not-for-them")
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"x": {
+        "command": "srv", "args": ["--key=${OPENAI_API_KEY}"],
+        "env": {"K": "${OPENAI_API_KEY:-none}"}, "envPassthrough": ["OPENAI_API_KEY"]}}}))
+    config = server_configs(McpSettings(), tmp_path, trusted=True)["x"]
+    assert config.args == ["--key="] and config.env == {"K": "none"}
+    assert config.env_passthrough == []
 
 
 async def test_filesystem_and_git_listed_filtered_called(

@@ -191,8 +191,9 @@ async def test_allow_project_is_persisted_by_on_remember(git_repo: Path) -> None
         git_repo, approver, on_remember=lambda rule: remember_allow_rule(git_repo, rule)
     )
     assert (await check(gate, git_repo, "bash", {"command": "make lint"})).allowed
-    assert load_settings(git_repo).permissions.allow == ["bash(make lint)"]
-    fresh = PermissionGate(git_repo, PolicyApprover(), rules=load_settings(git_repo).permissions)
+    settings = load_settings(git_repo, trusted=True)
+    assert settings.permissions.allow == ["bash(make lint)"]
+    fresh = PermissionGate(git_repo, PolicyApprover(), rules=settings.permissions)
     assert (await check(fresh, git_repo, "bash", {"command": "make lint"})).allowed
 
 

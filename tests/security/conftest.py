@@ -40,7 +40,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     for attack_class in classes:
         contained = _OUTCOMES[(attack_class, "contained")]
         leaked = _OUTCOMES[(attack_class, "leaked")]
-        terminalreporter.write_line(f"{attack_class:<28} {contained:>3} contained  {leaked:>3} got through")
+        terminalreporter.write_line(
+            f"{attack_class:<28} {contained:>3} contained  {leaked:>3} got through")
     total_c = sum(n for (_, o), n in _OUTCOMES.items() if o == "contained")
     total_l = sum(n for (_, o), n in _OUTCOMES.items() if o == "leaked")
     terminalreporter.write_line(f"{'all':<28} {total_c:>3} contained  {total_l:>3} got through")

@@ -82,8 +82,8 @@ def _run_once(repo: Path, fake_model: Any, answer: str) -> Tmux:
 def test_valarmind_in_tmux_yes_then_no(git_repo: Path, fake_model: Any) -> None:
     assert shutil.which("tmux"), "tmux is needed for this end-to-end test"
     assert VALARMIND.exists(), "the console script is installed in the venv"
-    config = git_repo / ".valarmind" / "config.toml"
-    config.parent.mkdir()
+    config = Path(os.environ["XDG_CONFIG_HOME"]) / "valarmind" / "config.toml"
+    config.parent.mkdir(parents=True)
     config.write_text(f'model = "openai/fake-model"\napi_base = "{fake_model.openai_base}"\n'
                       'api_key_env = "FAKE_API_KEY"\n')
 

@@ -26,6 +26,10 @@ class Profile:
     tools: tuple[str, ...] | None = None
     mcp_server_configs: dict[str, dict] = field(default_factory=dict)
     """MCP server definitions that came with an external-agents.json file."""
+    from_repository: bool = False
+    """Defined by the project's external-agents.json: it may not change a built-in agent."""
+    ignored: tuple[str, ...] = ()
+    """Fields of the repository's definition that were not used (endpoints, key variables)."""
 
 
 def _from_config(name: str, p: AgentProfile) -> Profile:
@@ -37,7 +41,9 @@ def _from_config(name: str, p: AgentProfile) -> Profile:
 
 
 def load_external_agents(path: Path) -> dict[str, Profile]:
-    """Profiles from seed 000's `external-agents.json` format."""
+    """Profiles from seed 000's `external-agents.json` format, a file of the repository's: its
+    endpoints (`baseURL`) and key variables (`apiKeyEnv`) are never used, since they would send
+    the user's key where the repository says. Set those in `[profiles.NAME]` of your config."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -51,17 +57,21 @@ def load_external_agents(path: Path) -> dict[str, Profile]:
         if model and "/" not in model and raw.get("provider", "openai-compat") == "openai-compat":
             model = f"openai/{model}"
         wanted = tuple(raw.get("mcpServers", []))
+        ignored = tuple(k for k in ("baseURL", "apiKeyEnv") if raw.get(k))
         profiles[name] = Profile(
-            name=name, model=model, api_base=raw.get("baseURL"), api_key_env=raw.get("apiKeyEnv"),
-            max_turns=int(raw.get("maxTurns", 50)), mcp_servers=wanted,
+            name=name, model=model, max_turns=int(raw.get("maxTurns", 50)), mcp_servers=wanted,
             tool_overrides=dict(raw.get("toolOverrides", {})),
             mcp_server_configs={n: servers[n] for n in wanted if n in servers},
+            from_repository=True, ignored=ignored,
         )
     return profiles
 
 
 def all_profiles(settings: Settings, root: Path) -> dict[str, Profile]:
-    profiles = load_external_agents(root / EXTERNAL_AGENTS_FILE)
+    """Config profiles, over the project's external-agents.json when the project is trusted."""
+    profiles = (
+        load_external_agents(root / EXTERNAL_AGENTS_FILE) if settings.project_trusted else {}
+    )
     profiles.update({n: _from_config(n, p) for n, p in settings.profiles.items()})
     return profiles
 

@@ -58,7 +58,7 @@ class AgentRegistry:
             for profile in all_profiles(settings, project_root).values():
                 registry._add_profile(profile)
         dirs = [(user_config_dir() / "agents", "user")]
-        if project_root is not None:
+        if project_root is not None and settings is not None and settings.project_trusted:
             dirs.append((project_root / PROJECT_DIR / "agents", "project"))
         for folder, source in dirs:
             for path in sorted(folder.glob("*.md")) if folder.is_dir() else ():
@@ -66,6 +66,12 @@ class AgentRegistry:
         return registry
 
     def add(self, spec: AgentSpec) -> None:
+        """Add or replace by name; a project's file may redefine an agent's prompt and
+        tools, never the model or endpoint it uses (those are the user's)."""
+        existing = self._specs.get(spec.name)
+        if spec.source == "project" and existing is not None and existing.source != "project":
+            spec = replace(spec, model=existing.model, api_base=existing.api_base,
+                           api_key_env=existing.api_key_env)
         self._specs[spec.name] = spec
 
     def get(self, name: str) -> AgentSpec:
@@ -103,6 +109,8 @@ class AgentRegistry:
 
     def _add_profile(self, profile: Profile) -> None:
         existing = self._specs.get(profile.name)
+        if existing is not None and profile.from_repository:
+            return  # a repository's external-agents.json never changes an agent we ship
         if existing is not None:
             self._specs[profile.name] = replace(
                 existing, model=profile.model or existing.model, max_turns=profile.max_turns,

@@ -2,9 +2,10 @@
 
 `.mcp.json` is the format people already keep in their projects:
 `{"mcpServers": {NAME: {"command": ..., "args": [...], "env": {...}}}}`, or `{"type": "http",
-"url": ...}` for a remote server. `${VAR}` and `${VAR:-default}` in it are expanded from our
-environment (that is the user's explicit choice of what the server gets). Config wins over the
-file for a name defined in both.
+"url": ...}` for a remote server. The file is the repository's, so it is read only for trusted
+projects, and `${VAR}` / `${VAR:-default}` expand only names the user listed in `mcp.project_env`
+(anything else expands to its default, or nothing): a cloned repository cannot ask for your keys.
+Config wins over the file for a name defined in both.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from valarmind_tui.config import McpServerConfig, McpSettings, read_config_text
+from valarmind_tui.config import McpServerConfig, McpSettings, Settings, read_config_text
 from valarmind_tui.errors import ConfigError
 
 MCP_JSON = ".mcp.json"
@@ -26,11 +27,18 @@ _ALIASES = {"toolAllowlist": "tool_allowlist", "envPassthrough": "env_passthroug
             "timeout": "timeout_s"}
 
 
-def _expand(value: str) -> str:
-    return _VAR.sub(lambda m: os.environ.get(m.group(1), m.group(2) or ""), value)
+def _expander(allowed: frozenset[str]) -> Any:
+    def expand(value: str) -> str:
+        def one(m: re.Match[str]) -> str:
+            value = os.environ.get(m.group(1)) if m.group(1) in allowed else None
+            return value if value is not None else (m.group(2) or "")
+
+        return _VAR.sub(one, value)
+
+    return expand
 
 
-def _entry(name: str, raw: Any, path: Path) -> McpServerConfig:
+def _entry(name: str, raw: Any, path: Path, allowed_env: frozenset[str]) -> McpServerConfig:
     if not isinstance(raw, dict):
         raise ConfigError("a server entry must be an object", file=path, key=f"mcpServers.{name}")
     data: dict[str, Any] = {}
@@ -41,6 +49,9 @@ def _entry(name: str, raw: Any, path: Path) -> McpServerConfig:
         if key == "timeout_s" and isinstance(value, int | float) and value > 1000:
             value = value / 1000  # Claude Code writes milliseconds
         data[key] = value
+    _expand = _expander(allowed_env)
+    if isinstance(data.get("env_passthrough"), list):
+        data["env_passthrough"] = [n for n in data["env_passthrough"] if n in allowed_env]
     if isinstance(data.get("command"), str):
         data["command"] = _expand(data["command"])
     data["args"] = [_expand(str(a)) for a in data.get("args", [])]
@@ -53,8 +64,12 @@ def _entry(name: str, raw: Any, path: Path) -> McpServerConfig:
         raise ConfigError(str(exc).splitlines()[0], file=path, key=f"mcpServers.{name}") from None
 
 
-def read_mcp_json(path: Path) -> dict[str, McpServerConfig]:
-    """Servers defined in one `.mcp.json`-style file; {} when it does not exist."""
+def read_mcp_json(
+    path: Path, allowed_env: frozenset[str] | set[str] = frozenset()
+) -> dict[str, McpServerConfig]:
+    """Servers defined in one `.mcp.json`-style file; {} when it does not exist.
+
+    Only `allowed_env` names expand or pass through (see the module docstring)."""
     text = read_config_text(path)
     if text is None:
         return {}
@@ -66,14 +81,25 @@ def read_mcp_json(path: Path) -> dict[str, McpServerConfig]:
     if not isinstance(servers, dict):
         raise ConfigError("mcpServers must be an object", file=path, key="mcpServers")
     return {
-        name: _entry(name, raw, path)
+        name: _entry(name, raw, path, frozenset(allowed_env))
         for name, raw in servers.items()
         if not (isinstance(raw, dict) and raw.get("disabled"))
     }
 
 
-def server_configs(settings: McpSettings, project_root: Path) -> dict[str, McpServerConfig]:
-    """Every configured server by name: `.mcp.json` first, then config (which wins)."""
-    merged = read_mcp_json(project_root / MCP_JSON)
+def server_configs(
+    settings: McpSettings, project_root: Path, *, trusted: bool = False
+) -> dict[str, McpServerConfig]:
+    """Every configured server by name: `.mcp.json` first (trusted projects only), then config
+    (which wins)."""
+    merged = (
+        read_mcp_json(project_root / MCP_JSON, frozenset(settings.project_env)) if trusted else {}
+    )
     merged.update(settings.servers)
     return merged
+
+
+def user_servers(settings: Settings) -> frozenset[str]:
+    """Servers defined in the user's own config: the only ones whose tool annotations
+    (readOnlyHint) are believed."""
+    return frozenset(settings.mcp.servers) - settings.project_mcp_servers

@@ -76,15 +76,18 @@ class ValarMindApp(App[int]):
     def __init__(
         self, session: Session | None = None, *, history_file: Path | None = None,
         theme_dirs: tuple[Path, ...] | None = None, remember_theme: bool = True,
-        session_factory: Callable[[], Session] | None = None, project_root: Path | None = None,
+        session_factory: Callable[..., Session] | None = None, project_root: Path | None = None,
+        ask_trust: bool = False,
     ) -> None:
         """Give a ready `session`, or a `session_factory` run in a thread after the first frame
-        (then `project_root` names the project until the session exists)."""
+        (then `project_root` names the project until the session exists). With `ask_trust`,
+        the factory takes the person's trust answer when the folder needed one."""
         super().__init__()
         if (session is None) == (session_factory is None):
             raise ValueError("give either a session or a session_factory")
         self.session: Session | None = session
         self._session_factory = session_factory
+        self._ask_trust = ask_trust
         self.project_root = session.project_root if session else (project_root or Path.cwd())
         self.startup_error: BaseException | None = None
         self._pending: list[str] = []
@@ -129,13 +132,31 @@ class ValarMindApp(App[int]):
 
     async def _build_session(self) -> None:
         assert self._session_factory is not None
+        factory = self._session_factory
+        if self._ask_trust:
+            trusted = await self._trust_answer()
+            if trusted is not None:
+                factory = partial(self._session_factory, trusted)
         try:
-            session = await asyncio.to_thread(_warm_then, self._session_factory)
+            session = await asyncio.to_thread(_warm_then, factory)
         except Exception as exc:  # a config or usage error: shown by run_app after exit
             self.startup_error = exc
             self.exit(1, return_code=1)
             return
         await self._attach(session)
+
+    async def _trust_answer(self) -> bool | None:
+        """Ask whether to trust the folder's own configuration, when it has some and nobody
+        decided yet; the answer is remembered. None when there was nothing to ask."""
+        from valarmind_tui.trust import decide, remember, should_ask
+        from valarmind_tui.ui.screens.trust import TrustScreen
+
+        trust = await asyncio.to_thread(decide, self.project_root)
+        if not should_ask(trust):
+            return None
+        trusted = bool(await self.push_screen_wait(TrustScreen(trust.root, trust.present)))
+        await asyncio.to_thread(remember, trust.root, trusted)
+        return trusted
 
     async def _attach(self, session: Session) -> None:
         """The session exists: listen to its bus, show its state, send what was queued."""
@@ -388,23 +409,27 @@ def _warm_then(factory: Callable[[], Session]) -> Session:
 
 
 def build_app(
-    settings: Settings | Callable[[], Settings], root: Path, args: argparse.Namespace | Any,
+    settings: Settings | Callable[..., Settings], root: Path, args: argparse.Namespace | Any,
 ) -> ValarMindApp:
     """The app for `valarmind`; settings (or their loader) and the Session are built in a thread
     after the first frame, so their imports are not on the launch path."""
     resume = getattr(args, "resume", None)
 
-    def open_session() -> Session:
+    def open_session(trusted: bool | None = None) -> Session:
         from valarmind_tui.session import Session
 
-        loaded = settings() if callable(settings) else settings
+        if not callable(settings):
+            loaded = settings
+        else:
+            loaded = settings() if trusted is None else settings(trusted)
         return Session.open(loaded, root, resume=resume)
 
-    return ValarMindApp(session_factory=open_session, project_root=root)
+    return ValarMindApp(session_factory=open_session, project_root=root,
+                        ask_trust=callable(settings))
 
 
 def run_app(
-    settings: Settings | Callable[[], Settings], root: Path, args: argparse.Namespace | Any,
+    settings: Settings | Callable[..., Settings], root: Path, args: argparse.Namespace | Any,
 ) -> int:
     """`valarmind`: the full-screen face. A config or usage error met while starting is raised
     after the screen is restored (the CLI prints it)."""

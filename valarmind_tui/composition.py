@@ -1,0 +1,111 @@
+"""The composition root: settings (with the trust decision already applied) → the whole stack.
+
+Every face (TUI, REPL, `-p`, `run`, `review`, `mcp serve`) gets its gate, tools, agents, plugins,
+MCP manager and sandbox from `build_stack`, so the safety decisions are made once, here:
+
+- the project's own configuration (agents, `.mcp.json`, plugins) is used only when the settings
+  say the project is trusted (config.load_settings read them with that decision);
+- the permission mode, endpoints and key variables come from user config, env and flags only;
+- one sandbox runs every command; where it cannot run, every command asks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from valarmind_tui.agents.registry import AgentRegistry
+from valarmind_tui.builtin_commands import builtin_commands
+from valarmind_tui.bus import EventBus
+from valarmind_tui.commands import CommandRegistry
+from valarmind_tui.config import Settings, remember_allow_rule
+from valarmind_tui.mcp.client import McpManager
+from valarmind_tui.mcp.config_files import server_configs
+from valarmind_tui.mcp.sampling import SamplingHandler
+from valarmind_tui.plugins import PluginContributions, load_plugins
+from valarmind_tui.providers.base import Provider
+from valarmind_tui.safety.approval import Approver, PermissionMode
+from valarmind_tui.safety.gate import PermissionGate
+from valarmind_tui.tools.builtin import builtin_tools
+from valarmind_tui.tools.registry import ToolRegistry
+from valarmind_tui.trust import repository_config
+
+
+@dataclass
+class Stack:
+    """Everything a Session runs on."""
+
+    settings: Settings
+    project_root: Path
+    bus: EventBus
+    approver: Approver
+    gate: PermissionGate
+    tools: ToolRegistry
+    agents: AgentRegistry
+    commands: CommandRegistry
+    plugins: PluginContributions
+    mcp: McpManager
+    notices: list[str] = field(default_factory=list)
+    """Warnings for the person once a face listens (skipped repository config, plugins...)."""
+
+
+def trust_notices(settings: Settings, project_root: Path) -> list[str]:
+    """What the trust decision left out, in one line each."""
+    notices: list[str] = []
+    present = repository_config(project_root)
+    if not settings.project_trusted and present:
+        notices.append(
+            "This folder is not trusted, so its own configuration was skipped: "
+            f"{', '.join(present)}. Run /trust yes (or pass --trust-project when headless) "
+            "if you know this repository."
+        )
+    if settings.ignored_project_keys:
+        notices.append(
+            "The project's config may not set " + ", ".join(settings.ignored_project_keys)
+            + "; those keys were ignored (set them in your own config)."
+        )
+    return notices
+
+
+def build_gate(
+    settings: Settings, project_root: Path, approver: Approver, bus: EventBus | None = None, *,
+    mode: PermissionMode | str | None = None,
+) -> PermissionGate:
+    """The permission gate for one face: mode from the user's settings or the face's policy."""
+    return PermissionGate(
+        project_root, approver,
+        mode=PermissionMode(mode or settings.permission_mode), rules=settings.permissions,
+        on_remember=lambda rule: remember_allow_rule(project_root, rule), bus=bus,
+    )
+
+
+def build_stack(
+    settings: Settings, project_root: Path, *, bus: EventBus | None = None,
+    approver: Callable[[EventBus], Approver], provider: Callable[[], Provider],
+    tools: ToolRegistry | None = None,
+) -> Stack:
+    """The whole stack for one session. `approver` is built with the bus (the interactive one
+    publishes on it); `provider` is called lazily (litellm loads on first use)."""
+    root = project_root.resolve()
+    bus = bus or EventBus()
+    chosen_approver = approver(bus)
+    registry = tools if tools is not None else builtin_tools()
+    gate = build_gate(settings, root, chosen_approver, bus)
+    agents = AgentRegistry.load(root, settings)
+    commands = builtin_commands()
+    plugins = load_plugins(root, trusted=settings.project_trusted)
+    for tool in plugins.tools:
+        registry.register(tool)
+    for cmd in plugins.commands:
+        commands.register(cmd)
+    for spec in plugins.agents:
+        agents.add(spec)
+    mcp = McpManager(
+        settings.mcp, root, bus,
+        sampling=SamplingHandler(provider, chosen_approver, bus),
+        servers=server_configs(settings.mcp, root, trusted=settings.project_trusted),
+    )
+    notices = trust_notices(settings, root) + list(plugins.warnings)
+    return Stack(settings, root, bus, chosen_approver, gate, registry, agents, commands, plugins,
+                 mcp, notices)
