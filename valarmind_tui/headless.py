@@ -15,13 +15,14 @@ from typing import IO, Any
 
 from valarmind_tui.config import Settings
 from valarmind_tui.errors import AuthError, UsageError
-from valarmind_tui.events import Event, event_to_dict
+from valarmind_tui.events import Event, Notice, event_to_dict
 from valarmind_tui.mcp.client import McpManager
 from valarmind_tui.providers.base import Provider
 from valarmind_tui.safety.approval import PolicyApprover
 from valarmind_tui.session import PromptResult, Session, offline_help
 
-EXIT_CODES = {"done": 0, "failed": 1, "cancelled": 1, "incomplete": 3}
+EXIT_CODES = {"done": 0, "failed": 1, "cancelled": 1, "incomplete": 3, "escalated": 4}
+"""Exit codes of `-p` and `run` by prompt status (the README lists them)."""
 
 
 def run_prompt(settings: Settings, root: Path, args: argparse.Namespace) -> int:
@@ -44,8 +45,10 @@ async def _run_prompt(
         await asyncio.sleep(0)
         writer.cancel()
         await session.close()
-    if output_format == "text":
+    if output_format == "text" and result.status in ("done", "incomplete"):
         out.write(result.text.rstrip() + "\n")
+    elif output_format == "text":  # stdout carries only an answer; what went wrong goes to stderr
+        print(f"valarmind: {result.status}: {result.text.rstrip()}", file=sys.stderr)
     elif output_format == "json":
         json.dump(_summary(session, result), out)
         out.write("\n")
@@ -70,7 +73,11 @@ def _writer(session: Session, output_format: str, out: IO[str]) -> asyncio.Task[
         out.write(json.dumps(event_to_dict(event), default=str) + "\n")
         out.flush()
 
-    remove = session.bus.add_listener(write) if output_format == "jsonl" else (lambda: None)
+    def warn(event: Event) -> None:
+        if isinstance(event, Notice) and event.level in ("warning", "error"):
+            print(f"valarmind: {event.message}", file=sys.stderr, flush=True)
+
+    remove = session.bus.add_listener(write if output_format == "jsonl" else warn)
 
     async def idle() -> None:
         try:
@@ -179,6 +186,8 @@ def run_subcommand(settings: Settings, root: Path, args: argparse.Namespace) -> 
 
 async def _run_line(settings: Settings, root: Path, line: str) -> int:
     session = Session(settings, root, approver=PolicyApprover(allow_writes="--yes" in line))
+    for notice in session.startup_notices:
+        print(f"valarmind: {notice}", file=sys.stderr)
     try:
         result = await session.run_command(line)
     finally:

@@ -131,7 +131,7 @@ class Session:
         self.commands = stack.commands
         self.plugins = stack.plugins
         self.mcp = stack.mcp
-        self._startup_notices = stack.notices
+        self.startup_notices = stack.notices
         self.history: list[dict[str, Any]] = []
         self.store = store
         self.session_id = session_id
@@ -150,7 +150,7 @@ class Session:
         configured MCP servers in parallel (their tools join the registry).
 
         Failures are Notices and a status in /mcp, never exceptions."""
-        for warning in self._startup_notices:
+        for warning in self.startup_notices:
             self.bus.publish(Notice(level="warning", message=warning))
         if self.mcp.names():
             await self.mcp.start()
