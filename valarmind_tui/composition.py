@@ -21,7 +21,7 @@ from valarmind_tui.bus import EventBus
 from valarmind_tui.commands import CommandRegistry
 from valarmind_tui.config import Settings, remember_allow_rule
 from valarmind_tui.mcp.client import McpManager
-from valarmind_tui.mcp.config_files import server_configs
+from valarmind_tui.mcp.config_files import server_configs, user_servers
 from valarmind_tui.mcp.sampling import SamplingHandler
 from valarmind_tui.plugins import PluginContributions, load_plugins
 from valarmind_tui.providers.base import Provider
@@ -105,6 +105,7 @@ def build_stack(
         settings.mcp, root, bus,
         sampling=SamplingHandler(provider, chosen_approver, bus),
         servers=server_configs(settings.mcp, root, trusted=settings.project_trusted),
+        user_servers=user_servers(settings),
     )
     notices = trust_notices(settings, root) + list(plugins.warnings)
     return Stack(settings, root, bus, chosen_approver, gate, registry, agents, commands, plugins,

@@ -164,7 +164,8 @@ def _profile_servers(settings: Settings, root: Path, profile: Any, session: Sess
     if trusted:
         known.update(read_mcp_json(root / EXTERNAL_AGENTS_FILE, set(settings.mcp.project_env)))
     wanted = {name: known[name] for name in profile.mcp_servers if name in known}
-    return McpManager(settings.mcp, root, session.bus, servers=wanted)
+    # naming a profile's servers on the command line vouches for them, as config would
+    return McpManager(settings.mcp, root, session.bus, servers=wanted, user_servers=set(wanted))
 
 
 READ_ONLY_TOOLS = ("read_file", "read_many_files", "glob", "grep", "tree_view", "git_status",

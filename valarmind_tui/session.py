@@ -44,6 +44,7 @@ from valarmind_tui.safety.approval import (
     Approver,
     PermissionMode,
 )
+from valarmind_tui.safety.content import not_regular_reason, read_regular_bytes
 from valarmind_tui.safety.paths import resolve_in_project
 from valarmind_tui.safety.permissions import AgentPermissions
 from valarmind_tui.store.sessions import SessionStore
@@ -328,8 +329,8 @@ class Session:
         """The text of a project file for an `@path` mention (checked like any tool path)."""
         resolved = resolve_in_project(self.project_root, path)
         if not resolved.is_file():
-            raise UsageError(f"{path}: not a file")
-        data = resolved.read_bytes()[:MAX_ATTACH_BYTES]
+            raise UsageError(not_regular_reason(resolved, path) or f"{path}: not a file")
+        data = read_regular_bytes(resolved, path, MAX_ATTACH_BYTES)
         if b"\0" in data[:8192]:
             raise UsageError(f"{path}: binary file, not attached")
         return data.decode("utf-8", errors="replace")

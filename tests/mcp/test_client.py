@@ -67,7 +67,7 @@ async def test_filesystem_and_git_listed_filtered_called(
                               tool_allowlist=["read_text_file", "list_directory",
                                               "directory_tree"]),
         "git": McpServerConfig(command=git_server_cmd, args=["--repository", str(git_repo)]),
-    })
+    }, user_servers={"fs", "git"})  # configured by the user: their annotations are believed
     try:
         started = time.perf_counter()
         states = await manager.start()

@@ -7,7 +7,6 @@ Targets: nothing (working tree against HEAD, untracked files included), `--stage
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import shutil
@@ -18,14 +17,13 @@ from typing import Any
 
 from valarmind_tui.agents.delegate import Delegator
 from valarmind_tui.agents.results import ReviewFinding, ReviewResult, result_dict
+from valarmind_tui.agents.review_diff import gather_diff, run_command
 from valarmind_tui.bus import EventBus
 from valarmind_tui.config import Settings
-from valarmind_tui.errors import UsageError
 from valarmind_tui.providers.base import Provider
-from valarmind_tui.tools.git import SAFE_FLAGS
+from valarmind_tui.safety.content import holds_secrets
 
 MAX_DIFF_CHARS = 60_000
-TOOL_TIMEOUT_S = 60.0
 _SEVERITY_ORDER = {"critical": 0, "major": 1, "minor": 2, "info": 3}
 
 
@@ -74,14 +72,21 @@ def _cell(text: str) -> str:
 async def run_review(
     root: Path, target: list[str] | str | None = None, *, provider: Provider | None = None,
     delegator: Delegator | None = None, settings: Settings | None = None,
-    bus: EventBus | None = None,
+    bus: EventBus | None = None, paths: list[str] | None = None,
 ) -> ReviewReport:
     """Gather the diff, run linters on the changed files, then the review agent when a model is
-    available (a `delegator`, or a `provider` for a private read-only one)."""
+    available (a `delegator`, or a `provider` for a private read-only one).
+
+    `target` is what follows /review (flags, refs, paths); `paths`, when given, are only paths
+    and `target` then only `--staged` or refs (see review_diff). Sensitive files' content is
+    left out of the diff, the report and the review agent's prompt."""
     root = Path(root).resolve()
     args = target.split() if isinstance(target, str) else list(target or [])
-    label, diff, files = await gather_diff(root, args)
+    label, diff, files, left_out = await gather_diff(root, args, paths)
     report = ReviewReport(label, files, diff)
+    if left_out:
+        report.notes.append(f"Content of {', '.join(left_out)} left out: the file(s) may hold "
+                            "secrets.")
     if not files:
         report.notes.append("Nothing to review: no changes found.")
         return report
@@ -139,89 +144,12 @@ def _private_delegator(
     return Delegator(registry, deps, model=provider.model, settings=settings)
 
 
-# -- the diff ----------------------------------------------------------------------------
-async def gather_diff(root: Path, args: list[str]) -> tuple[str, str, list[str]]:
-    """(label, unified diff, changed files) for a /review target."""
-    staged = any(a in ("--staged", "--cached") for a in args)
-    rest = [a for a in args if a not in ("--staged", "--cached")]
-    if not await _is_git(root):
-        if not rest:
-            raise UsageError(f"{root} is not a git repository: name the files to review")
-        return "files " + " ".join(rest), "", _existing(root, rest)
-    if staged:
-        return "the staged changes", *(await _diff(root, ["--cached"], rest))
-    refs = [a for a in rest if ".." in a or (not (root / a).exists() and await _is_ref(root, a))]
-    paths = [a for a in rest if a not in refs]
-    if refs:
-        label = refs[0] if ".." in refs[0] else f"changes since {refs[0]}"
-        return label, *(await _diff(root, [refs[0]], paths))
-    diff, files = await _diff(root, ["HEAD"], paths)
-    untracked = (await _git(root, ["ls-files", "--others", "--exclude-standard", "--", *paths]))
-    for name in untracked.splitlines():
-        if name and name not in files:
-            files.append(name)
-            diff += await _git(root, ["diff", "--no-index", "--", "/dev/null", name], check=False)
-    if paths and not files:
-        return "files " + " ".join(paths), "", _existing(root, paths)
-    label = "files " + " ".join(paths) if paths else "the working tree"
-    return label, diff, files
-
-
-async def _diff(root: Path, spec: list[str], paths: list[str]) -> tuple[str, list[str]]:
-    pathspec = ["--", *paths] if paths else []
-    names = await _git(root, ["diff", "--name-only", "--diff-filter=d", *spec, *pathspec])
-    diff = await _git(root, ["diff", "--no-ext-diff", "--no-color", *spec, *pathspec])
-    return diff, [n for n in names.splitlines() if n]
-
-
-def _existing(root: Path, paths: list[str]) -> list[str]:
-    missing = [p for p in paths if not (root / p).is_file()]
-    if missing:
-        raise UsageError(f"not a file in the project: {', '.join(missing)}")
-    return paths
-
-
-async def _is_git(root: Path) -> bool:
-    out = await _git(root, ["rev-parse", "--is-inside-work-tree"], check=False)
-    return out.strip() == "true"
-
-
-async def _is_ref(root: Path, name: str) -> bool:
-    out = await _git(root, ["rev-parse", "--verify", "--quiet", name + "^{commit}"], check=False)
-    return bool(out.strip())
-
-
-async def _git(root: Path, args: list[str], *, check: bool = True) -> str:
-    code, out, err = await _run(["git", *SAFE_FLAGS, *args], root)
-    if check and code != 0:
-        raise UsageError(f"git {args[0]} failed: {err.strip() or out.strip()}")
-    return out
-
-
-async def _run(cmd: list[str], cwd: Path) -> tuple[int, str, str]:
-    proc = await asyncio.create_subprocess_exec(
-        *cmd, cwd=cwd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        stdin=asyncio.subprocess.DEVNULL,
-    )
-    try:
-        out, err = await asyncio.wait_for(proc.communicate(), TOOL_TIMEOUT_S)
-    except TimeoutError:
-        proc.kill()
-        await proc.wait()
-        return 124, "", f"{cmd[0]} took longer than {TOOL_TIMEOUT_S:.0f} s"
-    except asyncio.CancelledError:
-        proc.kill()
-        await proc.wait()
-        raise
-    return proc.returncode or 0, out.decode(errors="replace"), err.decode(errors="replace")
-
-
 # -- linters -----------------------------------------------------------------------------
 async def static_findings(root: Path, files: list[str]) -> tuple[list[ReviewFinding], list[str]]:
     """Findings of the linters available for the changed files, and which linters ran."""
     findings: list[ReviewFinding] = []
     ran: list[str] = []
-    present = [f for f in files if (root / f).is_file()]
+    present = [f for f in files if (root / f).is_file() and not holds_secrets(root, f)]
     for name, suffixes, runner in _LINTERS:
         chosen = [f for f in present if f.endswith(suffixes)]
         exe = _find(root, name)
@@ -243,7 +171,7 @@ def _find(root: Path, name: str) -> str | None:
 
 
 async def _ruff(root: Path, exe: str, files: list[str]) -> list[ReviewFinding] | None:
-    code, out, _ = await _run([exe, "check", "--output-format", "json", "--no-fix",
+    code, out, _ = await run_command([exe, "check", "--output-format", "json", "--no-fix",
                                "--exit-zero", "--", *files], root)
     try:
         rows = json.loads(out or "[]")
@@ -264,7 +192,7 @@ async def _ruff(root: Path, exe: str, files: list[str]) -> list[ReviewFinding] |
 
 
 async def _eslint(root: Path, exe: str, files: list[str]) -> list[ReviewFinding] | None:
-    _, out, _ = await _run([exe, "--format", "json", "--", *files], root)
+    _, out, _ = await run_command([exe, "--format", "json", "--", *files], root)
     try:
         reports = json.loads(out or "[]")
     except ValueError:
@@ -279,7 +207,7 @@ async def _eslint(root: Path, exe: str, files: list[str]) -> list[ReviewFinding]
 
 
 async def _shellcheck(root: Path, exe: str, files: list[str]) -> list[ReviewFinding] | None:
-    _, out, _ = await _run([exe, "-f", "json", "--", *files], root)
+    _, out, _ = await run_command([exe, "-f", "json", "--", *files], root)
     try:
         rows = json.loads(out or "[]")
     except ValueError:

@@ -26,7 +26,13 @@ from valarmind_tui.config import McpServerConfig, McpSettings
 from valarmind_tui.events import Notice
 from valarmind_tui.mcp.config_files import server_configs
 from valarmind_tui.mcp.connection import Connection, StartError, describe_error
-from valarmind_tui.mcp.tools import McpTool, content_text, result_to_tool_result, tool_name
+from valarmind_tui.mcp.tools import (
+    McpTool,
+    content_text,
+    result_to_tool_result,
+    tool_name,
+    unique_tool_name,
+)
 from valarmind_tui.tools.base import ToolResult
 from valarmind_tui.tools.registry import ToolRegistry
 
@@ -72,14 +78,18 @@ class McpManager:
     def __init__(
         self, settings: McpSettings, project_root: Path, bus: EventBus, *,
         sampling: Any = None, servers: dict[str, McpServerConfig] | None = None,
+        user_servers: Iterable[str] = (),
     ) -> None:
         """`sampling` is a SamplingHandler (answers sampling/createMessage); `servers` replaces
-        the configured set (config + .mcp.json) when given."""
+        the configured set (config + .mcp.json) when given. `user_servers` names the servers
+        whose config the user wrote (their own config.toml): only their tools' annotations are
+        believed (readOnlyHint -> read risk); every other server's tools are write risk."""
         self.settings = settings
         self.project_root = project_root
         self.bus = bus
         self.sampling = sampling
         self.configs = servers if servers is not None else server_configs(settings, project_root)
+        self.user_servers = frozenset(user_servers)
         self._connections: dict[str, Connection] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._registries: list[tuple[ToolRegistry, dict[str, list[str]] | None]] = []
@@ -262,13 +272,18 @@ class McpManager:
         return patterns is None or any(fnmatch.fnmatchcase(tool, p) for p in patterns)
 
     def tools(self, overrides: dict[str, list[str]] | None = None) -> list[McpTool]:
-        """Tool objects for every ready server's allowed tools."""
+        """Tool objects for every ready server's allowed tools, under valid, distinct names."""
         found = []
-        for name, conn in self._connections.items():
+        taken: set[str] = set()
+        for name, conn in sorted(self._connections.items()):
             if conn.state != "ready":
                 continue
-            found.extend(McpTool(name, t, self.call_tool) for t in conn.tools
-                         if self.allowed(name, t.name, overrides))
+            trusted = name in self.user_servers
+            found.extend(
+                McpTool(name, t, self.call_tool, name=unique_tool_name(name, t.name, taken),
+                        trusted=trusted)
+                for t in sorted(conn.tools, key=lambda t: t.name)
+                if self.allowed(name, t.name, overrides))
         return found
 
     def register_into(
@@ -277,7 +292,8 @@ class McpManager:
         """Put the allowed tools into `registry` (replacing earlier MCP tools of these servers);
         kept up to date when a server announces a changed tool list. Returns the names added."""
         for existing in registry.names():
-            if any(existing.startswith(tool_name(s, "")) for s in self._connections):
+            tool = registry.get(existing)
+            if isinstance(tool, McpTool) and tool.server in self._connections:
                 registry.unregister(existing)
         tools = self.tools(allow_overrides)
         for tool in tools:

@@ -68,11 +68,15 @@ async def review(call: Call) -> Answer:
     """run_review: the diff and the linters' findings; the review agent when a model thinks."""
     from valarmind_tui.agents.review import run_review
 
-    words = [call.args["target"]] if call.args.get("target") else []
-    words += [str(p) for p in call.args.get("paths") or []]
+    target = call.args.get("target")
+    if target is not None and not isinstance(target, str):
+        raise ValueError("target must be a string: --staged, a ref or a range A..B")
+    paths = call.args.get("paths") or []
+    if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+        raise ValueError("paths must be a list of project file paths")
     delegator = call.delegator() if call.provider is not None else None
-    report = await run_review(call.root, words, delegator=delegator, settings=call.settings,
-                              bus=call.bus)
+    report = await run_review(call.root, [target] if target else [], paths=paths,
+                              delegator=delegator, settings=call.settings, bus=call.bus)
     call.tools_used += ["git_diff", *report.linters]
     static = [f for f in report.findings if f.source != "model"]
     summary = (f"Review of {report.target}: {len(report.files)} file(s), {len(static)} static "

@@ -43,8 +43,8 @@ PROJECT_TOOLS = [
         "linters' findings on the changed files, and (with a model) the review agent's findings "
         "with severity, file:line and a suggested fix.",
         _schema([], target={**_STR, "description": "--staged, a ref or a range (e.g. "
-                            "HEAD~1..HEAD); default: uncommitted changes"},
-                paths={**_STRS, "description": "limit to these paths"}),
+                            "HEAD~1..HEAD); default: uncommitted changes. No other options."},
+                paths={**_STRS, "description": "limit to these project file paths"}),
         data.review,
     ),
     ServerTool(

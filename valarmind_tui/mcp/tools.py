@@ -1,8 +1,17 @@
-"""MCP tools seen as ValarMind tools: `mcp__<server>__<tool>`, the server's own JSON schema."""
+"""MCP tools seen as ValarMind tools: `mcp__<server>__<tool>`, the server's own JSON schema.
+
+Names must match `^[a-zA-Z0-9_-]{1,64}$` for OpenAI-style APIs (one bad name fails the whole
+request), so other characters become `_` and a long name is cut with a short hash of the
+original; the tool keeps its server's own name for calls. A tool's `readOnlyHint` makes it a
+read tool only when its server is trusted (configured by the user, not by a project's
+`.mcp.json`): anyone can write a hint.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -11,6 +20,9 @@ from pydantic import BaseModel, ConfigDict
 from valarmind_tui.tools.base import Preview, Risk, Tool, ToolContext, ToolResult
 
 PREFIX = "mcp__"
+MAX_NAME_CHARS = 64
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+VALID_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 class AnyArguments(BaseModel):
@@ -23,12 +35,31 @@ Caller = Callable[[str, str, dict[str, Any]], Awaitable[ToolResult]]
 """(server, tool, arguments) -> result; the manager's call_tool."""
 
 
-def tool_name(server: str, tool: str) -> str:
-    return f"{PREFIX}{server}__{tool}"
+def tool_name(server: str, tool: str, *, salt: str = "") -> str:
+    """`mcp__<server>__<tool>` with characters outside `[A-Za-z0-9_-]` replaced by `_`; when
+    that is longer than 64 characters (or a `salt` asks for a distinct name), cut and ended
+    with a hash of the original names."""
+    name = f"{PREFIX}{_UNSAFE.sub('_', server)}__{_UNSAFE.sub('_', tool)}"
+    if len(name) <= MAX_NAME_CHARS and not salt:
+        return name
+    digest = hashlib.sha256(f"{server}\0{tool}\0{salt}".encode()).hexdigest()[:8]
+    return f"{name[:MAX_NAME_CHARS - 9]}_{digest}"
+
+
+def unique_tool_name(server: str, tool: str, taken: set[str]) -> str:
+    """`tool_name`, made distinct from the names in `taken` (which it joins)."""
+    name = tool_name(server, tool)
+    attempt = 0
+    while name in taken:
+        attempt += 1
+        name = tool_name(server, tool, salt=str(attempt))
+    taken.add(name)
+    return name
 
 
 def split_tool_name(name: str) -> tuple[str, str] | None:
-    """(server, tool) from `mcp__server__tool`; None for any other name."""
+    """(server, tool) from `mcp__server__tool`; None for any other name. (A cleaned or cut
+    name gives the cleaned parts: the tool object keeps the originals.)"""
     if not name.startswith(PREFIX):
         return None
     server, sep, tool = name[len(PREFIX):].partition("__")
@@ -41,15 +72,21 @@ class McpTool(Tool):
     Params = AnyArguments
     path_params = ()
 
-    def __init__(self, server: str, tool: Any, caller: Caller) -> None:
+    def __init__(
+        self, server: str, tool: Any, caller: Caller, *, name: str | None = None,
+        trusted: bool = False,
+    ) -> None:
+        """`name`: the model-facing name (default `tool_name(server, tool.name)`); `trusted`:
+        whether the server's annotations are believed (readOnlyHint -> read risk)."""
         self.server = server
         self.mcp_name: str = tool.name
-        self.name = tool_name(server, tool.name)  # type: ignore[misc]
+        self.name = name or tool_name(server, tool.name)  # type: ignore[misc]
         self.description = tool.description or tool.title or tool.name  # type: ignore[misc]
         self.input_schema: dict[str, Any] = dict(tool.input_schema or {"type": "object"})
         annotations = tool.annotations
-        read_only = bool(annotations and annotations.read_only_hint)
+        read_only = trusted and bool(annotations and annotations.read_only_hint)
         self.risk = Risk.READ if read_only else Risk.WRITE  # type: ignore[misc]
+        self.trusted = trusted
         self._caller = caller
 
     def full_description(self) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from valarmind_tui.errors import ToolError
+from valarmind_tui.safety.content import read_regular_bytes
 from valarmind_tui.safety.paths import relative, resolve_in_project
 from valarmind_tui.tools.base import Tool, ToolContext, ToolResult
 
@@ -103,8 +104,9 @@ def atomic_write(path: Path, content: str) -> None:
 
 
 def read_text_file(path: Path) -> str:
-    """The text of a file for editing; a ToolError-friendly ValueError when it is not text."""
-    data = path.read_bytes()
+    """The text of a file for editing; a ToolError-friendly ValueError when it is not text,
+    NotRegularFile (a ToolError) for a FIFO, device or socket."""
+    data = read_regular_bytes(path, path.name)
     if looks_binary(data):
         raise ValueError(f"{path.name} is a binary file")
     return data.decode("utf-8", errors="replace")

@@ -6,9 +6,11 @@ from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
+from valarmind_tui.safety.content import redact_sensitive_diff
 from valarmind_tui.tools.base import Risk, ToolContext, ToolResult
 from valarmind_tui.tools.common import BuiltinTool, rel, resolve
 from valarmind_tui.tools.git import run_git
+from valarmind_tui.tools.git_refs import verify_revision
 
 
 class Params(BaseModel):
@@ -36,15 +38,22 @@ class GitDiff(BuiltinTool):
         args = ["diff", "--no-ext-diff", "--no-textconv", "--no-color"]
         if params.staged:
             args.append("--cached")
+        args.append("--end-of-options")
         if params.ref:
-            if params.ref.startswith("-") or any(c.isspace() for c in params.ref):
-                return ToolResult.error(f"{params.ref!r} is not a ref; options are not accepted.")
-            args.append(params.ref)
+
+            async def git_ok(check: list[str]) -> bool:
+                return not (await run_git(check, ctx)).is_error
+
+            args.append(await verify_revision(params.ref, git_ok))
         args.append("--")
         args += [rel(ctx, resolve(ctx, p)) for p in params.paths or []]
         result = await run_git(args, ctx)
-        if result.is_error or result.output.strip():
+        if result.is_error:
             return result
+        if result.output.strip():
+            text, left_out = redact_sensitive_diff(result.output, ctx.project_root)
+            data = {"left_out": left_out} if left_out else None
+            return ToolResult(text, data=data)
         what = "staged" if params.staged else ("" if params.ref else "unstaged")
         against = f" against {params.ref}" if params.ref else ""
         return ToolResult(f"No {what + ' ' if what else ''}changes{against}.")

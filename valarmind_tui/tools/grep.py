@@ -10,11 +10,18 @@ import asyncio
 import re
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
+from valarmind_tui.safety.content import (
+    NotRegularFile,
+    holds_secrets,
+    not_regular_reason,
+    read_regular_bytes,
+)
 from valarmind_tui.safety.paths import glob_match, is_sensitive
 from valarmind_tui.tools.base import Risk, ToolContext, ToolResult
 from valarmind_tui.tools.common import BuiltinTool, looks_binary, rel, resolve, run_process
@@ -65,6 +72,8 @@ class Grep(BuiltinTool):
         target = resolve(ctx, params.path or ".")
         if not target.exists():
             return ToolResult.error(f"{rel(ctx, target)} does not exist.")
+        if not target.is_dir() and (why := not_regular_reason(target, rel(ctx, target))):
+            return ToolResult.error(why)
         try:
             re.compile(params.pattern)
         except re.error as exc:
@@ -80,7 +89,9 @@ class Grep(BuiltinTool):
         else:
             found = await asyncio.to_thread(self._python, params, target, ctx)
         named = rel(ctx, target) if target.is_file() else None  # the gate asked if sensitive
-        return render(params.pattern, found, rel(ctx, target), named=named)
+        root = ctx.project_root.resolve()
+        return render(params.pattern, found, rel(ctx, target), named=named,
+                      secret=lambda name: holds_secrets(root, name))
 
     async def _ripgrep(
         self, rg: str, params: Params, target: Path, ctx: ToolContext
@@ -134,8 +145,8 @@ def _search_file(path: Path, regex: re.Pattern[str], shown: str) -> list[tuple[s
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
             return []
-        data = path.read_bytes()
-    except OSError:
+        data = read_regular_bytes(path, shown)
+    except (OSError, NotRegularFile):
         return []
     if looks_binary(data):
         return []
@@ -145,10 +156,13 @@ def _search_file(path: Path, regex: re.Pattern[str], shown: str) -> list[tuple[s
 
 
 def render(
-    pattern: str, found: list[tuple[str, int, str]], where: str, *, named: str | None = None
+    pattern: str, found: list[tuple[str, int, str]], where: str, *, named: str | None = None,
+    secret: Callable[[str], bool] = is_sensitive,
 ) -> ToolResult:
-    """`path:line:text` lines, secrets left out, capped; `data` keeps the structured matches."""
-    hidden = sorted({name for name, _, _ in found if name != named and is_sensitive(name)})
+    """`path:line:text` lines, secrets left out, capped; `data` keeps the structured matches.
+    `secret(path)` says whether a file's lines must be left out (`holds_secrets` in the tool:
+    a symlink to `.env` counts)."""
+    hidden = sorted({name for name, _, _ in found if name != named and secret(name)})
     found = [m for m in found if m[0] not in hidden]
     if not found:
         text = f"No matches for {pattern!r} in {where}."

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from valarmind_tui.safety.content import NotRegularFile, read_regular_bytes
 from valarmind_tui.safety.paths import glob_regex
 
 ALWAYS_SKIPPED = frozenset({".git"})
@@ -67,8 +68,8 @@ def parse_ignore_lines(lines: list[str], base: str) -> list[IgnoreRule]:
 
 def _read_rules(path: Path, base: str) -> list[IgnoreRule]:
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        text = read_regular_bytes(path).decode("utf-8", errors="replace")
+    except (OSError, NotRegularFile):  # a FIFO named .gitignore must not block the walk
         return []
     return parse_ignore_lines(text.splitlines(), base)
 

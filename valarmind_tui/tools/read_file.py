@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import mimetypes
 from pathlib import Path
 from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
+from valarmind_tui.safety.content import open_regular
 from valarmind_tui.tools.base import Risk, ToolContext, ToolResult
 from valarmind_tui.tools.common import (
     BINARY_SNIFF_BYTES,
@@ -47,7 +49,8 @@ def number_lines(path: Path, start: int, limit: int) -> tuple[list[str], int, bo
     size = 0
     total = 0
     capped = False
-    with path.open(encoding="utf-8", errors="replace", newline="") as handle:
+    with io.TextIOWrapper(open_regular(path), encoding="utf-8", errors="replace",
+                          newline="") as handle:
         for total, line in enumerate(handle, start=1):  # noqa: B007
             if total < start or len(out) >= limit or capped:
                 continue
@@ -78,7 +81,7 @@ class ReadFile(BuiltinTool):
             return ToolResult.error(f"{shown} does not exist.")
         if path.is_dir():
             return ToolResult.error(f"{shown} is a directory; use tree_view or glob to list it.")
-        with path.open("rb") as handle:
+        with open_regular(path, shown) as handle:
             head = handle.read(BINARY_SNIFF_BYTES)
         if looks_binary(head):
             return ToolResult.error(binary_message(path, shown))

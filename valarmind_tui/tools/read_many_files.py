@@ -7,7 +7,13 @@ from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
-from valarmind_tui.safety.paths import glob_match, is_sensitive
+from valarmind_tui.safety.content import (
+    NotRegularFile,
+    holds_secrets,
+    not_regular_reason,
+    read_regular_bytes,
+)
+from valarmind_tui.safety.paths import glob_match
 from valarmind_tui.tools.base import Risk, ToolContext, ToolResult
 from valarmind_tui.tools.common import BuiltinTool, looks_binary, rel, resolve
 from valarmind_tui.tools.ignore import GitignoreWalker
@@ -47,7 +53,7 @@ class ReadManyFiles(BuiltinTool):
             if total >= MAX_TOTAL_CHARS:
                 notes.append(f"{shown}: not read, the output limit was reached.")
                 continue
-            body = self._render(path)
+            body = self._render(path, shown)
             total += len(body)
             parts.append(f"==> {shown} <==\n{body}")
         if not parts and not notes:
@@ -62,8 +68,12 @@ class ReadManyFiles(BuiltinTool):
         for entry in entries:
             if not GLOB_CHARS.intersection(entry):
                 path = resolve(ctx, entry)
-                if not path.is_file():
-                    notes.append(f"{entry}: {'is a directory' if path.is_dir() else 'not found'}.")
+                if not path.exists():
+                    notes.append(f"{entry}: not found.")
+                elif path.is_dir():
+                    notes.append(f"{entry}: is a directory.")
+                elif (why := not_regular_reason(path, entry)) is not None:
+                    notes.append(why)
                 elif path not in found:
                     found.append(path)
                 continue
@@ -73,7 +83,7 @@ class ReadManyFiles(BuiltinTool):
             if not matches:
                 notes.append(f"{entry}: no files matched.")
             for path in matches:
-                if is_sensitive(rel(ctx, path)):
+                if holds_secrets(root, path):
                     notes.append(
                         f"{rel(ctx, path)}: skipped, it may hold secrets; name it explicitly "
                         "to ask the person."
@@ -83,8 +93,11 @@ class ReadManyFiles(BuiltinTool):
         return found
 
     @staticmethod
-    def _render(path: Path) -> str:
-        data = path.read_bytes()
+    def _render(path: Path, shown: str) -> str:
+        try:
+            data = read_regular_bytes(path, shown)
+        except NotRegularFile as exc:
+            return f"({exc})"
         if looks_binary(data):
             return f"(binary file, {len(data)} bytes, not shown)"
         text = data.decode("utf-8", errors="replace")

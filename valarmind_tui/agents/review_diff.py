@@ -1,0 +1,167 @@
+"""The diff a review looks at: a /review target checked before it reaches git, and sensitive
+files' content left out.
+
+A target is `--staged` (or `--cached`), a ref (`main`), a range (`A..B`, `A...B`) or project
+file paths. Any other word starting with `-` is refused (`--output=FILE` would make git write a
+file); each side of a ref or range must pass `git rev-parse --verify` and reaches `git diff`
+only after `--end-of-options`; paths go after `--` and must stay in the project. Untracked files
+that may hold secrets are named, never diffed, and the whole diff goes through
+`redact_sensitive_diff`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from valarmind_tui.errors import PathOutsideProject, UsageError
+from valarmind_tui.safety.content import (
+    holds_secrets,
+    left_out_note,
+    not_regular_reason,
+    redact_sensitive_diff,
+)
+from valarmind_tui.safety.paths import relative, resolve_in_project
+from valarmind_tui.tools.common import kill_group
+from valarmind_tui.tools.git import SAFE_FLAGS
+from valarmind_tui.tools.git_refs import BadRevision, verify_revision
+
+TOOL_TIMEOUT_S = 60.0
+STAGED_FLAGS = ("--staged", "--cached")
+DIFF_FLAGS = ("diff", "--no-ext-diff", "--no-textconv", "--no-color")
+
+
+async def gather_diff(
+    root: Path, args: list[str], paths: list[str] | None = None
+) -> tuple[str, str, list[str], list[str]]:
+    """(label, unified diff, changed files, sensitive files left out) for a /review target.
+
+    `args` mixes flags, refs and paths as typed after /review; `paths` (the MCP face's
+    separate argument) are only ever paths, and then every word of `args` must be a flag or a
+    ref. Raises UsageError with the reason for anything else."""
+    staged = any(a in STAGED_FLAGS for a in args)
+    rest = [a for a in args if a not in STAGED_FLAGS]
+    for word in rest + list(paths or []):
+        if word.startswith("-"):
+            raise UsageError(f"{word!r}: options are not accepted; give --staged, a ref, a "
+                             "range (A..B) or project file paths")
+    if not await _is_git(root):
+        named = rest + list(paths or [])
+        if not named:
+            raise UsageError(f"{root} is not a git repository: name the files to review")
+        return "files " + " ".join(named), "", _existing(root, named), []
+    refs, given = await _split_targets(root, rest, strict=paths is not None)
+    given = _in_project(root, given + list(paths or []))
+    if staged:
+        if refs:
+            raise UsageError("--staged compares the index with HEAD; give no ref with it")
+        return "the staged changes", *(await _diff(root, ["--cached"], [], given))
+    if refs:
+        label = refs[0] if ".." in refs[0] else f"changes since {refs[0]}"
+        return label, *(await _diff(root, [], refs[:1], given))
+    diff, files, left_out = await _diff(root, [], ["HEAD"], given)
+    untracked = await _git(root, ["ls-files", "--others", "--exclude-standard", "-z", "--",
+                                  *given])
+    for name in untracked.split("\0"):
+        if not name or name in files:
+            continue
+        files.append(name)
+        diff += await _untracked_diff(root, name, left_out)
+    if given and not files:
+        return "files " + " ".join(given), "", _existing(root, given), []
+    label = "files " + " ".join(given) if given else "the working tree"
+    return label, diff, files, left_out
+
+
+async def _split_targets(root: Path, words: list[str], *, strict: bool) -> tuple[list[str],
+                                                                                 list[str]]:
+    """(verified refs or ranges, paths). A word with `..` must be a range of commits; a word
+    naming an existing file is a path; else a ref when it verifies (always, when `strict`)."""
+    refs: list[str] = []
+    paths: list[str] = []
+    for word in words:
+        if ".." in word or strict or not (root / word).exists():
+            try:
+                refs.append(await verify_revision(word, lambda a: _git_ok(root, a)))
+                continue
+            except BadRevision as exc:
+                if ".." in word or strict:
+                    raise UsageError(str(exc)) from None
+        paths.append(word)
+    return refs, paths
+
+
+async def _untracked_diff(root: Path, name: str, left_out: list[str]) -> str:
+    """A new file's diff; only a note for one that may hold secrets or is not a regular file."""
+    path = root / name
+    if holds_secrets(root, name):
+        left_out.append(name)
+        return f"diff --git a/{name} b/{name}\nnew file\n{left_out_note(name)}\n"
+    why = not_regular_reason(path, name) if not path.is_symlink() else None
+    if why is not None:
+        return f"diff --git a/{name} b/{name}\n[{why}]\n"
+    out = await _git(root, [*DIFF_FLAGS, "--no-index", "--", "/dev/null", name], check=False)
+    text, hidden = redact_sensitive_diff(out, root)
+    left_out += hidden
+    return text if text.endswith("\n") or not text else text + "\n"
+
+
+async def _diff(
+    root: Path, flags: list[str], refs: list[str], paths: list[str]
+) -> tuple[str, list[str], list[str]]:
+    tail = ["--end-of-options", *refs, "--", *paths]
+    names = await _git(root, ["diff", "--name-only", "-z", "--diff-filter=d", *flags, *tail])
+    diff = await _git(root, [*DIFF_FLAGS, *flags, *tail])
+    text, left_out = redact_sensitive_diff(diff, root)
+    return text, [n for n in names.split("\0") if n], left_out
+
+
+def _in_project(root: Path, paths: list[str]) -> list[str]:
+    try:
+        return [relative(root, resolve_in_project(root, p)) for p in paths]
+    except PathOutsideProject as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _existing(root: Path, paths: list[str]) -> list[str]:
+    paths = _in_project(root, paths)
+    missing = [p for p in paths if not (root / p).is_file()]
+    if missing:
+        raise UsageError(f"not a file in the project: {', '.join(missing)}")
+    return paths
+
+
+async def _is_git(root: Path) -> bool:
+    out = await _git(root, ["rev-parse", "--is-inside-work-tree"], check=False)
+    return out.strip() == "true"
+
+
+async def _git_ok(root: Path, args: list[str]) -> bool:
+    code, _, _ = await run_command(["git", *SAFE_FLAGS, *args], root)
+    return code == 0
+
+
+async def _git(root: Path, args: list[str], *, check: bool = True) -> str:
+    code, out, err = await run_command(["git", *SAFE_FLAGS, *args], root)
+    if check and code != 0:
+        raise UsageError(f"git {args[0]} failed: {err.strip() or out.strip()}")
+    return out
+
+
+async def run_command(cmd: list[str], cwd: Path) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) of a helper (git, a linter), killed after TOOL_TIMEOUT_S."""
+    proc = await asyncio.create_subprocess_exec(
+        *cmd, cwd=cwd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        stdin=asyncio.subprocess.DEVNULL, start_new_session=True,
+    )
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(), TOOL_TIMEOUT_S)
+    except TimeoutError:
+        kill_group(proc.pid)
+        await proc.wait()
+        return 124, "", f"{cmd[0]} took longer than {TOOL_TIMEOUT_S:.0f} s"
+    except asyncio.CancelledError:
+        kill_group(proc.pid)
+        await proc.wait()
+        raise
+    return proc.returncode or 0, out.decode(errors="replace"), err.decode(errors="replace")
