@@ -51,6 +51,7 @@ from valarmind_tui.safety.approval import (
 from valarmind_tui.safety.gate import PermissionGate
 from valarmind_tui.safety.paths import resolve_in_project
 from valarmind_tui.safety.permissions import AgentPermissions
+from valarmind_tui.safety.sandbox import Sandbox
 from valarmind_tui.store.sessions import SessionStore
 from valarmind_tui.tools.base import ToolContext, ToolResult
 from valarmind_tui.tools.builtin import builtin_tools
@@ -127,7 +128,8 @@ class Session:
         self.totals = UsageTotals()
         self._model = settings.resolve_model()
         self._provider = provider
-        self.tools = tools if tools is not None else builtin_tools()
+        self.sandbox = Sandbox.detect(settings.sandbox, settings.sandbox_network)
+        self.tools = tools if tools is not None else builtin_tools(sandbox=self.sandbox)
         self.gate = PermissionGate(
             self.project_root, self.approver, mode=PermissionMode(settings.permission_mode),
             rules=settings.permissions, on_remember=self._remember_project_rule, bus=self.bus,
@@ -243,7 +245,7 @@ class Session:
             self.bus.publish(Notice(level="error", message=str(exc)))
             return self._finish("failed", str(exc))
         await self._compact_if_needed()
-        ctx = ToolContext(project_root=self.project_root, extra={
+        ctx = ToolContext(project_root=self.project_root, sandbox=self.sandbox, extra={
             "approver": self.approver, "set_mode": self.set_mode, "get_mode": lambda: self.mode,
         })
         deps = LoopDeps(
@@ -323,7 +325,7 @@ class Session:
         if tool is None:
             return ToolResult.error("the bash tool is not available")
         params = tool.parse({"command": command})
-        ctx = ToolContext(project_root=self.project_root, agent_id="user")
+        ctx = ToolContext(project_root=self.project_root, agent_id="user", sandbox=self.sandbox)
         _status, result = await run_gated(tool, params, ctx, self.gate, AgentPermissions.full())
         return result
 
