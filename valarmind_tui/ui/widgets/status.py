@@ -46,11 +46,14 @@ class StatusBar(Widget):
             (self.mode, _MODE_STYLE.get(self.mode, "")),
             (" (shift+tab)", "$text-muted"),
         ]
-        if self.sandbox:
-            parts += [sep, self._sandbox_part()]
+        sandbox = [sep, self._sandbox_part()] if self.sandbox else []
+        if self.sandbox_alert:  # commands run unconfined: say it before anything else
+            parts += sandbox
         parts += [sep, f"{self.tokens:,} tok · ${self.cost:.4f}"]
         if self.branch:
             parts += [sep, ("⎇ " + self.branch, "$secondary")]
+        if not self.sandbox_alert:
+            parts += sandbox
         return Content.assemble(*parts)
 
     def _sandbox_part(self) -> tuple[str, str]:
