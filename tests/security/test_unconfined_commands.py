@@ -285,3 +285,30 @@ async def test_a_command_plants_a_hook_or_a_filter(run, git_repo: Path) -> None:
               "echo 'touch pwned' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit")
     assert (git_repo / ".git" / "config").read_text() == before
     assert not (git_repo / ".git" / "hooks" / "pre-commit").exists()
+
+
+# -- /review: the project's own linters and git --------------------------------------------
+
+
+async def test_review_runs_a_project_linter_confined(sandbox: Sandbox, git_repo: Path,
+                                                     outside: Path) -> None:
+    from valarmind_tui.agents.review import run_review
+
+    linter = git_repo / ".venv" / "bin" / "ruff"
+    linter.parent.mkdir(parents=True)
+    linter.write_text(f"#!/bin/sh\nenv > envdump\ntouch {outside}/owned\necho '[]'\n")
+    linter.chmod(0o755)
+    (git_repo / "app.py").write_text("x = 1\n")
+    report = await run_review(git_repo, sandbox=sandbox)
+    assert report.linters == ["ruff"]
+    assert SENTINEL not in (git_repo / "envdump").read_text()
+    assert not (outside / "owned").exists()
+
+
+async def test_review_does_not_run_a_git_filter(git_repo: Path) -> None:
+    from valarmind_tui.agents.review import run_review
+
+    marker = git_repo / "FILTER_RAN"
+    plant_filter(git_repo, marker)
+    await run_review(git_repo)
+    assert not marker.exists()

@@ -14,7 +14,7 @@ import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from valarmind_tui.agents.delegate import Delegator
 from valarmind_tui.agents.results import ReviewFinding, ReviewResult, result_dict
@@ -22,7 +22,11 @@ from valarmind_tui.bus import EventBus
 from valarmind_tui.config import Settings
 from valarmind_tui.errors import UsageError
 from valarmind_tui.providers.base import Provider
-from valarmind_tui.tools.git import SAFE_FLAGS
+from valarmind_tui.tools.common import child_env
+from valarmind_tui.tools.git import SAFE_FLAGS, safe_git_env
+
+if TYPE_CHECKING:
+    from valarmind_tui.safety.sandbox import Sandbox
 
 MAX_DIFF_CHARS = 60_000
 TOOL_TIMEOUT_S = 60.0
@@ -74,10 +78,11 @@ def _cell(text: str) -> str:
 async def run_review(
     root: Path, target: list[str] | str | None = None, *, provider: Provider | None = None,
     delegator: Delegator | None = None, settings: Settings | None = None,
-    bus: EventBus | None = None,
+    bus: EventBus | None = None, sandbox: Sandbox | None = None,
 ) -> ReviewReport:
     """Gather the diff, run linters on the changed files, then the review agent when a model is
-    available (a `delegator`, or a `provider` for a private read-only one)."""
+    available (a `delegator`, or a `provider` for a private read-only one). The linters (a
+    project's own `node_modules/.bin/eslint`...) run in `sandbox`."""
     root = Path(root).resolve()
     args = target.split() if isinstance(target, str) else list(target or [])
     label, diff, files = await gather_diff(root, args)
@@ -85,11 +90,11 @@ async def run_review(
     if not files:
         report.notes.append("Nothing to review: no changes found.")
         return report
-    report.findings, report.linters = await static_findings(root, files)
+    report.findings, report.linters = await static_findings(root, files, sandbox)
     if not report.linters:
         report.notes.append("No linter was found for the changed files.")
     if delegator is None and provider is not None:
-        delegator = _private_delegator(root, provider, settings, bus)
+        delegator = _private_delegator(root, provider, settings, bus, sandbox)
     if delegator is None:
         report.notes.append("No model is configured, so the model review was skipped; "
                             "only the linters' findings are shown.")
@@ -121,7 +126,8 @@ async def _model_review(report: ReviewReport, delegator: Delegator) -> None:
 
 
 def _private_delegator(
-    root: Path, provider: Provider, settings: Settings | None, bus: EventBus | None
+    root: Path, provider: Provider, settings: Settings | None, bus: EventBus | None,
+    sandbox: Sandbox | None = None,
 ) -> Delegator:
     """A read-only stack for a review outside a session (plan mode: nothing can change)."""
     from valarmind_tui.agents.loop import LoopDeps
@@ -133,8 +139,8 @@ def _private_delegator(
 
     bus = bus or EventBus()
     gate = PermissionGate(root, PolicyApprover(), mode=PermissionMode.PLAN, bus=bus)
-    deps = LoopDeps(provider=provider, tools=builtin_tools(), gate=gate, bus=bus,
-                    ctx=ToolContext(project_root=root))
+    deps = LoopDeps(provider=provider, tools=builtin_tools(sandbox), gate=gate, bus=bus,
+                    ctx=ToolContext(project_root=root, sandbox=sandbox))
     registry = AgentRegistry.load(root, settings)
     return Delegator(registry, deps, model=provider.model, settings=settings)
 
@@ -192,16 +198,20 @@ async def _is_ref(root: Path, name: str) -> bool:
 
 
 async def _git(root: Path, args: list[str], *, check: bool = True) -> str:
-    code, out, err = await _run(["git", *SAFE_FLAGS, *args], root)
+    code, out, err = await _run(["git", *SAFE_FLAGS, *args], root, env=await safe_git_env(root))
     if check and code != 0:
         raise UsageError(f"git {args[0]} failed: {err.strip() or out.strip()}")
     return out
 
 
-async def _run(cmd: list[str], cwd: Path) -> tuple[int, str, str]:
+async def _run(cmd: list[str], cwd: Path, *, sandbox: Sandbox | None = None,
+               env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    """`cmd` with the allowlisted environment (no API keys), in `sandbox` when given."""
+    env = env if env is not None else child_env(cwd)
+    argv = sandbox.wrap(cmd, cwd, env=env) if sandbox is not None else cmd
     proc = await asyncio.create_subprocess_exec(
-        *cmd, cwd=cwd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        stdin=asyncio.subprocess.DEVNULL,
+        *argv, cwd=cwd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        stdin=asyncio.subprocess.DEVNULL, env=env,
     )
     try:
         out, err = await asyncio.wait_for(proc.communicate(), TOOL_TIMEOUT_S)
@@ -217,7 +227,9 @@ async def _run(cmd: list[str], cwd: Path) -> tuple[int, str, str]:
 
 
 # -- linters -----------------------------------------------------------------------------
-async def static_findings(root: Path, files: list[str]) -> tuple[list[ReviewFinding], list[str]]:
+async def static_findings(
+    root: Path, files: list[str], sandbox: Sandbox | None = None,
+) -> tuple[list[ReviewFinding], list[str]]:
     """Findings of the linters available for the changed files, and which linters ran."""
     findings: list[ReviewFinding] = []
     ran: list[str] = []
@@ -227,7 +239,7 @@ async def static_findings(root: Path, files: list[str]) -> tuple[list[ReviewFind
         exe = _find(root, name)
         if not chosen or exe is None:
             continue
-        found = await runner(root, exe, chosen)
+        found = await runner(root, exe, chosen, sandbox)
         if found is not None:
             ran.append(name)
             findings += found
@@ -242,9 +254,10 @@ def _find(root: Path, name: str) -> str | None:
     return shutil.which(name)
 
 
-async def _ruff(root: Path, exe: str, files: list[str]) -> list[ReviewFinding] | None:
+async def _ruff(root: Path, exe: str, files: list[str],
+                sandbox: Sandbox | None) -> list[ReviewFinding] | None:
     code, out, _ = await _run([exe, "check", "--output-format", "json", "--no-fix",
-                               "--exit-zero", "--", *files], root)
+                               "--exit-zero", "--", *files], root, sandbox=sandbox)
     try:
         rows = json.loads(out or "[]")
     except ValueError:
@@ -263,8 +276,9 @@ async def _ruff(root: Path, exe: str, files: list[str]) -> list[ReviewFinding] |
     return found
 
 
-async def _eslint(root: Path, exe: str, files: list[str]) -> list[ReviewFinding] | None:
-    _, out, _ = await _run([exe, "--format", "json", "--", *files], root)
+async def _eslint(root: Path, exe: str, files: list[str],
+                  sandbox: Sandbox | None) -> list[ReviewFinding] | None:
+    _, out, _ = await _run([exe, "--format", "json", "--", *files], root, sandbox=sandbox)
     try:
         reports = json.loads(out or "[]")
     except ValueError:
@@ -278,8 +292,9 @@ async def _eslint(root: Path, exe: str, files: list[str]) -> list[ReviewFinding]
     ]
 
 
-async def _shellcheck(root: Path, exe: str, files: list[str]) -> list[ReviewFinding] | None:
-    _, out, _ = await _run([exe, "-f", "json", "--", *files], root)
+async def _shellcheck(root: Path, exe: str, files: list[str],
+                      sandbox: Sandbox | None) -> list[ReviewFinding] | None:
+    _, out, _ = await _run([exe, "-f", "json", "--", *files], root, sandbox=sandbox)
     try:
         rows = json.loads(out or "[]")
     except ValueError:

@@ -37,9 +37,7 @@ GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_ATTR_NOSYSTEM": "1", "GIT_OPTIONAL_L
 async def run_git(args: Sequence[str], ctx: ToolContext) -> ToolResult:
     """`git <args>` in the project root; git's own error message when it fails."""
     root = ctx.project_root.resolve()
-    env = child_env(root)
-    env.update(GIT_ENV)
-    env.update(_config_env(await _repository_filters(root, env, ctx)))
+    env = await safe_git_env(root, ctx)
     args = list(args)
     if args and args[0] in DIFF_LIKE:
         args[1:1] = NO_PROGRAMS
@@ -54,6 +52,16 @@ async def run_git(args: Sequence[str], ctx: ToolContext) -> ToolResult:
             return ToolResult.error("The project is not a git repository.")
         return ToolResult.error(f"git {args[0]} failed: {message}")
     return ToolResult(cap_middle(result.stdout.rstrip(), MAX_OUTPUT_CHARS))
+
+
+async def safe_git_env(root: Path, ctx: ToolContext | None = None) -> dict[str, str]:
+    """The environment git runs with in `root`: the allowlisted one, no system config or
+    attributes, and the repository's own filters neutralised. Use it with SAFE_FLAGS (and
+    NO_PROGRAMS for diff, log and show) wherever git runs on a project."""
+    env = child_env(root)
+    env.update(GIT_ENV)
+    env.update(_config_env(await _repository_filters(root, env, ctx or ToolContext(root))))
+    return env
 
 
 async def _git(args: Sequence[str], root: Path, env: dict[str, str],
