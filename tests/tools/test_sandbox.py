@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -152,3 +153,16 @@ async def test_git_commit_still_works_inside_the_sandbox(sandbox: Sandbox,
     log = subprocess.run(["git", "log", "--oneline"], cwd=git_repo, capture_output=True,
                          text=True, check=True)
     assert "new" in log.stdout
+
+
+async def test_a_timeout_kills_everything_in_the_sandbox(sandbox: Sandbox, git_repo: Path) -> None:
+    bash = Bash(sandbox=sandbox)
+    ctx = ToolContext(project_root=git_repo)
+    started = time.monotonic()
+    result = await bash.run(bash.parse({"command": "sleep 876.5431 & sleep 30",
+                                        "timeout": 0.5}), ctx)
+    assert result.is_error and "timed out" in result.output
+    assert time.monotonic() - started < 5
+    time.sleep(0.3)
+    alive = subprocess.run(["pgrep", "-f", "sleep 876.5431"], capture_output=True, text=True)
+    assert alive.stdout.strip() == ""
