@@ -166,3 +166,12 @@ async def test_a_timeout_kills_everything_in_the_sandbox(sandbox: Sandbox, git_r
     time.sleep(0.3)
     alive = subprocess.run(["pgrep", "-f", "sleep 876.5431"], capture_output=True, text=True)
     assert alive.stdout.strip() == ""
+
+
+def test_without_an_environment_only_the_basics_pass(sandbox: Sandbox, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
+    argv = sandbox.wrap(["env"], tmp_path)
+    assert "--clearenv" in argv and "sk-secret" not in argv
+    out = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    assert "sk-secret" not in out and "PATH=" in out and "TMPDIR=/tmp" in out

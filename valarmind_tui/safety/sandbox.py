@@ -45,6 +45,15 @@ GIT_PROTECTED = (".git/config", ".git/hooks")
 SANDBOX_ENV = {"TMPDIR": "/tmp", "TMP": "/tmp", "TEMP": "/tmp", "XDG_CACHE_HOME": "/tmp/.cache"}
 """Set inside: the host's temp dir is not visible, and caches go to the private /tmp."""
 OFF_BY_USER = "turned off in your config"
+BASE_FLAGS = (
+    "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+    "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+    "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+)
+"""Every sandboxed command's flags (and the probe's): the file system, namespaces, no TIOCSTI
+(`--new-session`), no capabilities."""
+MINIMAL_ENV = ("PATH", "HOME", "LANG", "TERM")
+"""What a command keeps of our environment when the caller passes none."""
 
 
 @dataclass(frozen=True)
@@ -131,16 +140,15 @@ class Sandbox:
     def wrap(self, argv: Sequence[str], cwd: Path, *, env: Mapping[str, str] | None = None,
              network: bool | None = None, root: Path | None = None) -> list[str]:
         """`argv` run in `cwd` inside the sandbox; `root` (default `cwd`) is the writable project
-        root. `env` is the whole environment the command gets (it replaces bwrap's own);
-        `network=True` allows the network for this call even when the policy does not."""
+        root. `env` is the whole environment the command gets (`--clearenv`, then each variable;
+        pass `tools.common.child_env(cwd)`), by default only MINIMAL_ENV; `network=True` allows
+        the network for this call even when the policy does not."""
         if not self.active:
             return list(argv)
         assert self.bwrap is not None
         root = Path(root or cwd).resolve()
         allow_net = self.policy.network if network is None else (network or self.policy.network)
-        args = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-                "--tmpfs", "/tmp", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-                "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+        args = [self.bwrap, *BASE_FLAGS]
         if not allow_net:
             args.append("--unshare-net")
         args += _hide([*self.policy.system_secrets, *_home_paths(self.policy.home_secrets)])
@@ -148,10 +156,11 @@ class Sandbox:
         if self.policy.protect_git:
             args += _protect_git(root)
         args += _hide(_home_paths(self.policy.home_secrets), under=root)
-        if env is not None:
-            args.append("--clearenv")
-            for name, value in {**env, **SANDBOX_ENV}.items():
-                args += ["--setenv", name, value]
+        if env is None:
+            env = {name: os.environ[name] for name in MINIMAL_ENV if name in os.environ}
+        args.append("--clearenv")
+        for name, value in {**env, **SANDBOX_ENV}.items():
+            args += ["--setenv", name, value]
         return [*args, "--chdir", str(Path(cwd).resolve()), "--", *argv]
 
 
@@ -168,9 +177,7 @@ def find_bwrap() -> str | None:
 @functools.cache
 def probe(bwrap: str) -> str:
     """Empty when `bwrap` runs a command with the flags we use; else why not, in words."""
-    argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-            "--unshare-pid", "--unshare-net", "--die-with-parent", "--new-session",
-            "--cap-drop", "ALL", "--", "true"]
+    argv = [bwrap, *BASE_FLAGS, "--unshare-net", "--", "true"]
     try:
         done = subprocess.run(argv, capture_output=True, timeout=PROBE_TIMEOUT_S,
                               stdin=subprocess.DEVNULL, env={"PATH": os.defpath}, check=False)
