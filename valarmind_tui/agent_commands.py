@@ -24,7 +24,8 @@ def register_agent_commands(registry: CommandRegistry) -> None:
         target = [w for w in words if w != "--json"]
         provider = None if session.offline else session.provider()
         report = await run_review(session.project_root, target, provider=provider,
-                                  settings=session.settings, bus=session.bus)
+                                  settings=session.settings, bus=session.bus,
+                                  sandbox=session.sandbox)
         if as_json:
             return CommandResult(json.dumps(report.to_dict(), indent=2), data=report)
         return CommandResult(report.to_markdown(), data=report)

@@ -74,6 +74,12 @@ def builtin_commands() -> CommandRegistry:
             return CommandResult("Usage: /theme NAME", ok=False)
         return CommandResult(f"Theme: {args}", action=f"theme:{args}")
 
+    @command(registry, "sandbox", "what commands the assistant runs may do (bubblewrap)")
+    async def sandbox(session: Session, args: str) -> CommandResult:
+        box = session.sandbox
+        return CommandResult(box.describe(session.project_root), ok=not box.unavailable,
+                             data={"active": box.active, "reason": box.reason})
+
     @command(registry, "quit", "leave ValarMind")
     async def quit_(session: Session, args: str) -> CommandResult:
         return CommandResult("Bye.", action="quit")

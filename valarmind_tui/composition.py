@@ -27,6 +27,7 @@ from valarmind_tui.plugins import PluginContributions, load_plugins
 from valarmind_tui.providers.base import Provider
 from valarmind_tui.safety.approval import Approver, PermissionMode
 from valarmind_tui.safety.gate import PermissionGate
+from valarmind_tui.safety.sandbox import Sandbox
 from valarmind_tui.tools.builtin import builtin_tools
 from valarmind_tui.tools.registry import ToolRegistry
 from valarmind_tui.trust import repository_config
@@ -46,6 +47,7 @@ class Stack:
     commands: CommandRegistry
     plugins: PluginContributions
     mcp: McpManager
+    sandbox: Sandbox
     notices: list[str] = field(default_factory=list)
     """Warnings for the person once a face listens (skipped repository config, plugins...)."""
 
@@ -90,7 +92,8 @@ def build_stack(
     root = project_root.resolve()
     bus = bus or EventBus()
     chosen_approver = approver(bus)
-    registry = tools if tools is not None else builtin_tools()
+    sandbox = Sandbox.detect(settings.sandbox, settings.sandbox_network)
+    registry = tools if tools is not None else builtin_tools(sandbox=sandbox)
     gate = build_gate(settings, root, chosen_approver, bus)
     agents = AgentRegistry.load(root, settings)
     commands = builtin_commands()
@@ -108,5 +111,8 @@ def build_stack(
         user_servers=user_servers(settings),
     )
     notices = trust_notices(settings, root) + list(plugins.warnings)
+    if sandbox.unavailable:
+        notices.append(f"Sandbox off: {sandbox.reason} Every command will ask before it runs, "
+                       'in every mode, until you set sandbox = "off" in your config.')
     return Stack(settings, root, bus, chosen_approver, gate, registry, agents, commands, plugins,
-                 mcp, notices)
+                 mcp, sandbox, notices)

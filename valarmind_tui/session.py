@@ -125,6 +125,7 @@ class Session:
             approver=lambda bus: approver or InteractiveApprover(bus),
         )
         self.bus = stack.bus
+        self.sandbox = stack.sandbox
         self.approver: Approver = stack.approver
         self.gate = stack.gate
         self.tools = stack.tools
@@ -227,7 +228,7 @@ class Session:
             self.bus.publish(Notice(level="error", message=str(exc)))
             return self._finish("failed", str(exc))
         await self._compact_if_needed()
-        ctx = ToolContext(project_root=self.project_root, extra={
+        ctx = ToolContext(project_root=self.project_root, sandbox=self.sandbox, extra={
             "approver": self.approver, "set_mode": self.set_mode, "get_mode": lambda: self.mode,
         })
         deps = LoopDeps(
@@ -307,7 +308,7 @@ class Session:
         if tool is None:
             return ToolResult.error("the bash tool is not available")
         params = tool.parse({"command": command})
-        ctx = ToolContext(project_root=self.project_root, agent_id="user")
+        ctx = ToolContext(project_root=self.project_root, agent_id="user", sandbox=self.sandbox)
         _status, result = await run_gated(tool, params, ctx, self.gate, AgentPermissions.full())
         return result
 

@@ -28,6 +28,7 @@ from valarmind_tui.events import (
     TurnStarted,
     UsageUpdated,
 )
+from valarmind_tui.safety.sandbox import Sandbox
 from valarmind_tui.session import Session
 from valarmind_tui.ui.app import ValarMindApp
 from valarmind_tui.ui.widgets.answer import AssistantMessage
@@ -71,8 +72,9 @@ def _conversation(bus: EventBus) -> None:
 
 def _make_app(git_repo: Path, tmp_path: Path) -> ValarMindApp:
     settings = Settings(model="openai/fake-model", api_base="http://127.0.0.1:9/v1")
-    app = ValarMindApp(Session(settings, git_repo), history_file=tmp_path / "history.jsonl",
-                       remember_theme=False)
+    session = Session(settings, git_repo)
+    session.sandbox = Sandbox("/usr/bin/bwrap")  # the same label whether bwrap runs here or not
+    app = ValarMindApp(session, history_file=tmp_path / "history.jsonl", remember_theme=False)
     return app
 
 

@@ -279,3 +279,21 @@ async def test_a_long_conversation_folds_old_items_and_unfolds_them_on_scroll_up
         first = chat.items[0]
         assert isinstance(first, ToolCallBlock) and first.call_id == "c0" and first.display
         assert newest.virtual_region.bottom == bottom  # unfolding moved nothing
+
+
+async def test_status_bar_shows_the_sandbox() -> None:
+    from valarmind_tui.ui.widgets.status import StatusBar
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield StatusBar()
+
+    app = Host()
+    async with app.run_test(size=(160, 3)) as pilot:
+        status = app.query_one(StatusBar)
+        status.sandbox = "sandbox on · no network"
+        await pilot.pause()
+        assert "sandbox on · no network" in status.render().plain
+        status.sandbox, status.sandbox_alert = "sandbox off", True
+        await pilot.pause()
+        assert "⚠ SANDBOX OFF" in status.render().plain

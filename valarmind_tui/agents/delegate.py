@@ -208,7 +208,8 @@ class Delegator:
         else:
             tools.unregister("delegate")
         ctx = ToolContext(project_root=parent.ctx.project_root, agent_id=child_id,
-                          cancel_event=parent.ctx.cancel_event, extra=extra)
+                          cancel_event=parent.ctx.cancel_event, extra=extra,
+                          sandbox=parent.ctx.sandbox)
         model = self.model_for(spec)
         provider = parent.provider
         if spec.api_base or spec.api_key_env:

@@ -13,7 +13,7 @@ import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from valarmind_tui.agents.delegate import Delegator
 from valarmind_tui.agents.results import ReviewFinding, ReviewResult, result_dict
@@ -22,6 +22,9 @@ from valarmind_tui.bus import EventBus
 from valarmind_tui.config import Settings
 from valarmind_tui.providers.base import Provider
 from valarmind_tui.safety.content import holds_secrets
+
+if TYPE_CHECKING:
+    from valarmind_tui.safety.sandbox import Sandbox
 
 MAX_DIFF_CHARS = 60_000
 _SEVERITY_ORDER = {"critical": 0, "major": 1, "minor": 2, "info": 3}
@@ -72,14 +75,15 @@ def _cell(text: str) -> str:
 async def run_review(
     root: Path, target: list[str] | str | None = None, *, provider: Provider | None = None,
     delegator: Delegator | None = None, settings: Settings | None = None,
-    bus: EventBus | None = None, paths: list[str] | None = None,
+    bus: EventBus | None = None, paths: list[str] | None = None, sandbox: Sandbox | None = None,
 ) -> ReviewReport:
     """Gather the diff, run linters on the changed files, then the review agent when a model is
     available (a `delegator`, or a `provider` for a private read-only one).
 
     `target` is what follows /review (flags, refs, paths); `paths`, when given, are only paths
     and `target` then only `--staged` or refs (see review_diff). Sensitive files' content is
-    left out of the diff, the report and the review agent's prompt."""
+    left out of the diff, the report and the review agent's prompt. The linters (a project's
+    own `node_modules/.bin/eslint`...) run in `sandbox` with the allowlisted environment."""
     root = Path(root).resolve()
     args = target.split() if isinstance(target, str) else list(target or [])
     label, diff, files, left_out = await gather_diff(root, args, paths)
@@ -90,11 +94,11 @@ async def run_review(
     if not files:
         report.notes.append("Nothing to review: no changes found.")
         return report
-    report.findings, report.linters = await static_findings(root, files)
+    report.findings, report.linters = await static_findings(root, files, sandbox)
     if not report.linters:
         report.notes.append("No linter was found for the changed files.")
     if delegator is None and provider is not None:
-        delegator = _private_delegator(root, provider, settings, bus)
+        delegator = _private_delegator(root, provider, settings, bus, sandbox)
     if delegator is None:
         report.notes.append("No model is configured, so the model review was skipped; "
                             "only the linters' findings are shown.")
@@ -126,7 +130,8 @@ async def _model_review(report: ReviewReport, delegator: Delegator) -> None:
 
 
 def _private_delegator(
-    root: Path, provider: Provider, settings: Settings | None, bus: EventBus | None
+    root: Path, provider: Provider, settings: Settings | None, bus: EventBus | None,
+    sandbox: Sandbox | None = None,
 ) -> Delegator:
     """A read-only stack for a review outside a session (plan mode: nothing can change)."""
     from valarmind_tui.agents.loop import LoopDeps
@@ -138,14 +143,16 @@ def _private_delegator(
 
     bus = bus or EventBus()
     gate = PermissionGate(root, PolicyApprover(), mode=PermissionMode.PLAN, bus=bus)
-    deps = LoopDeps(provider=provider, tools=builtin_tools(), gate=gate, bus=bus,
-                    ctx=ToolContext(project_root=root))
+    deps = LoopDeps(provider=provider, tools=builtin_tools(sandbox), gate=gate, bus=bus,
+                    ctx=ToolContext(project_root=root, sandbox=sandbox))
     registry = AgentRegistry.load(root, settings)
     return Delegator(registry, deps, model=provider.model, settings=settings)
 
 
 # -- linters -----------------------------------------------------------------------------
-async def static_findings(root: Path, files: list[str]) -> tuple[list[ReviewFinding], list[str]]:
+async def static_findings(
+    root: Path, files: list[str], sandbox: Sandbox | None = None,
+) -> tuple[list[ReviewFinding], list[str]]:
     """Findings of the linters available for the changed files, and which linters ran."""
     findings: list[ReviewFinding] = []
     ran: list[str] = []
@@ -155,7 +162,7 @@ async def static_findings(root: Path, files: list[str]) -> tuple[list[ReviewFind
         exe = _find(root, name)
         if not chosen or exe is None:
             continue
-        found = await runner(root, exe, chosen)
+        found = await runner(root, exe, chosen, sandbox)
         if found is not None:
             ran.append(name)
             findings += found
@@ -170,9 +177,10 @@ def _find(root: Path, name: str) -> str | None:
     return shutil.which(name)
 
 
-async def _ruff(root: Path, exe: str, files: list[str]) -> list[ReviewFinding] | None:
+async def _ruff(root: Path, exe: str, files: list[str],
+               sandbox: Sandbox | None = None) -> list[ReviewFinding] | None:
     code, out, _ = await run_command([exe, "check", "--output-format", "json", "--no-fix",
-                               "--exit-zero", "--", *files], root)
+                               "--exit-zero", "--", *files], root, sandbox=sandbox)
     try:
         rows = json.loads(out or "[]")
     except ValueError:
@@ -191,8 +199,9 @@ async def _ruff(root: Path, exe: str, files: list[str]) -> list[ReviewFinding] |
     return found
 
 
-async def _eslint(root: Path, exe: str, files: list[str]) -> list[ReviewFinding] | None:
-    _, out, _ = await run_command([exe, "--format", "json", "--", *files], root)
+async def _eslint(root: Path, exe: str, files: list[str],
+                 sandbox: Sandbox | None = None) -> list[ReviewFinding] | None:
+    _, out, _ = await run_command([exe, "--format", "json", "--", *files], root, sandbox=sandbox)
     try:
         reports = json.loads(out or "[]")
     except ValueError:
@@ -206,8 +215,9 @@ async def _eslint(root: Path, exe: str, files: list[str]) -> list[ReviewFinding]
     ]
 
 
-async def _shellcheck(root: Path, exe: str, files: list[str]) -> list[ReviewFinding] | None:
-    _, out, _ = await run_command([exe, "-f", "json", "--", *files], root)
+async def _shellcheck(root: Path, exe: str, files: list[str],
+                     sandbox: Sandbox | None = None) -> list[ReviewFinding] | None:
+    _, out, _ = await run_command([exe, "-f", "json", "--", *files], root, sandbox=sandbox)
     try:
         rows = json.loads(out or "[]")
     except ValueError:

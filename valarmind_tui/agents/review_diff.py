@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from valarmind_tui.errors import PathOutsideProject, UsageError
 from valarmind_tui.safety.content import (
@@ -22,8 +23,11 @@ from valarmind_tui.safety.content import (
     redact_sensitive_diff,
 )
 from valarmind_tui.safety.paths import relative, resolve_in_project
-from valarmind_tui.tools.common import kill_group
-from valarmind_tui.tools.git import SAFE_FLAGS
+from valarmind_tui.tools.common import child_env, kill_group
+from valarmind_tui.tools.git import SAFE_FLAGS, safe_git_env
+
+if TYPE_CHECKING:
+    from valarmind_tui.safety.sandbox import Sandbox
 from valarmind_tui.tools.git_refs import BadRevision, verify_revision
 
 TOOL_TIMEOUT_S = 60.0
@@ -137,22 +141,30 @@ async def _is_git(root: Path) -> bool:
 
 
 async def _git_ok(root: Path, args: list[str]) -> bool:
-    code, _, _ = await run_command(["git", *SAFE_FLAGS, *args], root)
+    code, _, _ = await run_command(["git", *SAFE_FLAGS, *args], root,
+                                   env=await safe_git_env(root))
     return code == 0
 
 
 async def _git(root: Path, args: list[str], *, check: bool = True) -> str:
-    code, out, err = await run_command(["git", *SAFE_FLAGS, *args], root)
+    code, out, err = await run_command(["git", *SAFE_FLAGS, *args], root,
+                                       env=await safe_git_env(root))
     if check and code != 0:
         raise UsageError(f"git {args[0]} failed: {err.strip() or out.strip()}")
     return out
 
 
-async def run_command(cmd: list[str], cwd: Path) -> tuple[int, str, str]:
-    """(exit code, stdout, stderr) of a helper (git, a linter), killed after TOOL_TIMEOUT_S."""
+async def run_command(
+    cmd: list[str], cwd: Path, *, sandbox: Sandbox | None = None,
+    env: dict[str, str] | None = None,
+) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) of a helper (git, a linter), killed after TOOL_TIMEOUT_S;
+    with the allowlisted environment (no API keys), in `sandbox` when given."""
+    env = env if env is not None else child_env(cwd)
+    argv = sandbox.wrap(cmd, cwd, env=env) if sandbox is not None else cmd
     proc = await asyncio.create_subprocess_exec(
-        *cmd, cwd=cwd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        stdin=asyncio.subprocess.DEVNULL, start_new_session=True,
+        *argv, cwd=cwd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        stdin=asyncio.subprocess.DEVNULL, start_new_session=True, env=env,
     )
     try:
         out, err = await asyncio.wait_for(proc.communicate(), TOOL_TIMEOUT_S)

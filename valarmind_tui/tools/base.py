@@ -11,11 +11,14 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from importlib import resources
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ValidationError
 
 from valarmind_tui.errors import ToolError
+
+if TYPE_CHECKING:
+    from valarmind_tui.safety.sandbox import Sandbox
 
 
 class Risk(StrEnum):
@@ -64,6 +67,8 @@ class ToolContext:
     cancel_event: asyncio.Event = field(default_factory=asyncio.Event)
     extra: dict[str, Any] = field(default_factory=dict)
     """Services a tool needs that the base layer does not know (task list, delegate runner...)."""
+    sandbox: Sandbox | None = None
+    """What every command a tool runs (bash, git) goes through; None runs them unconfined."""
 
 
 class Tool:

@@ -2,8 +2,9 @@
 
 The child gets an allowlisted environment (no API keys), a timeout, and capped output (head and
 tail kept). On timeout, on ctx.cancel_event and on task cancellation the whole process group is
-killed, so `sleep 999 &` and friends do not outlive the call. `wrap` is where a sandbox
-(bubblewrap) will wrap the argv later.
+killed, so `sleep 999 &` and friends do not outlive the call. With a sandbox (given at
+construction, else ctx.sandbox) the command runs under bubblewrap: see safety/sandbox.py. A call
+may ask for the network (`network: true`); the approval preview says so.
 """
 
 from __future__ import annotations
@@ -11,21 +12,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import shutil
-from collections.abc import Callable
+from collections.abc import Mapping
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import BaseModel, Field
 
 from valarmind_tui.tools.base import Preview, Risk, ToolContext, ToolResult
 from valarmind_tui.tools.common import BuiltinTool, child_env, kill_group, spawn, wait_exit
 
+if TYPE_CHECKING:
+    from valarmind_tui.safety.sandbox import Sandbox
+
 DEFAULT_TIMEOUT_S = 120
 MAX_TIMEOUT_S = 600
 HEAD_BYTES = 15_000
 TAIL_BYTES = 15_000
 DRAIN_GRACE_S = 1.0
-ArgvWrapper = Callable[[list[str], Path], list[str]]
 
 
 class Params(BaseModel):
@@ -33,6 +36,11 @@ class Params(BaseModel):
     timeout: float | None = Field(
         default=None, gt=0,
         description=f"Timeout in seconds (default {DEFAULT_TIMEOUT_S}, at most {MAX_TIMEOUT_S}).",
+    )
+    network: bool = Field(
+        default=False,
+        description="This command needs the network (installs, downloads); commands run "
+                    "without it otherwise.",
     )
 
 
@@ -83,25 +91,37 @@ class Bash(BuiltinTool):
     risk = Risk.EXECUTE
     description = "Run a shell command in the project root."
 
-    def __init__(self, *, wrap: ArgvWrapper | None = None) -> None:
-        self.wrap = wrap
+    def __init__(self, *, sandbox: Sandbox | None = None) -> None:
+        self.sandbox = sandbox
+        """Used for every call; when None, the call's ctx.sandbox (when that is None too, the
+        command runs unconfined)."""
+
+    def sandbox_for(self, ctx: ToolContext) -> Sandbox | None:
+        return self.sandbox if self.sandbox is not None else ctx.sandbox
 
     async def preview(self, params: BaseModel, ctx: ToolContext) -> Preview:
         assert isinstance(params, Params)
         cwd = str(ctx.project_root.resolve())
-        return Preview(summary=f"Run: {params.command}", command=params.command, cwd=cwd)
+        how = "Run (with network)" if params.network else "Run"
+        return Preview(summary=f"{how}: {params.command}", command=params.command, cwd=cwd)
 
-    def argv(self, command: str, cwd: Path) -> list[str]:
+    def argv(self, command: str, cwd: Path, *, sandbox: Sandbox | None = None,
+             env: Mapping[str, str] | None = None, network: bool = False) -> list[str]:
         shell = shutil.which("bash") or "/bin/sh"
         argv = [shell, "-c", command]
-        return self.wrap(argv, cwd) if self.wrap is not None else argv
+        if sandbox is None:
+            return argv
+        return sandbox.wrap(argv, cwd, env=env, network=network or None)
 
     async def execute(self, params: BaseModel, ctx: ToolContext) -> ToolResult:
         assert isinstance(params, Params)
         cwd = ctx.project_root.resolve()
         timeout = effective_timeout(params.timeout)
+        env = child_env(cwd)
+        argv = self.argv(params.command, cwd, sandbox=self.sandbox_for(ctx), env=env,
+                         network=params.network)
         proc = await spawn(
-            *self.argv(params.command, cwd), cwd=cwd, env=child_env(cwd),
+            *argv, cwd=cwd, env=env,
             stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
         )

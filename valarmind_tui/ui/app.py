@@ -164,6 +164,9 @@ class ValarMindApp(App[int]):
         self.run_worker(pump_events(session.bus, self), name="bridge", group="bridge")
         status = self.query_one(StatusBar)
         status.model, status.mode = session.model, session.mode.value
+        sandbox = getattr(session, "sandbox", None)
+        if sandbox is not None:
+            status.sandbox, status.sandbox_alert = sandbox.status_label(), sandbox.unavailable
         status.starting = False
         self._apply_settings_theme(session.settings.theme)
         if session.history:

@@ -1,4 +1,4 @@
-"""The status bar: model, permission mode, session tokens and cost, git branch."""
+"""The status bar: model, permission mode, sandbox, session tokens and cost, git branch."""
 
 from __future__ import annotations
 
@@ -26,6 +26,10 @@ class StatusBar(Widget):
     busy: reactive[bool] = reactive(False)
     starting: reactive[bool] = reactive(False)
     """True until the session exists (the model and mode are not known yet)."""
+    sandbox: reactive[str | None] = reactive(None)
+    """The sandbox's label ("sandbox on · no network", "sandbox off"); None hides it."""
+    sandbox_alert: reactive[bool] = reactive(False)
+    """The sandbox is off although the user did not turn it off (bwrap cannot run)."""
 
     def render(self) -> Content:
         sep = (" │ ", "$text-muted")
@@ -41,9 +45,19 @@ class StatusBar(Widget):
             ("mode: ", "$text-muted"),
             (self.mode, _MODE_STYLE.get(self.mode, "")),
             (" (shift+tab)", "$text-muted"),
-            sep,
-            f"{self.tokens:,} tok · ${self.cost:.4f}",
         ]
+        sandbox = [sep, self._sandbox_part()] if self.sandbox else []
+        if self.sandbox_alert:  # commands run unconfined: say it before anything else
+            parts += sandbox
+        parts += [sep, f"{self.tokens:,} tok · ${self.cost:.4f}"]
         if self.branch:
             parts += [sep, ("⎇ " + self.branch, "$secondary")]
+        if not self.sandbox_alert:
+            parts += sandbox
         return Content.assemble(*parts)
+
+    def _sandbox_part(self) -> tuple[str, str]:
+        label = self.sandbox or ""
+        if self.sandbox_alert:
+            return (f"⚠ {label.upper()}", "bold $error")
+        return (label, "$text-muted" if label.startswith("sandbox on") else "$warning")

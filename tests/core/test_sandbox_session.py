@@ -1,0 +1,41 @@
+"""The session's sandbox: `/sandbox`, and `!command` running inside it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from valarmind_tui.config import Settings
+from valarmind_tui.safety.approval import PolicyApprover
+from valarmind_tui.session import Session
+
+
+def session(root: Path, **settings: object) -> Session:
+    approver = PolicyApprover(allow_writes=True, allow_execute=True)
+    return Session(Settings(**settings), root, approver=approver)  # type: ignore[arg-type]
+
+
+async def test_sandbox_command_shows_the_policy(git_repo: Path) -> None:
+    live = session(git_repo)
+    if not live.sandbox.active:
+        pytest.skip(f"bubblewrap cannot run here: {live.sandbox.reason}")
+    result = await live.run_command("/sandbox")
+    assert result.ok and result.text.startswith("Sandbox: on")
+    assert f"writable: {git_repo}" in result.text and result.data["active"]
+
+
+async def test_sandbox_off_in_config(git_repo: Path) -> None:
+    live = session(git_repo, sandbox="off")
+    result = await live.run_command("/sandbox")
+    assert result.ok and "turned off in your config" in result.text
+    assert live.sandbox.status_label() == "sandbox off"
+
+
+async def test_shell_commands_run_in_the_sandbox(git_repo: Path, tmp_path: Path) -> None:
+    live = session(git_repo)
+    if not live.sandbox.active:
+        pytest.skip(f"bubblewrap cannot run here: {live.sandbox.reason}")
+    outside = tmp_path / "outside.txt"
+    await live.run_shell(f"echo owned > {outside}; echo ok > inside.txt")
+    assert not outside.exists() and (git_repo / "inside.txt").read_text() == "ok\n"

