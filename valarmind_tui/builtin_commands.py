@@ -80,6 +80,24 @@ def builtin_commands() -> CommandRegistry:
         return CommandResult(box.describe(session.project_root), ok=not box.unavailable,
                              data={"active": box.active, "reason": box.reason})
 
+    @command(registry, "trust", "whether this folder's own configuration is loaded",
+             usage="[yes|no]")
+    async def trust(session: Session, args: str) -> CommandResult:
+        from valarmind_tui.trust import remember, repository_config
+
+        present = ", ".join(repository_config(session.project_root)) or "none"
+        now = "trusted" if session.settings.project_trusted else "not trusted"
+        answer = args.strip().lower()
+        if answer not in ("yes", "no"):
+            return CommandResult(
+                f"This folder is {now}. Its own configuration: {present}. `/trust yes` loads it "
+                "from the next start; `/trust no` stops loading it. A repository can never set "
+                "the mode, endpoints, keys or sandbox either way.")
+        path = remember(session.project_root, answer == "yes")
+        verb = "trusted" if answer == "yes" else "no longer trusted"
+        return CommandResult(f"This folder is {verb} (saved in {path}); restart ValarMind for "
+                             "it to take effect.")
+
     @command(registry, "quit", "leave ValarMind")
     async def quit_(session: Session, args: str) -> CommandResult:
         return CommandResult("Bye.", action="quit")

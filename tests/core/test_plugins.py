@@ -57,3 +57,14 @@ async def test_untrusted_project_plugins_do_not_run(git_repo: Path) -> None:
     result = await session.run_command("/todos")
     assert not result.ok and "Unknown command /todos" in result.text
     assert any("not trusted" in n.message and "plugins" in n.message for n in notices)
+
+
+async def test_trust_command_remembers_and_revokes(git_repo: Path) -> None:
+    project_with_plugins(git_repo)
+    session = Session(load_settings(git_repo), git_repo)
+    shown = await session.run_command("/trust")
+    assert "not trusted" in shown.text and "plugins" in shown.text
+    await session.run_command("/trust yes")
+    assert decide(git_repo).trusted
+    await session.run_command("/trust no")
+    assert not decide(git_repo).trusted and decide(git_repo).how == "you declined"
