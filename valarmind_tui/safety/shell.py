@@ -1,0 +1,432 @@
+"""A shell command as the rules see it: every simple command it runs and every file it writes.
+
+`parse_command("rm -rf X; true")` walks tree-sitter-bash's tree through lists, pipelines,
+subshells, `{ ...; }`, `$(...)`, backticks, process substitutions, `if`/`for`/`while`/`case`
+bodies and function bodies, and returns each simple command's argv with quoting removed
+(`\\rm`, `'rm'`, `r\\m` all read `rm`), plus every redirection target (`>`, `>>`, `&>`, `>|`).
+
+Launchers are unwrapped to the command they run: `env -i rm`, `command rm`, `sudo rm`,
+`nohup`, `nice`, `timeout 5 rm`, `xargs rm`, `find -exec rm`, `/bin/rm`, and `sh -c 'rm x'`
+(the string is parsed again). `find -delete` counts as `rm`.
+
+What cannot be known without running the shell (a parse error, `eval "$X"`, a command named
+by an expansion, `sh -c "$CMD"`) is listed in `unparseable`: the gate asks for it.
+"""
+
+from __future__ import annotations
+
+import codecs
+import posixpath
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+Word = str | None
+"""A word's static value; None when it holds an expansion (`$X`, `$(...)`, `*` stays static)."""
+
+MAX_DEPTH = 8
+SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash", "busybox"})
+WRITE_REDIRECTS = frozenset({">", ">>", "&>", "&>>", ">|", "<>"})
+MULTI_VERB = frozenset({
+    "git", "npm", "pnpm", "yarn", "npx", "cargo", "go", "docker", "podman", "kubectl", "pip",
+    "pip3", "uv", "poetry", "apt", "apt-get", "brew", "systemctl", "gh", "dotnet", "bun",
+})
+"""Tools whose first non-option argument is part of the intent (`git push`, `npm publish`)."""
+
+# Launchers: options that take a value (so the value is not the command).
+_VALUE_OPTS: dict[str, frozenset[str]] = {
+    "env": frozenset({"-u", "--unset", "-C", "--chdir"}),
+    "exec": frozenset({"-a"}),
+    "nice": frozenset({"-n", "--adjustment"}),
+    "timeout": frozenset({"-s", "--signal", "-k", "--kill-after"}),
+    "stdbuf": frozenset({"-i", "-o", "-e", "--input", "--output", "--error"}),
+    "xargs": frozenset({"-I", "-i", "-n", "-P", "-d", "-E", "-e", "-L", "-l", "-s", "-a",
+                        "--max-args", "--max-procs", "--delimiter", "--arg-file",
+                        "--replace", "--eof", "--max-lines", "--max-chars"}),
+    "sudo": frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "-R",
+                       "--user", "--group", "--chdir", "--prompt", "--host"}),
+    "doas": frozenset({"-u", "-C"}),
+    "time": frozenset({"-f", "-o", "--format", "--output"}),
+    "command": frozenset(),
+    "builtin": frozenset(),
+    "nohup": frozenset(),
+    "chroot": frozenset({"--userspec", "--groups"}),
+    "setsid": frozenset(),
+    "ionice": frozenset({"-c", "-n", "-p"}),
+    "taskset": frozenset(),
+    "unbuffer": frozenset(),
+    "caffeinate": frozenset(),
+}
+
+
+@dataclass(frozen=True)
+class SimpleCommand:
+    """One command the shell would run, launchers unwrapped."""
+
+    argv: tuple[Word, ...]
+    """Words after unquoting; argv[0] is the program's base name (`/usr/bin/touch` → `touch`)."""
+    text: str
+    """The source text of the whole simple command, as written."""
+    via: tuple[str, ...] = ()
+    """The launchers that were unwrapped (`sudo`, `env`, `sh -c`...)."""
+
+    @property
+    def name(self) -> str:
+        return self.argv[0] or "" if self.argv else ""
+
+    def intent(self) -> str:
+        """The verb, plus the sub-verb for multi-verb tools: `git push`, `rm`, `touch`."""
+        words = [self.name]
+        if self.name in MULTI_VERB:
+            rest = _skip_global_options(self.name, list(self.argv[1:]))
+            if rest and rest[0] is not None:
+                words.append(rest[0])
+        return " ".join(words)
+
+
+@dataclass(frozen=True)
+class Redirect:
+    operator: str
+    target: Word
+    """None when the target holds an expansion."""
+
+
+@dataclass
+class ParsedCommand:
+    """Everything `parse_command` found in one command string."""
+
+    source: str
+    commands: list[SimpleCommand] = field(default_factory=list)
+    writes: list[str] = field(default_factory=list)
+    """Redirection targets that write (`> f`, `>> f`, `&> f`, `>| f`)."""
+    unparseable: list[str] = field(default_factory=list)
+    """Why parts of the command cannot be known statically (empty when all is known)."""
+
+    @property
+    def parseable(self) -> bool:
+        return not self.unparseable
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Any:
+    import tree_sitter_language_pack  # heavy: only when a command is parsed
+
+    return tree_sitter_language_pack.get_parser("bash")
+
+
+def parse_command(source: str) -> ParsedCommand:
+    """Split `source` into its simple commands, write targets and unparseable parts."""
+    parsed = ParsedCommand(source)
+    _parse_into(source, parsed, depth=0, via=())
+    return parsed
+
+
+def _parse_into(source: str, out: ParsedCommand, *, depth: int, via: tuple[str, ...]) -> None:
+    if depth > MAX_DEPTH:
+        out.unparseable.append("commands nested too deeply")
+        return
+    if "\x00" in source:
+        out.unparseable.append("a NUL byte in the command")
+        return
+    try:
+        tree = _parser().parse(source.encode("utf-8", "surrogateescape"))
+    except Exception as exc:  # noqa: BLE001 - any parser failure means "ask"
+        out.unparseable.append(f"the shell parser failed ({exc})")
+        return
+    root = tree.root_node
+    if root.has_error:
+        out.unparseable.append("the command has a shell syntax error")
+    _Walker(out, depth, via).walk(root)
+
+
+class _Walker:
+    def __init__(self, out: ParsedCommand, depth: int, via: tuple[str, ...]) -> None:
+        self.out = out
+        self.depth = depth
+        self.via = via
+
+    def walk(self, node: Any) -> None:
+        kind = node.type
+        if kind == "command":
+            self.command(node)
+        elif kind in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
+            self.redirect(node)
+        elif kind == "ERROR":
+            self.out.unparseable.append("the command has a shell syntax error")
+            self.children(node)
+        elif kind in ("heredoc_body", "string", "concatenation", "expansion",
+                      "simple_expansion", "arithmetic_expansion", "array"):
+            self.substitutions(node)
+        else:
+            self.children(node)
+
+    def children(self, node: Any) -> None:
+        for child in node.children:
+            self.walk(child)
+
+    def substitutions(self, node: Any) -> None:
+        """Commands run by `$(...)`, backticks and `<(...)` inside a word."""
+        for child in node.children:
+            if child.type in ("command_substitution", "process_substitution"):
+                self.children(child)
+            else:
+                self.substitutions(child)
+
+    def redirect(self, node: Any) -> None:
+        operator, target = "", None
+        for child in node.children:
+            if child.type in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
+                self.redirect(child)
+            elif child.type in ("command", "pipeline", "list", "redirected_statement"):
+                self.walk(child)
+            elif not child.is_named and child.type not in ("<<", "<<-", "<<<"):
+                operator = operator or child.type
+            elif child.type not in ("file_descriptor", "heredoc_start", "heredoc_end"):
+                if child.type != "heredoc_body" and target is None:
+                    target = child
+                self.substitutions(child)
+        if node.type != "file_redirect" or operator not in WRITE_REDIRECTS and operator != ">&":
+            return
+        if target is None:
+            return
+        value = word_value(target)
+        if operator == ">&" and (value is None or value.isdigit() or value == "-"):
+            if value is None:
+                self.out.unparseable.append(f"a redirection to {target.text.decode()!r}")
+            return
+        if value is None:
+            self.out.unparseable.append(
+                f"a redirection to {_text(target)!r}, which is known only when it runs")
+        else:
+            self.out.writes.append(value)
+
+    def command(self, node: Any) -> None:
+        words: list[Word] = []
+        for child in node.children:
+            if child.type == "command_name":
+                for part in child.children:
+                    words.append(word_value(part))
+                    self.substitutions_of(part)
+            elif child.type in ("variable_assignment",):
+                self.substitutions_of(child)
+            elif child.type in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
+                self.redirect(child)
+            elif child.is_named:
+                words.append(word_value(child))
+                self.substitutions_of(child)
+        if words:
+            self.simple(words, _text(node), self.via)
+
+    def substitutions_of(self, node: Any) -> None:
+        if node.type in ("command_substitution", "process_substitution"):
+            self.children(node)
+        else:
+            self.substitutions(node)
+
+    def simple(self, words: list[Word], text: str, via: tuple[str, ...]) -> None:
+        """Record one simple command, unwrapping launchers (recursively)."""
+        for _ in range(MAX_DEPTH):
+            if not words:
+                return
+            name = words[0]
+            if name is None:
+                self.out.unparseable.append(f"the command name in {text!r} is an expansion")
+                return
+            name = posixpath.basename(name) or name
+            words = [name, *words[1:]]
+            if name == "eval":
+                self.eval(words[1:], text, via)
+                return
+            if name in SHELLS:
+                script = _shell_script(words[1:])
+                if script is not None:
+                    if script is False:
+                        self.out.unparseable.append(
+                            f"{name} -c runs a string known only when it runs ({text!r})")
+                        return
+                    self.out.commands.append(SimpleCommand(tuple(words), text, via))
+                    _parse_into(str(script), self.out, depth=self.depth + 1,
+                                via=(*via, f"{name} -c"))
+                    return
+                if not any(w is None or not w.startswith("-") for w in words[1:]):
+                    self.out.unparseable.append(f"{name} reads its commands from stdin")
+                    return
+            if name == "find":
+                self.find(words, text, via)
+            inner = _unwrap(name, words[1:])
+            if inner is None:
+                self.out.commands.append(SimpleCommand(tuple(words), text, via))
+                return
+            if name == "env" and "-S" in words[1:] or name == "env" and "--split-string" in words:
+                self.out.unparseable.append(f"env -S splits a string into a command ({text!r})")
+            via = (*via, name)
+            if not inner:
+                # `command -v x`, `env` alone, `xargs` with no command (runs echo): harmless.
+                self.out.commands.append(SimpleCommand(tuple(words), text, via[:-1]))
+                return
+            words = inner
+        self.out.unparseable.append(f"too many nested launchers in {text!r}")
+
+    def eval(self, args: list[Word], text: str, via: tuple[str, ...]) -> None:
+        if any(a is None for a in args):
+            self.out.unparseable.append(f"eval runs a string known only when it runs ({text!r})")
+            return
+        self.out.commands.append(SimpleCommand(("eval", *args), text, via))
+        _parse_into(" ".join(str(a) for a in args), self.out, depth=self.depth + 1,
+                    via=(*via, "eval"))
+
+    def find(self, words: list[Word], text: str, via: tuple[str, ...]) -> None:
+        """`find -exec CMD {} ;` and `-execdir`/`-ok`/`-okdir` run CMD; `-delete` removes."""
+        i = 1
+        while i < len(words):
+            word = words[i]
+            if word in ("-exec", "-execdir", "-ok", "-okdir"):
+                end = i + 1
+                while end < len(words) and words[end] not in (";", "+"):
+                    end += 1
+                if end > i + 1:
+                    self.simple(list(words[i + 1:end]), text, (*via, "find " + str(word)))
+                i = end
+            elif word == "-delete":
+                self.out.commands.append(SimpleCommand(("rm", *words[1:2]), text,
+                                                       (*via, "find -delete")))
+            i += 1
+
+
+def word_value(node: Any) -> Word:
+    """The static value of a word node after quote removal; None if it holds an expansion."""
+    kind = node.type
+    if kind == "word":
+        return _unescape(_text(node))
+    if kind == "number":
+        return _text(node)
+    if kind == "raw_string":
+        return _text(node)[1:-1]
+    if kind == "ansi_c_string":
+        body = _text(node)[2:-1]
+        try:
+            return codecs.decode(body.encode("latin-1", "backslashreplace"), "unicode_escape")
+        except (UnicodeDecodeError, ValueError):
+            return None
+    if kind in ("string", "translated_string"):
+        parts: list[str] = []
+        for child in node.children:
+            if child.type in ('"', "$"):
+                continue
+            if child.type == "string_content":
+                parts.append(_unescape_double(_text(child)))
+            else:
+                return None
+        return "".join(parts)
+    if kind == "concatenation":
+        values = [word_value(c) for c in node.children]
+        return None if any(v is None for v in values) else "".join(str(v) for v in values)
+    return None
+
+
+def _text(node: Any) -> str:
+    return bytes(node.text or b"").decode("utf-8", "surrogateescape")
+
+
+def _unescape(text: str) -> str:
+    out, i = [], 0
+    while i < len(text):
+        if text[i] == "\\" and i + 1 < len(text):
+            if text[i + 1] != "\n":
+                out.append(text[i + 1])
+            i += 2
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+def _unescape_double(text: str) -> str:
+    out, i = [], 0
+    while i < len(text):
+        if text[i] == "\\" and i + 1 < len(text) and text[i + 1] in '$`"\\\n':
+            if text[i + 1] != "\n":
+                out.append(text[i + 1])
+            i += 2
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+def _shell_script(args: list[Word]) -> str | bool | None:
+    """For `sh [opts] -c STR ...`: STR, False if STR is dynamic, None when there is no -c."""
+    for i, arg in enumerate(args):
+        if arg is None:
+            return None
+        if arg == "--" or not arg.startswith("-") and not arg.startswith("+"):
+            return None
+        if not arg.startswith("--") and "c" in arg[1:]:
+            rest = [a for a in args[i + 1:] if a is None or not a.startswith("-")]
+            if not rest:
+                return None
+            return rest[0] if rest[0] is not None else False
+    return None
+
+
+def _unwrap(name: str, args: list[Word]) -> list[Word] | None:
+    """The command a launcher runs ([] for none), or None when `name` is not a launcher."""
+    if name not in _VALUE_OPTS:
+        return None
+    takes_value = _VALUE_OPTS[name]
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg is None:
+            return args[i:]
+        if arg == "--":
+            i += 1
+            break
+        if name == "env" and "=" in arg and not arg.startswith("-"):
+            i += 1
+            continue
+        if name == "command" and arg in ("-v", "-V"):
+            return []
+        if not arg.startswith("-") or arg == "-":
+            if name == "env" and arg == "-":
+                i += 1
+                continue
+            break
+        if arg in takes_value:
+            i += 2
+            continue
+        i += 1
+    rest = args[i:]
+    if name == "timeout" and rest:
+        rest = rest[1:]  # the duration
+    if name == "nice" and rest and rest[0] is not None and rest[0].lstrip("-").isdigit():
+        rest = rest[1:]
+    return rest
+
+
+def _skip_global_options(tool: str, args: list[Word]) -> list[Word]:
+    """git's `-C dir`, `-c k=v`, `--git-dir=...` and similar come before the sub-verb."""
+    with_value = {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--prefix",
+                  "--workspace", "-w", "--cwd", "--dir"} if tool in ("git", "npm", "pnpm",
+                                                                      "yarn") else set()
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg is None or not arg.startswith("-"):
+            break
+        i += 2 if arg in with_value else 1
+    return args[i:]
+
+
+def command_intents(parsed: ParsedCommand) -> list[str]:
+    """The intents of a parsed command: each simple command's verb (`git push`, `rm`)."""
+    intents = [c.intent() for c in parsed.commands if c.name not in ("true", ":", "false")]
+    if parsed.unparseable:
+        intents.append("<unparseable command>")
+    return list(dict.fromkeys(intents))
+
+
+def global_options(cmd: SimpleCommand) -> list[Word]:
+    """The options before a multi-verb tool's sub-verb (`git -c k=v push` → `-c`, `k=v`)."""
+    rest = _skip_global_options(cmd.name, list(cmd.argv[1:]))
+    return list(cmd.argv[1:len(cmd.argv) - len(rest)])
