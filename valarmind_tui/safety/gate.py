@@ -242,7 +242,8 @@ class PermissionGate:
 
     # -- asking -------------------------------------------------------------------------
     async def _ask_protected(self, call: Call, params: Any, ctx: Any) -> GateDecision:
-        what = ", ".join(f"{target} ({rule})" for target, rule in call.protected)
+        what = ", ".join(f"{target} (protected-path rule {rule})"
+                         for target, rule in call.protected)
         reason = (f"writes a protected path: {what}; repository configuration and git's files "
                   "can make the next run or git execute commands")
         if call.subject.command is None and call.subject.paths:
