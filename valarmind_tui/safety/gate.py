@@ -111,7 +111,9 @@ class PermissionGate:
             return await self._ask_protected(call, params, ctx)
         maybe_denied = self._deny_may_apply(call)
         if maybe_denied is not None:
-            return await self._ask(call, params, ctx, maybe_denied, rule="", strict=True)
+            rule, reason = maybe_denied
+            return await self._ask(call, params, ctx, reason, rule="", strict=True,
+                                   deny_rule=str(rule))
         if call.risk == "execute" and self.unconfined_commands_ask:
             rule = self._person_allows(call)
             if rule is not None:
@@ -195,19 +197,20 @@ class PermissionGate:
                 return rule
         return None
 
-    def _deny_may_apply(self, call: Call) -> str | None:
-        """Why a deny rule might apply to a command the parser cannot fully see, or None."""
+    def _deny_may_apply(self, call: Call) -> tuple[Rule, str] | None:
+        """A deny rule that might apply to a command the parser cannot fully see, and why."""
         if call.parsed is None:
             return None
         for rule in self.deny_rules.rules:
             if not fnmatch.fnmatchcase(call.tool.name, rule.tool):
                 continue
             if call.unparseable:
-                return (f"the deny rule {rule} cannot be checked: "
-                        f"{'; '.join(call.unparseable)}")
+                return rule, (f"the deny rule {rule} cannot be checked: "
+                              f"{'; '.join(call.unparseable)}")
             if any(rule.matches_argv(call.tool.name, c.argv) is None
                    for c in call.parsed.commands):
-                return f"the deny rule {rule} may apply: a word it checks is known only when run"
+                return rule, (f"the deny rule {rule} may apply: a word it checks is known only "
+                              "when the command runs")
         return None
 
     def _allowed_by(self, call: Call, *rulesets: RuleSet) -> Rule | None:
@@ -256,7 +259,7 @@ class PermissionGate:
 
     async def _ask(
         self, call: Call, params: Any, ctx: Any, reason: str, *, rule: str,
-        strict: bool = False, protected: str | None = None,
+        strict: bool = False, protected: str | None = None, deny_rule: str | None = None,
     ) -> GateDecision:
         """Ask the Approver. `strict` asks are ones no mode answers: a denial names why."""
         try:
@@ -275,7 +278,7 @@ class PermissionGate:
             command=getattr(preview, "command", None) or call.subject.command,
             cwd=getattr(preview, "cwd", None),
             path=path or (call.subject.paths[0] if call.subject.paths else None), rule=rule,
-            protected=protected,
+            protected=protected, deny_rule=deny_rule,
         )
         answer = await self.approver.request(request)
         if not answer.allowed:

@@ -25,7 +25,7 @@ Word = str | None
 """A word's static value; None when it holds an expansion (`$X`, `$(...)`, `*` stays static)."""
 
 MAX_DEPTH = 8
-SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash", "busybox"})
+SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "fish"})
 WRITE_REDIRECTS = frozenset({">", ">>", "&>", "&>>", ">|", "<>"})
 MULTI_VERB = frozenset({
     "git", "npm", "pnpm", "yarn", "npx", "cargo", "go", "docker", "podman", "kubectl", "pip",
@@ -56,6 +56,7 @@ _VALUE_OPTS: dict[str, frozenset[str]] = {
     "taskset": frozenset(),
     "unbuffer": frozenset(),
     "caffeinate": frozenset(),
+    "busybox": frozenset(),
 }
 
 
