@@ -104,11 +104,11 @@ class PermissionGate:
         refusal = self._refusal(call, permissions)
         if refusal is not None:
             return self._deny(call, refusal)
+        if call.protected and self._person_allows(call) is None:
+            return await self._ask_protected(call, params, ctx)
         if call.sensitive:
             reason = f"{', '.join(call.sensitive)} may hold secrets"
             return await self._ask(call, params, ctx, reason, rule="", strict=True)
-        if call.protected and self._person_allows(call) is None:
-            return await self._ask_protected(call, params, ctx)
         maybe_denied = self._deny_may_apply(call)
         if maybe_denied is not None:
             rule, reason = maybe_denied
