@@ -119,3 +119,18 @@ async def test_an_allow_rule_prefix_does_not_carry_a_second_command(
     status, _ = await run_gated(bash, bash.parse({"command": command}), ctx, gate,
                                 AgentPermissions.full())
     assert status == "denied" and victim.exists()
+
+
+@pytest.mark.parametrize("command", [
+    "git -C . push origin main", "git --no-pager push", "command git push",
+    "true; /usr/bin/git push origin HEAD", "sh -c 'git push'",
+])
+async def test_a_multi_verb_deny_rule_holds(git_repo: Path, command: str) -> None:
+    gate = PermissionGate(git_repo, PolicyApprover(allow_execute=True), mode=PermissionMode.BYPASS,
+                          rules=PermissionSettings(deny=["bash(git push:*)"]))
+    bash = builtin_tools().get("bash")
+    assert bash is not None
+    status, result = await run_gated(bash, bash.parse({"command": command}),
+                                     ToolContext(project_root=git_repo), gate,
+                                     AgentPermissions.full())
+    assert status == "denied" and "bash(git push:*)" in result.output

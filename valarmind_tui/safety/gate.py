@@ -192,7 +192,8 @@ class PermissionGate:
             if rule.matches(call.subject):
                 return rule
             if call.parsed is not None and any(
-                rule.matches_argv(call.tool.name, c.argv) is True for c in call.parsed.commands
+                rule.matches_argv(call.tool.name, form) is True
+                for c in call.parsed.commands for form in c.forms()
             ):
                 return rule
         return None
@@ -207,8 +208,8 @@ class PermissionGate:
             if call.unparseable:
                 return rule, (f"the deny rule {rule} cannot be checked: "
                               f"{'; '.join(call.unparseable)}")
-            if any(rule.matches_argv(call.tool.name, c.argv) is None
-                   for c in call.parsed.commands):
+            if any(rule.matches_argv(call.tool.name, form) is None
+                   for c in call.parsed.commands for form in c.forms()):
                 return rule, (f"the deny rule {rule} may apply: a word it checks is known only "
                               "when the command runs")
         return None

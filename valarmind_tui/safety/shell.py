@@ -75,6 +75,14 @@ class SimpleCommand:
     def name(self) -> str:
         return self.argv[0] or "" if self.argv else ""
 
+    def forms(self) -> list[tuple[Word, ...]]:
+        """The argv, and for multi-verb tools also without their global options
+        (`git -C . push` → `git push`), so a deny rule meets both."""
+        if self.name not in MULTI_VERB:
+            return [self.argv]
+        rest = _skip_global_options(self.name, list(self.argv[1:]))
+        return [self.argv] if len(rest) == len(self.argv) - 1 else [self.argv, (self.name, *rest)]
+
     def intent(self) -> str:
         """The verb, plus the sub-verb for multi-verb tools: `git push`, `rm`, `touch`."""
         words = [self.name]
