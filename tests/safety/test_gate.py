@@ -326,3 +326,12 @@ async def test_bad_input_is_a_refusal_not_a_traceback(setup, git_repo: Path) -> 
     gate, person, _ = setup(PermissionMode.BYPASS, deny=["bash(rm:*)"])
     weird = await check(gate, git_repo, "bash", {"command": "rm \x00 ((( $("})
     assert not weird.allowed
+
+
+async def test_the_persons_own_commands_are_refused_but_never_escalate(
+    setup, git_repo: Path
+) -> None:
+    gate, _, _ = setup(PermissionMode.BYPASS, deny=["bash(rm:*)"])
+    for _ in range(4):
+        refused = await check(gate, git_repo, "bash", {"command": "rm x"}, agent_id="user")
+        assert not refused.allowed and "bash(rm:*)" in refused.reason

@@ -69,6 +69,9 @@ SPELLINGS = [
     "busybox rm -rf victim",
     "A=$(rm -rf victim) true",
     "cat <<EOF\n$(rm -rf victim)\nEOF",
+    "su -c 'rm -rf victim' $(whoami)",
+    "flock /tmp/valarmind-test.lock -c 'rm -rf victim'",
+    "timeout 1 watch -n 1 rm -rf victim",
 ]
 
 

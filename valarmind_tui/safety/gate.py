@@ -52,6 +52,8 @@ from valarmind_tui.safety.rules import Rule, RuleSet, suggest_rule
 __all__ = ["ESCALATE_AFTER", "GateDecision", "GatedTool", "PermissionGate", "agent_kind"]
 
 ESCALATE_AFTER = 3
+PERSON_AGENT_ID = "user"
+"""The agent id of the person's own `!command`s (Session.run_shell): refused, never escalated."""
 # delegate passes: the Delegator itself refuses specialists that write or execute in plan mode.
 PLAN_MODE_TOOLS = ("task_*", "exit_plan_mode", "delegate")
 
@@ -308,6 +310,8 @@ class PermissionGate:
     def _deny(self, call: Call, reason: str, feedback: str | None = None) -> GateDecision:
         """Count the denial for each of the call's intents; the third of one escalates."""
         kind = call.kind
+        if kind == PERSON_AGENT_ID:
+            return GateDecision(False, reason, feedback)
         escalated: str | None = None
         for intent in call.intents:
             self._denials[(kind, intent)] += 1

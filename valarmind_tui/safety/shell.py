@@ -27,6 +27,10 @@ Word = str | None
 MAX_DEPTH = 8
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "fish"})
 WRITE_REDIRECTS = frozenset({">", ">>", "&>", "&>>", ">|", "<>"})
+STRING_RUNNERS = frozenset({"su", "runuser", "script", "flock"})
+"""Commands whose `-c STR` option is a shell command line (`su -c 'rm x'`)."""
+JOINING_RUNNERS = frozenset({"watch"})
+"""Commands that join their arguments into a shell command line (`watch 'rm x'`)."""
 MULTI_VERB = frozenset({
     "git", "npm", "pnpm", "yarn", "npx", "cargo", "go", "docker", "podman", "kubectl", "pip",
     "pip3", "uv", "poetry", "apt", "apt-get", "brew", "systemctl", "gh", "dotnet", "bun",
@@ -73,7 +77,7 @@ class SimpleCommand:
 
     @property
     def name(self) -> str:
-        return self.argv[0] or "" if self.argv else ""
+        return (self.argv[0] or "") if self.argv else ""
 
     def forms(self) -> list[tuple[Word, ...]]:
         """The argv, and for multi-verb tools also without their global options
@@ -260,6 +264,10 @@ class _Walker:
                 if not any(w is None or not w.startswith("-") for w in words[1:]):
                     self.out.unparseable.append(f"{name} reads its commands from stdin")
                     return
+            if name in STRING_RUNNERS or name in JOINING_RUNNERS:
+                self.out.commands.append(SimpleCommand(tuple(words), text, via))
+                self.runner(name, words[1:], text, via)
+                return
             if name == "find":
                 self.find(words, text, via)
             inner = _unwrap(name, words[1:])
@@ -283,6 +291,24 @@ class _Walker:
         self.out.commands.append(SimpleCommand(("eval", *args), text, via))
         _parse_into(" ".join(str(a) for a in args), self.out, depth=self.depth + 1,
                     via=(*via, "eval"))
+
+    def runner(self, name: str, args: list[Word], text: str, via: tuple[str, ...]) -> None:
+        """`su -c STR`, `flock F -c STR`, `watch CMD...`: the command line is parsed again."""
+        if name in JOINING_RUNNERS:
+            words, i = [], 0
+            while i < len(args) and args[i] is not None and str(args[i]).startswith("-"):
+                i += 2 if args[i] in ("-n", "--interval") else 1
+            words = args[i:]
+            script: Word = None if any(a is None for a in words) else " ".join(map(str, words))
+        else:
+            at = next((i for i, a in enumerate(args) if a in ("-c", "--command")), None)
+            if at is None:
+                return
+            script = args[at + 1] if at + 1 < len(args) else ""
+        if script is None:
+            self.out.unparseable.append(f"{name} runs a string known only when it runs ({text!r})")
+        elif script:
+            _parse_into(script, self.out, depth=self.depth + 1, via=(*via, name))
 
     def find(self, words: list[Word], text: str, via: tuple[str, ...]) -> None:
         """`find -exec CMD {} ;` and `-execdir`/`-ok`/`-okdir` run CMD; `-delete` removes."""
