@@ -21,49 +21,21 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from valarmind_tui.safety.launchers import (
+    JOINING_RUNNERS,
+    MULTI_VERB,
+    SHELLS,
+    STRING_RUNNERS,
+    shell_script,
+    skip_global_options,
+    unwrap,
+)
+
 Word = str | None
 """A word's static value; None when it holds an expansion (`$X`, `$(...)`, `*` stays static)."""
 
 MAX_DEPTH = 8
-SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "fish"})
 WRITE_REDIRECTS = frozenset({">", ">>", "&>", "&>>", ">|", "<>"})
-STRING_RUNNERS = frozenset({"su", "runuser", "script", "flock"})
-"""Commands whose `-c STR` option is a shell command line (`su -c 'rm x'`)."""
-JOINING_RUNNERS = frozenset({"watch"})
-"""Commands that join their arguments into a shell command line (`watch 'rm x'`)."""
-MULTI_VERB = frozenset({
-    "git", "npm", "pnpm", "yarn", "npx", "cargo", "go", "docker", "podman", "kubectl", "pip",
-    "pip3", "uv", "poetry", "apt", "apt-get", "brew", "systemctl", "gh", "dotnet", "bun",
-})
-"""Tools whose first non-option argument is part of the intent (`git push`, `npm publish`)."""
-
-# Launchers: options that take a value (so the value is not the command).
-_VALUE_OPTS: dict[str, frozenset[str]] = {
-    "env": frozenset({"-u", "--unset", "-C", "--chdir"}),
-    "exec": frozenset({"-a"}),
-    "nice": frozenset({"-n", "--adjustment"}),
-    "timeout": frozenset({"-s", "--signal", "-k", "--kill-after"}),
-    "stdbuf": frozenset({"-i", "-o", "-e", "--input", "--output", "--error"}),
-    "xargs": frozenset({"-I", "-i", "-n", "-P", "-d", "-E", "-e", "-L", "-l", "-s", "-a",
-                        "--max-args", "--max-procs", "--delimiter", "--arg-file",
-                        "--replace", "--eof", "--max-lines", "--max-chars"}),
-    "sudo": frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "-R",
-                       "--user", "--group", "--chdir", "--prompt", "--host"}),
-    "doas": frozenset({"-u", "-C"}),
-    "time": frozenset({"-f", "-o", "--format", "--output"}),
-    "command": frozenset(),
-    "builtin": frozenset(),
-    "nohup": frozenset(),
-    "chroot": frozenset({"--userspec", "--groups"}),
-    "setsid": frozenset(),
-    "ionice": frozenset({"-c", "-n", "-p"}),
-    "taskset": frozenset(),
-    "unbuffer": frozenset(),
-    "caffeinate": frozenset(),
-    "busybox": frozenset(),
-}
-
-
 @dataclass(frozen=True)
 class SimpleCommand:
     """One command the shell would run, launchers unwrapped."""
@@ -84,24 +56,17 @@ class SimpleCommand:
         (`git -C . push` → `git push`), so a deny rule meets both."""
         if self.name not in MULTI_VERB:
             return [self.argv]
-        rest = _skip_global_options(self.name, list(self.argv[1:]))
+        rest = skip_global_options(self.name, list(self.argv[1:]))
         return [self.argv] if len(rest) == len(self.argv) - 1 else [self.argv, (self.name, *rest)]
 
     def intent(self) -> str:
         """The verb, plus the sub-verb for multi-verb tools: `git push`, `rm`, `touch`."""
         words = [self.name]
         if self.name in MULTI_VERB:
-            rest = _skip_global_options(self.name, list(self.argv[1:]))
+            rest = skip_global_options(self.name, list(self.argv[1:]))
             if rest and rest[0] is not None:
                 words.append(rest[0])
         return " ".join(words)
-
-
-@dataclass(frozen=True)
-class Redirect:
-    operator: str
-    target: Word
-    """None when the target holds an expansion."""
 
 
 @dataclass
@@ -251,7 +216,7 @@ class _Walker:
                 self.eval(words[1:], text, via)
                 return
             if name in SHELLS:
-                script = _shell_script(words[1:])
+                script = shell_script(words[1:])
                 if script is not None:
                     if script is False:
                         self.out.unparseable.append(
@@ -270,7 +235,7 @@ class _Walker:
                 return
             if name == "find":
                 self.find(words, text, via)
-            inner = _unwrap(name, words[1:])
+            inner = unwrap(name, words[1:])
             if inner is None:
                 self.out.commands.append(SimpleCommand(tuple(words), text, via))
                 return
@@ -389,70 +354,6 @@ def _unescape_double(text: str) -> str:
     return "".join(out)
 
 
-def _shell_script(args: list[Word]) -> str | bool | None:
-    """For `sh [opts] -c STR ...`: STR, False if STR is dynamic, None when there is no -c."""
-    for i, arg in enumerate(args):
-        if arg is None:
-            return None
-        if arg == "--" or not arg.startswith("-") and not arg.startswith("+"):
-            return None
-        if not arg.startswith("--") and "c" in arg[1:]:
-            rest = [a for a in args[i + 1:] if a is None or not a.startswith("-")]
-            if not rest:
-                return None
-            return rest[0] if rest[0] is not None else False
-    return None
-
-
-def _unwrap(name: str, args: list[Word]) -> list[Word] | None:
-    """The command a launcher runs ([] for none), or None when `name` is not a launcher."""
-    if name not in _VALUE_OPTS:
-        return None
-    takes_value = _VALUE_OPTS[name]
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        if arg is None:
-            return args[i:]
-        if arg == "--":
-            i += 1
-            break
-        if name == "env" and "=" in arg and not arg.startswith("-"):
-            i += 1
-            continue
-        if name == "command" and arg in ("-v", "-V"):
-            return []
-        if not arg.startswith("-") or arg == "-":
-            if name == "env" and arg == "-":
-                i += 1
-                continue
-            break
-        if arg in takes_value:
-            i += 2
-            continue
-        i += 1
-    rest = args[i:]
-    if name == "timeout" and rest:
-        rest = rest[1:]  # the duration
-    if name == "nice" and rest and rest[0] is not None and rest[0].lstrip("-").isdigit():
-        rest = rest[1:]
-    return rest
-
-
-def _skip_global_options(tool: str, args: list[Word]) -> list[Word]:
-    """git's `-C dir`, `-c k=v`, `--git-dir=...` and similar come before the sub-verb."""
-    with_value = {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--prefix",
-                  "--workspace", "-w", "--cwd", "--dir"} if tool in ("git", "npm", "pnpm",
-                                                                      "yarn") else set()
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        if arg is None or not arg.startswith("-"):
-            break
-        i += 2 if arg in with_value else 1
-    return args[i:]
-
-
 def command_intents(parsed: ParsedCommand) -> list[str]:
     """The intents of a parsed command: each simple command's verb (`git push`, `rm`)."""
     intents = [c.intent() for c in parsed.commands if c.name not in ("true", ":", "false")]
@@ -463,5 +364,5 @@ def command_intents(parsed: ParsedCommand) -> list[str]:
 
 def global_options(cmd: SimpleCommand) -> list[Word]:
     """The options before a multi-verb tool's sub-verb (`git -c k=v push` → `-c`, `k=v`)."""
-    rest = _skip_global_options(cmd.name, list(cmd.argv[1:]))
+    rest = skip_global_options(cmd.name, list(cmd.argv[1:]))
     return list(cmd.argv[1:len(cmd.argv) - len(rest)])
