@@ -36,6 +36,8 @@ Word = str | None
 
 MAX_DEPTH = 8
 WRITE_REDIRECTS = frozenset({">", ">>", "&>", "&>>", ">|", "<>"})
+
+
 @dataclass(frozen=True)
 class SimpleCommand:
     """One command the shell would run, launchers unwrapped."""
