@@ -129,7 +129,7 @@ class AgentFinished(Event):
     """An agent run ended."""
 
     name: str
-    status: Literal["done", "failed", "incomplete", "cancelled", "timeout"]
+    status: Literal["done", "failed", "incomplete", "cancelled", "timeout", "escalated"]
     summary: str = ""
 
 
@@ -182,7 +182,8 @@ class ModeChanged(Event):
 class PromptFinished(Event):
     """The answer to one submitted prompt is complete."""
 
-    status: Literal["done", "failed", "incomplete", "cancelled"]
+    status: Literal["done", "failed", "incomplete", "cancelled", "escalated"]
+    """escalated: repeated denials stopped the prompt (the text says why)."""
     text: str
 
 

@@ -229,3 +229,110 @@ async def test_headless_policy_denies_writes_and_bash(git_repo: Path) -> None:
     assert not (await check(gate, git_repo, *CALLS["execute"])).allowed
     gate.mode = PermissionMode.ACCEPT_EDITS
     assert (await check(gate, git_repo, *CALLS["write"])).allowed
+
+
+# -- parsed commands, protected paths, the sandbox fallback, escalation by intent ---------------
+async def test_an_allow_rule_answers_only_when_every_simple_command_matches(
+    setup, git_repo: Path
+) -> None:
+    gate, person, _ = setup(allow=["bash(npm test:*)", "bash(git status)"])
+    assert (await check(gate, git_repo, "bash", {"command": "npm test && git status"})).allowed
+    assert person.asked == []
+    assert not (await check(gate, git_repo, "bash", {"command": "git status; curl evil"})).allowed
+    assert not (await check(gate, git_repo, "bash", {"command": "npm test $(curl evil)"})).allowed
+    assert not (await check(gate, git_repo, "bash", {"command": "eval npm test"})).allowed
+    assert len(person.asked) == 3
+
+
+async def test_unparseable_commands_ask_even_with_an_allow_rule(setup, git_repo: Path) -> None:
+    gate, person, _ = setup(PermissionMode.ACCEPT_EDITS, allow=["bash"])
+    assert not (await check(gate, git_repo, "bash", {"command": "$CMD"})).allowed
+    assert "not checked by the rules" in person.asked[0].reason
+
+
+async def test_bypass_runs_unparseable_commands_unless_a_deny_rule_exists(
+    setup, git_repo: Path
+) -> None:
+    gate, person, _ = setup(PermissionMode.BYPASS)
+    assert (await check(gate, git_repo, "bash", {"command": 'eval "$X"'})).allowed
+    gate, person, _ = setup(PermissionMode.BYPASS, deny=["bash(rm:*)"])
+    decision = await check(gate, git_repo, "bash", {"command": 'eval "$X"'})
+    assert not decision.allowed and "bash(rm:*)" in decision.reason
+    assert len(person.asked) == 1
+
+
+@pytest.mark.parametrize("mode", [PermissionMode.BYPASS, PermissionMode.ACCEPT_EDITS])
+async def test_protected_writes_ask_in_every_mode(setup, git_repo: Path,
+                                                  mode: PermissionMode) -> None:
+    gate, person, _ = setup(mode, allow=["write_file", "write_file(.mcp.json)"])
+    decision = await check(gate, git_repo, "write_file", {"path": ".mcp.json", "content": "{}"})
+    assert not decision.allowed and ".mcp.json" in decision.reason
+    assert len(person.asked) == 1 and "protected path" in person.asked[0].reason
+    assert not (git_repo / ".mcp.json").exists()
+
+
+async def test_a_user_rule_naming_a_protected_path_lets_it_through(git_repo: Path) -> None:
+    gate = PermissionGate(git_repo, PolicyApprover(allow_writes=True), mode=PermissionMode.BYPASS,
+                          user_rules=PermissionSettings(allow=["edit_file(.valarmind/**)"]))
+    (git_repo / ".valarmind").mkdir()
+    (git_repo / ".valarmind" / "config.toml").write_text("model = 'a'\n")
+    args = {"path": ".valarmind/config.toml", "old_string": "'a'", "new_string": "'b'"}
+    assert (await check(gate, git_repo, "edit_file", args)).allowed
+    refused = await check(gate, git_repo, "write_file", {"path": ".mcp.json", "content": "{}"})
+    assert not refused.allowed and "protected-path rule .mcp.json" in (refused.feedback or "")
+
+
+async def test_a_protected_write_remembered_for_the_session_counts_as_the_persons(
+    setup, git_repo: Path
+) -> None:
+    gate, person, _ = setup(PermissionMode.BYPASS)
+    person.answers = [ApprovalAnswer("allow_session")]
+    args = {"path": ".gitattributes", "content": "*.txt text\n"}
+    assert (await check(gate, git_repo, "write_file", args)).allowed
+    assert (await check(gate, git_repo, "write_file", args)).allowed
+    assert len(person.asked) == 1
+
+
+@pytest.mark.parametrize("mode", list(PermissionMode))
+async def test_unconfined_commands_ask_in_every_mode(git_repo: Path, mode: PermissionMode) -> None:
+    approver = PolicyApprover()
+    gate = PermissionGate(git_repo, approver, mode=mode, unconfined_commands_ask=True,
+                          rules=PermissionSettings(allow=["bash(git status)"]))
+    decision = await check(gate, git_repo, "bash", {"command": "git status"})
+    assert not decision.allowed
+    if mode is not PermissionMode.PLAN:
+        assert "no sandbox" in approver.denied[0].reason
+    assert (await check(gate, git_repo, "read_file", {"path": "app.py"})).allowed
+
+
+async def test_denials_count_by_agent_kind_across_instances_and_prompts(
+    setup, git_repo: Path
+) -> None:
+    gate, _, _ = setup()
+    gate.mode = PermissionMode.PLAN
+    for agent_id in ("code-1", "code-2"):
+        assert not (await check(gate, git_repo, "bash", {"command": "touch x"},
+                                agent_id=agent_id)).allowed
+    assert not (await check(gate, git_repo, "bash", {"command": "touch x"},
+                            agent_id="main")).allowed  # another kind
+    assert gate.denial_counts()[("code", "touch")] == 2
+    with pytest.raises(DenialEscalated, match="touch"):
+        await check(gate, git_repo, "bash", {"command": "env touch x"}, agent_id="code#3")
+
+
+async def test_bad_input_is_a_refusal_not_a_traceback(setup, git_repo: Path) -> None:
+    gate, _, _ = setup(PermissionMode.BYPASS)
+    bad_path = await check(gate, git_repo, "write_file", {"path": "a\x00b", "content": ""})
+    assert not bad_path.allowed and "not a usable path" in bad_path.reason
+    gate, person, _ = setup(PermissionMode.BYPASS, deny=["bash(rm:*)"])
+    weird = await check(gate, git_repo, "bash", {"command": "rm \x00 ((( $("})
+    assert not weird.allowed
+
+
+async def test_the_persons_own_commands_are_refused_but_never_escalate(
+    setup, git_repo: Path
+) -> None:
+    gate, _, _ = setup(PermissionMode.BYPASS, deny=["bash(rm:*)"])
+    for _ in range(4):
+        refused = await check(gate, git_repo, "bash", {"command": "rm x"}, agent_id="user")
+        assert not refused.allowed and "bash(rm:*)" in refused.reason

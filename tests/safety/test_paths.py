@@ -81,3 +81,18 @@ def test_glob_match() -> None:
     assert not glob_match("src/**", "srcs/a.py")
     assert glob_match("file[0-9].txt", "file3.txt")
     assert not glob_match("file[!0-9].txt", "file3.txt")
+
+
+@pytest.mark.parametrize(("path", "rule"), [
+    (".git/config", ".git/**"), (".git", ".git/**"), ("vendor/x/.git/hooks/pre-commit", ".git/**"),
+    (".gitattributes", ".gitattributes"), ("src/.gitattributes", ".gitattributes"),
+    (".gitmodules", ".gitmodules"), (".valarmind/config.toml", ".valarmind/**"),
+    (".mcp.json", ".mcp.json"), ("external-agents.json", "external-agents.json"),
+    ("plugins/evil.py", "plugins/**"), (".envrc", ".envrc"), (".GIT/config", ".git/**"),
+    ("src/app.py", None), ("docs/plugins/readme.md", None), ("src/.mcp.json", None),
+    ("gitattributes.md", None),
+])
+def test_protected_by(path: str, rule: str | None) -> None:
+    from valarmind_tui.safety.paths import protected_by
+
+    assert protected_by(path) == rule

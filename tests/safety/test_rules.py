@@ -53,3 +53,15 @@ def test_ruleset_keeps_invalid_rules_aside() -> None:
     assert len(rules) == 2 and rules.invalid == ["oops!"]
     assert rules.match(bash("ls")) == Rule("bash", "ls")
     assert rules.match(bash("ls -la")) is None
+
+
+def test_argv_matches_word_by_word() -> None:
+    from valarmind_tui.safety.rules import argv_matches
+
+    assert argv_matches("rm:*", ("rm", "-rf", "x")) is True
+    assert argv_matches("/bin/rm:*", ("rm", "x")) is True
+    assert argv_matches("rm:*", ("rmdir", "x")) is False
+    assert argv_matches("git push:*", ("git", None)) is None  # might be push
+    assert argv_matches("git status", ("git", "status")) is True
+    assert argv_matches("git status", ("git", "status", "-s")) is False
+    assert argv_matches("npm test:*", ("npm", "test", "a;b")) is True  # a quoted word, not a ;

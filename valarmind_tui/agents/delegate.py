@@ -23,7 +23,14 @@ from valarmind_tui.agents.registry import AgentRegistry
 from valarmind_tui.agents.results import parse_result, result_dict
 from valarmind_tui.agents.spec import AgentSpec
 from valarmind_tui.config import Settings
-from valarmind_tui.errors import AuthError, ToolDenied, ToolError, UsageError, ValarMindError
+from valarmind_tui.errors import (
+    AuthError,
+    DenialEscalated,
+    ToolDenied,
+    ToolError,
+    UsageError,
+    ValarMindError,
+)
 from valarmind_tui.events import AgentFinished, AgentSpawned
 from valarmind_tui.providers.base import Provider, Usage
 from valarmind_tui.safety.approval import PermissionMode
@@ -44,7 +51,8 @@ class DelegationResult:
     agent: str
     agent_id: str
     status: str
-    """done, incomplete, failed, cancelled or timeout."""
+    """done, incomplete, failed, cancelled, timeout or escalated (repeated denials: the
+    delegate tool raises DenialEscalated so the whole prompt stops)."""
     text: str
     result: BaseModel | None = None
     """The validated structured result (SearchResult, ReviewResult...)."""
@@ -72,11 +80,19 @@ class DelegationResult:
                 f"The {self.agent} agent timed out after {self.elapsed_s:.0f}s and was "
                 f"cancelled.{partial}"
             )
-        if self.status in ("failed", "cancelled"):
+        if self.status in ("failed", "cancelled", "escalated"):
             return ToolResult.error(
                 f"The {self.agent} agent {self.status}: {self.problem or self.text or 'no output'}"
             )
         return ToolResult(json.dumps(self.to_dict(), indent=1), data=self.to_dict())
+
+
+def raise_if_escalated(results: list[DelegationResult]) -> None:
+    """Repeated denials inside a specialist stop the whole prompt, not just the specialist."""
+    for result in results:
+        if result.status == "escalated":
+            raise DenialEscalated(
+                f"The {result.agent} agent was stopped: {result.problem or result.text}")
 
 
 class Delegator:
@@ -172,7 +188,7 @@ class Delegator:
         self, spec: AgentSpec, child_id: str, loop: AgentLoop, outcome: AgentOutcome,
         remaining: float,
     ) -> DelegationResult:
-        if outcome.status in ("failed", "cancelled"):
+        if outcome.status in ("failed", "cancelled", "escalated"):
             return DelegationResult(spec.name, child_id, outcome.status, outcome.text,
                                     problem=outcome.error)
         if not spec.result or outcome.status != "done":
@@ -340,6 +356,7 @@ class DelegateTool(Tool):
         results = await asyncio.gather(*(
             delegator.run(i.agent, i.task, i.context, parent_id=ctx.agent_id) for i in items
         ))
+        raise_if_escalated(results)
         if len(results) == 1:
             return results[0].to_tool_result()
         parts = [r.to_tool_result() for r in results]

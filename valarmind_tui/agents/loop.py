@@ -80,11 +80,15 @@ class LoopDeps:
     """Called with every message appended to history (the session store persists them)."""
 
 
+Status = Literal["done", "incomplete", "failed", "cancelled", "escalated"]
+
+
 @dataclass(frozen=True)
 class AgentOutcome:
     """How an agent run ended."""
 
-    status: Literal["done", "incomplete", "failed", "cancelled"]
+    status: Status
+    """escalated: the gate raised DenialEscalated (repeated denials); the text says why."""
     text: str
     messages: list[dict[str, Any]]
     turns: int
@@ -127,7 +131,8 @@ class AgentLoop:
                 current.uncancel()
             return self._cancelled()
         except DenialEscalated as exc:
-            return self._outcome("failed", str(exc), error=str(exc))
+            self._answer_open_calls(f"Not run: {exc}")
+            return self._outcome("escalated", str(exc), error=str(exc))
         except ProviderError as exc:
             return self._outcome("failed", self._partial, error=str(exc))
 
@@ -209,6 +214,9 @@ class AgentLoop:
         except asyncio.CancelledError:
             self._finish(call, "cancelled", ToolResult.error("cancelled by the user"))
             raise
+        except DenialEscalated as exc:
+            self._finish(call, "denied", ToolResult.error(str(exc)))
+            raise
         self._finish(call, status, result)
         return _clip(result.output)
 
@@ -241,21 +249,27 @@ class AgentLoop:
         if self.deps.on_message is not None:
             self.deps.on_message(message)
 
-    def _cancelled(self) -> AgentOutcome:
+    def _answer_open_calls(self, content: str) -> bool:
+        """Give every unanswered tool call of the last turn a result (or the next request is
+        rejected); False when the last message was not a turn with tool calls."""
         last = self.messages[-1] if self.messages else {}
-        if last.get("role") == "assistant" and last.get("tool_calls"):
-            # Every tool call needs a result or the next request is rejected.
-            answered = {m.get("tool_call_id") for m in self.messages if m.get("role") == "tool"}
-            for tc in last["tool_calls"]:
-                if tc["id"] not in answered:
-                    cancelled = {"role": "tool", "tool_call_id": tc["id"], "content": "cancelled"}
-                    self._append(cancelled)
-        elif self._partial:
+        if not (last.get("role") == "tool" or last.get("role") == "assistant"
+                and last.get("tool_calls")):
+            return False
+        turn = next((m for m in reversed(self.messages) if m.get("role") == "assistant"), {})
+        answered = {m.get("tool_call_id") for m in self.messages if m.get("role") == "tool"}
+        for tc in turn.get("tool_calls") or []:
+            if tc["id"] not in answered:
+                self._append({"role": "tool", "tool_call_id": tc["id"], "content": content})
+        return last.get("role") == "assistant"
+
+    def _cancelled(self) -> AgentOutcome:
+        if not self._answer_open_calls("cancelled") and self._partial:
             self._append({"role": "assistant", "content": self._partial + CANCELLED_MARK})
         return self._outcome("cancelled", self._partial + CANCELLED_MARK if self._partial else "")
 
     def _outcome(
-        self, status: Literal["done", "incomplete", "failed", "cancelled"], text: str,
+        self, status: Status, text: str,
         error: str | None = None,
     ) -> AgentOutcome:
         return AgentOutcome(

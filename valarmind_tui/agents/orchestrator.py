@@ -4,6 +4,9 @@ It runs the orchestrator spec through AgentLoop with the delegate, task and plan
 run changed 2+ files or risk code and the model did not have review and QA look at the final
 state, it runs them itself, sends blocking review findings to the code agent (bounded rounds),
 re-reviews, and appends what the gates found to the answer.
+
+Repeated denials (DenialEscalated) stop the whole prompt wherever they happen, in the
+orchestrator or inside a specialist: the outcome's status is `escalated` and its text says why.
 """
 
 from __future__ import annotations
@@ -13,7 +16,12 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from valarmind_tui.agents.delegate import DelegateTool, DelegationResult, Delegator
+from valarmind_tui.agents.delegate import (
+    DelegateTool,
+    DelegationResult,
+    Delegator,
+    raise_if_escalated,
+)
 from valarmind_tui.agents.loop import AgentLoop, AgentOutcome, LoopDeps
 from valarmind_tui.agents.quality_gates import ChangeTracker, GateReport, gates_required
 from valarmind_tui.agents.registry import AgentRegistry
@@ -21,6 +29,7 @@ from valarmind_tui.agents.results import QAResult, ReviewResult
 from valarmind_tui.agents.spec import AgentSpec
 from valarmind_tui.agents.tasks import TaskList
 from valarmind_tui.config import Settings
+from valarmind_tui.errors import DenialEscalated
 from valarmind_tui.events import ModeChanged
 from valarmind_tui.safety.approval import PermissionMode
 from valarmind_tui.tools.exit_plan_mode import ExitPlanModeTool
@@ -98,7 +107,7 @@ class Orchestrator:
                              max_turns=self.max_turns)
             outcome = await loop.run(prompt, history=history, system_prompt=system_prompt)
             reasons = gates_required(tracker.files)
-            if not reasons:
+            if not reasons or outcome.status == "escalated":
                 return outcome
             report = GateReport(reasons, tracker.files)
             self.gates = report
@@ -107,6 +116,10 @@ class Orchestrator:
                 return replace(outcome, text=f"{outcome.text}\n\n{report.render()}")
             try:
                 await self._enforce(report, tracker, prompt)
+            except DenialEscalated as exc:
+                report.notes.append(f"Gates stopped: {exc}")
+                return replace(outcome, status="escalated", error=str(exc),
+                               text=f"{exc}\n\n{report.render()}")
             except asyncio.CancelledError:
                 current = asyncio.current_task()
                 if current is not None:
@@ -141,7 +154,9 @@ class Orchestrator:
 
     async def _delegate(self, agent: str, task: str, prompt: str) -> DelegationResult:
         context = f"The user's request was:\n{prompt}"
-        return await self.delegator.run(agent, task, context, parent_id=self.agent_id)
+        result = await self.delegator.run(agent, task, context, parent_id=self.agent_id)
+        raise_if_escalated([result])
+        return result
 
 
 def _as(result: DelegationResult, kind: type, report: GateReport) -> Any:

@@ -39,6 +39,12 @@ class ApprovalRequest:
     path: str | None = None
     rule: str = ""
     """The rule `allow_session`/`allow_project` would remember, e.g. `bash(git status)`."""
+    protected: str | None = None
+    """The protected-path rule the call writes under (`.git/**`, `.mcp.json`...): only a
+    person may allow it, so policy approvers deny it."""
+    deny_rule: str | None = None
+    """A deny rule that may apply to a command the gate could not fully parse: only a person
+    may allow it, so policy approvers deny it."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +76,17 @@ class PolicyApprover:
     denied: list[ApprovalRequest] = field(default_factory=list)
 
     async def request(self, request: ApprovalRequest) -> ApprovalAnswer:
+        if request.protected is not None:
+            self.denied.append(request)
+            return ApprovalAnswer("deny", feedback=(
+                f"Denied by the headless policy: writing {request.path or 'this path'} falls "
+                f"under the protected-path rule {request.protected}; only a person (or a user "
+                "allow rule naming it) may allow it."))
+        if request.deny_rule is not None:
+            self.denied.append(request)
+            return ApprovalAnswer("deny", feedback=(
+                f"Denied by the headless policy: the deny rule {request.deny_rule} may apply and "
+                "the command could not be checked against it; only a person may allow it."))
         if request.tool == "mcp_sampling":
             allowed = self.allow_sampling
         else:

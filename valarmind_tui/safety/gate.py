@@ -1,55 +1,61 @@
 """The permission gate: every tool call passes one pipeline before it runs (seed 002).
 
-    deny rules → agent permissions → path check → mode → allow rules → Approver
+    deny rules → agent permissions → path check → protected paths → mode → allow rules → Approver
 
-- deny rules (project config) refuse whatever the mode;
+- deny rules (user and project config) refuse whatever the mode. A bash command is parsed
+  (safety.shell): a deny rule refuses it if ANY simple command in it matches (`rm -rf X; true`,
+  `sh -c 'rm x'`, `/bin/rm`, `env rm` all run `rm`); when a deny rule exists for the tool and
+  the command cannot be parsed statically, the call asks, even in bypass;
 - agent permissions refuse a tool whose risk the agent was not granted (and narrow writes to
   `write_globs`, commands to `execute_allow`);
-- a path outside the project is refused; a sensitive path (`.env`, keys...) always asks, even in
-  bypass and accept-edits, and no remembered rule answers for it;
+- a path outside the project is refused (a bash redirection target too); a sensitive path
+  (`.env`, keys...) always asks, even in bypass and accept-edits, and no remembered rule
+  answers for it;
+- a write to a protected path (`.git/`, `.valarmind/`, `.mcp.json`, `.gitattributes`... see
+  paths.protected_by; through write tools, bash redirections or writing commands) asks in every
+  mode unless one of the person's own allow rules (user config or this session) names it;
+- with `unconfined_commands_ask` (no sandbox available) every command asks in every mode;
 - the mode: plan lets only reads through, bypass everything, accept-edits writes in the project,
   default reads only;
-- allow rules remembered for the session (in memory) or the project (config) answer "ask";
+- allow rules remembered for the session (in memory), the user or the project answer "ask"; a
+  bash command passes only if EVERY simple command in it matches an allow rule, and never when
+  part of it cannot be parsed;
 - otherwise the Approver (TUI modal, REPL prompt, headless policy) decides.
 
-Three similar denied attempts (same tool, similar arguments) raise DenialEscalated. PreToolUse
-hooks and the bash sandbox come later; they slot in before the deny rules and inside bash.
-The gate knows tools only by shape (GatedTool): safety sits below tools in the layers.
+Denials are counted for the whole session by agent kind (`code-1` and `code-2` are both `code`)
+and intent (the command's verbs, the paths written): the third denial of one intent raises
+DenialEscalated, which stops the whole prompt. PreToolUse hooks and the bash sandbox slot in
+before the deny rules and inside bash. The gate knows tools only by shape (GatedTool): safety
+sits below tools in the layers.
 """
 
 from __future__ import annotations
 
-import contextlib
-import shlex
+import fnmatch
 import uuid
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from valarmind_tui.bus import EventBus
 from valarmind_tui.config import PermissionSettings
-from valarmind_tui.errors import DenialEscalated, PathOutsideProject, ToolError
+from valarmind_tui.errors import DenialEscalated, ToolError
 from valarmind_tui.events import Notice
 from valarmind_tui.safety.approval import ApprovalRequest, Approver, PermissionMode
-from valarmind_tui.safety.paths import glob_match, is_sensitive, relative, resolve_in_project
+from valarmind_tui.safety.call import Call, GatedTool, agent_kind, describe_call
+from valarmind_tui.safety.paths import glob_match
 from valarmind_tui.safety.permissions import AgentPermissions
-from valarmind_tui.safety.rules import CallSubject, Rule, RuleSet, suggest_rule
+from valarmind_tui.safety.rules import Rule, RuleSet, suggest_rule
+
+__all__ = ["ESCALATE_AFTER", "GateDecision", "GatedTool", "PermissionGate", "agent_kind"]
 
 ESCALATE_AFTER = 3
+PERSON_AGENT_ID = "user"
+"""The agent id of the person's own `!command`s (Session.run_shell): refused, never escalated."""
 # delegate passes: the Delegator itself refuses specialists that write or execute in plan mode.
 PLAN_MODE_TOOLS = ("task_*", "exit_plan_mode", "delegate")
-
-
-class GatedTool(Protocol):
-    """What the gate needs of a tool (tools.base.Tool has it)."""
-
-    name: str
-    risk: Any
-    path_params: tuple[str, ...]
-
-    async def preview(self, params: Any, ctx: Any) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -60,66 +66,77 @@ class GateDecision:
     """What the person said when denying; goes back to the model."""
 
 
-@dataclass
-class _Call:
-    """One tool call as the gate sees it."""
-
-    tool: GatedTool
-    risk: str
-    agent_id: str
-    subject: CallSubject
-    outside: str | None = None
-    sensitive: tuple[str, ...] = ()
-    signature: tuple[str, ...] = field(default_factory=tuple)
-
-
 class PermissionGate:
-    """Decides, for each tool call, allow or deny, asking the Approver when the pipeline says so."""
+    """Decides, for each tool call, allow or deny, asking the Approver when the pipeline says so.
+
+    `rules` come from the project's config (untrusted: they may allow, never unlock protected
+    paths); `user_rules` from the person's own config (they may name a protected path).
+    `unconfined_commands_ask`: the sandbox cannot run, so every command asks in every mode.
+    """
 
     def __init__(
         self, project_root: Path, approver: Approver, *,
         mode: PermissionMode = PermissionMode.DEFAULT, rules: PermissionSettings | None = None,
         on_remember: Callable[[str], None] | None = None, bus: EventBus | None = None,
+        user_rules: PermissionSettings | None = None, unconfined_commands_ask: bool = False,
     ) -> None:
         self.project_root = Path(project_root).resolve()
         self.approver = approver
         self.mode = PermissionMode(mode)
-        settings = rules or PermissionSettings()
-        self.project_rules = RuleSet.from_strings(settings.allow)
-        self.deny_rules = RuleSet.from_strings(settings.deny)
+        project = rules or PermissionSettings()
+        user = user_rules or PermissionSettings()
+        self.project_rules = RuleSet.from_strings(project.allow)
+        self.user_rules = RuleSet.from_strings(user.allow)
+        self.deny_rules = RuleSet.from_strings([*user.deny, *project.deny])
         self.session_rules = RuleSet()
+        self.unconfined_commands_ask = unconfined_commands_ask
         self.on_remember = on_remember
         self.bus = bus
-        self._denials: Counter[tuple[str, ...]] = Counter()
-        for text in self.project_rules.invalid + self.deny_rules.invalid:
+        self._denials: Counter[tuple[str, str]] = Counter()
+        invalid = self.project_rules.invalid + self.user_rules.invalid + self.deny_rules.invalid
+        for text in invalid:
             self._notice("warning", f"Ignored an invalid permission rule: {text!r}")
 
     # -- the pipeline -------------------------------------------------------------------
     async def check(
         self, tool: GatedTool, params: Any, ctx: Any, permissions: AgentPermissions
     ) -> GateDecision:
-        """Allow or deny one call; raises DenialEscalated on the third similar denial."""
-        call = self._describe(tool, params, ctx)
+        """Allow or deny one call; raises DenialEscalated on the third denial of one intent."""
+        call = describe_call(self.project_root, tool, params, ctx)
         refusal = self._refusal(call, permissions)
         if refusal is not None:
             return self._deny(call, refusal)
+        if call.protected and self._person_allows(call) is None:
+            return await self._ask_protected(call, params, ctx)
         if call.sensitive:
             reason = f"{', '.join(call.sensitive)} may hold secrets"
-            return await self._ask(call, params, ctx, reason, rule="")
+            return await self._ask(call, params, ctx, reason, rule="", strict=True)
+        maybe_denied = self._deny_may_apply(call)
+        if maybe_denied is not None:
+            rule, reason = maybe_denied
+            return await self._ask(call, params, ctx, reason, rule="", strict=True,
+                                   deny_rule=str(rule))
+        if call.risk == "execute" and self.unconfined_commands_ask:
+            rule = self._person_allows(call)
+            if rule is not None:
+                return self._allow(call, f"allowed by the rule {rule}")
+            reason = "runs a command, and no sandbox is available to confine it"
+            return await self._ask(call, params, ctx, reason, rule=self._suggest(call))
         verdict = self._by_mode(call)
         if verdict is not None:
             return self._allow(call, verdict)
-        rule = self.session_rules.match(call.subject) or self.project_rules.match(call.subject)
+        rule = self._allowed_by(call, self.session_rules, self.user_rules, self.project_rules)
         if rule is not None:
             return self._allow(call, f"allowed by the rule {rule}")
         reason = {"write": f"{tool.name} changes files", "execute": "runs a command",
                   "web": "uses the network"}.get(call.risk, f"{call.risk} tool")
-        suggestion = suggest_rule(tool.name, call.subject.command, call.subject.paths)
-        return await self._ask(call, params, ctx, reason, rule=suggestion)
+        if call.unparseable:
+            reason += f" (not checked by the rules: {'; '.join(call.unparseable)})"
+        return await self._ask(call, params, ctx, reason, rule=self._suggest(call))
 
-    def _refusal(self, call: _Call, permissions: AgentPermissions) -> str | None:
+    def _refusal(self, call: Call, permissions: AgentPermissions) -> str | None:
         """Why the call is refused outright (deny rule, agent permission, path, plan mode)."""
-        denied_by = self.deny_rules.match(call.subject)
+        denied_by = self._denied_by(call)
         if denied_by is not None:
             return f"{call.tool.name} is blocked by the deny rule {denied_by}."
         refused = self._permission_refusal(call, permissions)
@@ -137,7 +154,7 @@ class PermissionGate:
             )
         return None
 
-    def _permission_refusal(self, call: _Call, permissions: AgentPermissions) -> str | None:
+    def _permission_refusal(self, call: Call, permissions: AgentPermissions) -> str | None:
         agent, name = call.agent_id, call.tool.name
         if not getattr(permissions, call.risk, False):
             return (f"The {agent} agent may not use {name}: it has no {call.risk} permission. "
@@ -158,7 +175,7 @@ class PermissionGate:
                 return f"The {agent} agent may run only these commands: {listed}."
         return None
 
-    def _by_mode(self, call: _Call) -> str | None:
+    def _by_mode(self, call: Call) -> str | None:
         """The reason a call passes by mode alone, None when it must go on to rules and asking."""
         if self.mode is PermissionMode.BYPASS:
             return "bypass mode"
@@ -170,26 +187,106 @@ class PermissionGate:
             return "accept-edits mode allows writes inside the project"
         return None
 
+    # -- rules --------------------------------------------------------------------------
+    def _denied_by(self, call: Call) -> Rule | None:
+        """The deny rule the call (or ANY simple command of its bash command) matches."""
+        for rule in self.deny_rules.rules:
+            if rule.matches(call.subject):
+                return rule
+            if call.parsed is not None and any(
+                rule.matches_argv(call.tool.name, form) is True
+                for c in call.parsed.commands for form in c.forms()
+            ):
+                return rule
+        return None
+
+    def _deny_may_apply(self, call: Call) -> tuple[Rule, str] | None:
+        """A deny rule that might apply to a command the parser cannot fully see, and why."""
+        if call.parsed is None:
+            return None
+        for rule in self.deny_rules.rules:
+            if not fnmatch.fnmatchcase(call.tool.name, rule.tool):
+                continue
+            if call.unparseable:
+                return rule, (f"the deny rule {rule} cannot be checked: "
+                              f"{'; '.join(call.unparseable)}")
+            if any(rule.matches_argv(call.tool.name, form) is None
+                   for c in call.parsed.commands for form in c.forms()):
+                return rule, (f"the deny rule {rule} may apply: a word it checks is known only "
+                              "when the command runs")
+        return None
+
+    def _allowed_by(self, call: Call, *rulesets: RuleSet) -> Rule | None:
+        """The allow rule that answers for the call: for bash, every simple command must match
+        one; a command with unparseable parts is answered by none."""
+        rules = [r for rs in rulesets for r in rs.rules]
+        if call.parsed is None:
+            return next((r for r in rules if r.matches(call.subject)), None)
+        if call.unparseable or not call.parsed.commands:
+            return None
+        exact = next((r for r in rules if r.spec is not None and not r.spec.endswith(":*")
+                      and r.matches(call.subject)), None)
+        if exact is not None:  # the person allowed this very command string
+            return exact
+        first: Rule | None = None
+        for command in call.parsed.commands:
+            rule = next((r for r in rules if r.matches_argv(call.tool.name, command.argv) is True),
+                        None)
+            if rule is None:
+                return None
+            first = first or rule
+        return first
+
+    def _person_allows(self, call: Call) -> Rule | None:
+        """A rule of the person's own (user config or this session) that names what the call
+        touches: a bare tool name does not unlock protected paths."""
+        rule = self._allowed_by(call, self.session_rules, self.user_rules)
+        return rule if rule is not None and rule.spec is not None else None
+
+    def _suggest(self, call: Call) -> str:
+        return suggest_rule(call.tool.name, call.subject.command, call.subject.paths)
+
     # -- asking -------------------------------------------------------------------------
+    async def _ask_protected(self, call: Call, params: Any, ctx: Any) -> GateDecision:
+        what = ", ".join(f"{target} (protected-path rule {rule})"
+                         for target, rule in call.protected)
+        reason = (f"writes a protected path: {what}; repository configuration and git's files "
+                  "can make the next run or git execute commands")
+        if call.subject.command is None and call.subject.paths:
+            names = call.subject.paths
+            rule = f"{call.tool.name}({names[0]})" if len(names) == 1 else ""
+        else:
+            rule = self._suggest(call)
+        return await self._ask(call, params, ctx, reason, rule=rule, strict=True,
+                               protected=call.protected[0][1])
+
     async def _ask(
-        self, call: _Call, params: Any, ctx: Any, reason: str, *, rule: str
+        self, call: Call, params: Any, ctx: Any, reason: str, *, rule: str,
+        strict: bool = False, protected: str | None = None, deny_rule: str | None = None,
     ) -> GateDecision:
+        """Ask the Approver. `strict` asks are ones no mode answers: a denial names why."""
         try:
             preview = await call.tool.preview(params, ctx)
         except ToolError as exc:
             preview = None
             reason += f" (preview failed: {exc})"
+        except Exception as exc:  # noqa: BLE001 - a broken preview must not crash the gate
+            preview = None
+            reason += f" (no preview: {type(exc).__name__})"
+        path = call.protected[0][0] if protected else None
         request = ApprovalRequest(
             request_id=uuid.uuid4().hex[:12], agent_id=call.agent_id, tool=call.tool.name,
             summary=getattr(preview, "summary", None) or f"{call.tool.name}",
             reason=reason, diff=getattr(preview, "diff", None),
             command=getattr(preview, "command", None) or call.subject.command,
             cwd=getattr(preview, "cwd", None),
-            path=call.subject.paths[0] if call.subject.paths else None, rule=rule,
+            path=path or (call.subject.paths[0] if call.subject.paths else None), rule=rule,
+            protected=protected, deny_rule=deny_rule,
         )
         answer = await self.approver.request(request)
         if not answer.allowed:
-            return self._deny(call, "The person denied this call.", answer.feedback)
+            denied = f"Not allowed: {reason}." if strict else "The person denied this call."
+            return self._deny(call, denied, answer.feedback)
         if answer.decision in ("allow_session", "allow_project") and rule:
             self.remember(rule, project=answer.decision == "allow_project")
         return self._allow(call, "approved")
@@ -207,66 +304,38 @@ class PermissionGate:
         self._notice("info", f"Allowed {rule} for {where}.")
 
     # -- bookkeeping --------------------------------------------------------------------
-    def _allow(self, call: _Call, reason: str) -> GateDecision:
-        self._denials.pop(call.signature, None)
+    def _allow(self, call: Call, reason: str) -> GateDecision:
         return GateDecision(True, reason)
 
-    def _deny(self, call: _Call, reason: str, feedback: str | None = None) -> GateDecision:
-        self._denials[call.signature] += 1
-        if self._denials[call.signature] >= ESCALATE_AFTER:
-            self._denials.pop(call.signature, None)
+    def _deny(self, call: Call, reason: str, feedback: str | None = None) -> GateDecision:
+        """Count the denial for each of the call's intents; the third of one escalates."""
+        kind = call.kind
+        if kind == PERSON_AGENT_ID:
+            return GateDecision(False, reason, feedback)
+        escalated: str | None = None
+        for intent in call.intents:
+            self._denials[(kind, intent)] += 1
+            if self._denials[(kind, intent)] >= ESCALATE_AFTER and escalated is None:
+                escalated = intent
+        if escalated is not None:
+            self._denials.pop((kind, escalated), None)
             raise DenialEscalated(
-                f"Stopped: {ESCALATE_AFTER} similar attempts to use {call.tool.name} were "
-                f"denied (last reason: {reason}"
+                f"Stopped: {ESCALATE_AFTER} similar attempts to use {call.tool.name} "
+                f"({escalated}) by the {kind} agent were denied (last reason: {reason}"
                 + (f" Feedback: {feedback}" if feedback else "")
                 + "). The person needs to decide how to go on."
             )
         return GateDecision(False, reason, feedback)
 
+    def denial_counts(self) -> dict[tuple[str, str], int]:
+        """Denials so far this session, by (agent kind, intent)."""
+        return dict(self._denials)
+
     def reset_denials(self) -> None:
-        """Forget denial counts (a new prompt from the person starts afresh)."""
+        """Forget denial counts (/clear). Counts otherwise last the whole session: a new prompt
+        does not reset them, so denials spread over prompts and delegations still add up."""
         self._denials.clear()
 
     def _notice(self, level: str, message: str) -> None:
         if self.bus is not None:
             self.bus.publish(Notice(level=level, message=message))  # type: ignore[arg-type]
-
-    def _describe(self, tool: GatedTool, params: Any, ctx: Any) -> _Call:
-        risk = str(getattr(tool.risk, "value", tool.risk))
-        agent_id = getattr(ctx, "agent_id", "main")
-        paths: list[str] = []
-        outside = None
-        for value in _path_values(tool, params):
-            try:
-                resolved = resolve_in_project(self.project_root, value)
-                paths.append(relative(self.project_root, resolved))
-            except PathOutsideProject as exc:
-                outside = str(exc)
-        command = getattr(params, "command", None) if risk == "execute" else None
-        command = command if isinstance(command, str) else None
-        subject = CallSubject(tool.name, command, tuple(paths))
-        sensitive = tuple(p for p in paths if is_sensitive(p))
-        return _Call(tool, risk, agent_id, subject, outside, sensitive,
-                     _signature(agent_id, tool.name, command, paths))
-
-
-def _path_values(tool: GatedTool, params: Any) -> list[str]:
-    values: list[str] = []
-    for name in getattr(tool, "path_params", ()):
-        value = getattr(params, name, None)
-        if isinstance(value, str | Path):
-            values.append(str(value))
-        elif isinstance(value, list | tuple):
-            values += [str(v) for v in value if isinstance(v, str | Path)]
-    return values
-
-
-def _signature(agent: str, tool: str, command: str | None, paths: list[str]) -> tuple[str, ...]:
-    """Calls count as similar when they share the tool and the command's verb or the paths."""
-    if command is not None:
-        with contextlib.suppress(ValueError):
-            words = shlex.split(command)
-            verb = words[:1] + [w for w in words[1:2] if not w.startswith("-")]
-            return (agent, tool, *verb)
-        return (agent, tool, *command.split()[:1])
-    return (agent, tool, *sorted(paths))

@@ -84,6 +84,32 @@ def is_sensitive(path: Path | str) -> bool:
     return any(p.search(name) for p in _SENSITIVE_PATTERNS)
 
 
+PROTECTED_ANY_DEPTH = {".git": ".git/**", ".gitattributes": ".gitattributes",
+                      ".gitmodules": ".gitmodules"}
+"""Names protected wherever they are: git reads nested `.git` dirs and `.gitattributes`."""
+PROTECTED_AT_ROOT = {".valarmind": ".valarmind/**", ".mcp.json": ".mcp.json",
+                     "external-agents.json": "external-agents.json", "plugins": "plugins/**",
+                     ".envrc": ".envrc"}
+"""Names protected at the project root: configuration the next run loads."""
+
+
+def protected_by(path: Path | str) -> str | None:
+    """The protected-path pattern a project-relative path falls under, or None.
+
+    Writing these changes what the next run (or git) executes: repository config (`.valarmind/`,
+    `.mcp.json`, `external-agents.json`, `plugins/`), direnv's `.envrc`, and git's own files
+    (`.git/` hooks and config, `.gitattributes` filters, `.gitmodules`).
+    """
+    parts = [p for p in PurePosixPath(Path(path).as_posix()).parts if p not in ("/", ".", "")]
+    # Lower case: on a case-insensitive file system `.GIT/config` is `.git/config`.
+    for part in parts:
+        if part.lower() in PROTECTED_ANY_DEPTH:
+            return PROTECTED_ANY_DEPTH[part.lower()]
+    if parts and parts[0].lower() in PROTECTED_AT_ROOT:
+        return PROTECTED_AT_ROOT[parts[0].lower()]
+    return None
+
+
 @lru_cache(maxsize=512)
 def glob_regex(pattern: str) -> re.Pattern[str]:
     """A compiled regex for a POSIX glob over relative paths.

@@ -9,7 +9,9 @@ call of that tool.
 from __future__ import annotations
 
 import fnmatch
+import posixpath
 import re
+import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -51,6 +53,12 @@ class Rule:
     def __str__(self) -> str:
         return self.tool if self.spec is None else f"{self.tool}({self.spec})"
 
+    def matches_argv(self, tool: str, argv: Sequence[str | None]) -> bool | None:
+        """Does this rule match one simple command of a bash call (None: it might)?"""
+        if not fnmatch.fnmatchcase(tool, self.tool):
+            return False
+        return True if self.spec is None else argv_matches(self.spec, argv)
+
     def matches(self, call: CallSubject) -> bool:
         if not fnmatch.fnmatchcase(call.tool, self.tool):
             return False
@@ -61,6 +69,30 @@ class Rule:
         if call.paths:
             return all(glob_match(self.spec, p) for p in call.paths)
         return False
+
+
+def argv_matches(spec: str, argv: Sequence[str | None]) -> bool | None:
+    """`command_matches` for one simple command already split into words (see safety.shell):
+    True, False, or None when a word the spec compares is an expansion (it might match).
+
+    The program is compared by base name, so `rm:*` matches `/bin/rm -rf x`."""
+    prefix = spec.endswith(":*")
+    try:
+        words = shlex.split(spec[:-2] if prefix else spec)
+    except ValueError:
+        return False
+    if not words or not argv:
+        return False
+    words[0] = posixpath.basename(words[0]) or words[0]
+    if len(argv) < len(words) or (not prefix and len(argv) != len(words)):
+        return False
+    unknown = False
+    for want, got in zip(words, argv, strict=False):
+        if got is None:
+            unknown = True
+        elif got != want:
+            return False
+    return None if unknown else True
 
 
 def command_matches(spec: str, command: str) -> bool:
