@@ -72,12 +72,16 @@ def trust_notices(settings: Settings, project_root: Path) -> list[str]:
 
 def build_gate(
     settings: Settings, project_root: Path, approver: Approver, bus: EventBus | None = None, *,
-    mode: PermissionMode | str | None = None,
+    mode: PermissionMode | str | None = None, sandbox: Sandbox | None = None,
 ) -> PermissionGate:
-    """The permission gate for one face: mode from the user's settings or the face's policy."""
+    """The permission gate for one face: mode from the user's settings or the face's policy;
+    the user's own rules kept apart (only they unlock protected paths); every command asks
+    when the sandbox cannot run."""
     return PermissionGate(
         project_root, approver,
         mode=PermissionMode(mode or settings.permission_mode), rules=settings.permissions,
+        user_rules=settings.user_permissions,
+        unconfined_commands_ask=sandbox is not None and sandbox.unavailable,
         on_remember=lambda rule: remember_allow_rule(project_root, rule), bus=bus,
     )
 
@@ -94,7 +98,7 @@ def build_stack(
     chosen_approver = approver(bus)
     sandbox = Sandbox.detect(settings.sandbox, settings.sandbox_network)
     registry = tools if tools is not None else builtin_tools(sandbox=sandbox)
-    gate = build_gate(settings, root, chosen_approver, bus)
+    gate = build_gate(settings, root, chosen_approver, bus, sandbox=sandbox)
     agents = AgentRegistry.load(root, settings)
     commands = builtin_commands()
     plugins = load_plugins(root, trusted=settings.project_trusted)

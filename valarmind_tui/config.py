@@ -160,6 +160,12 @@ class Settings(BaseSettings):
     _project_trusted: bool = PrivateAttr(default=False)
     _project_mcp_servers: frozenset[str] = PrivateAttr(default=frozenset())
     _ignored_project_keys: tuple[str, ...] = PrivateAttr(default=())
+    _user_permissions: PermissionSettings | None = PrivateAttr(default=None)
+
+    @property
+    def user_permissions(self) -> PermissionSettings:
+        """The rules of the user's own config (only these may unlock protected paths)."""
+        return self._user_permissions if self._user_permissions is not None else self.permissions
 
     @property
     def project_trusted(self) -> bool:
@@ -382,6 +388,9 @@ def load_settings(project_root: Path, *, trusted: bool = False, **flags: Any) ->
     settings._project_trusted = trusted
     settings._project_mcp_servers = project_servers
     settings._ignored_project_keys = tuple(ignored)
+    user_rules = layers[0][1].get("permissions", {})
+    settings._user_permissions = PermissionSettings.model_validate(
+        user_rules if isinstance(user_rules, dict) else {})
     return settings
 
 

@@ -137,7 +137,8 @@ async def _run_profile(
     spec = AgentSpec(name=profile.name, description="runner profile", system_prompt=system_prompt,
                      max_turns=profile.max_turns, source="profile")
     deps = LoopDeps(provider=provider, tools=tools, gate=session.gate, bus=session.bus,
-                    ctx=ToolContext(project_root=session.project_root), totals=session.totals)
+                    ctx=ToolContext(project_root=session.project_root, sandbox=session.sandbox),
+                    totals=session.totals)
     manager = _profile_servers(settings, root, profile, session)
     try:
         await manager.start(profile.mcp_servers)

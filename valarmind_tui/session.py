@@ -208,7 +208,6 @@ class Session:
         if prompt.lstrip().startswith("/"):
             result = await self.run_command(prompt)
             return PromptResult("done" if result.ok else "failed", result.text)
-        self.gate.reset_denials()
         task = asyncio.create_task(self._run_prompt(prompt))
         self._running = task
         try:
@@ -345,7 +344,9 @@ class Session:
         return build_transcript(self.history, events, limit)
 
     def clear(self) -> None:
+        """Forget the conversation (and the denials counted in it)."""
         self.history = []
+        self.gate.reset_denials()
 
     def warm_up(self) -> None:
         """Import the model library now (~2.5 s) so the first prompt does not wait for it.

@@ -16,6 +16,8 @@ from typing import Any
 from valarmind_tui.agents.delegate import DelegationResult
 from valarmind_tui.agents.loop import run_gated
 from valarmind_tui.agents.results import result_dict
+from valarmind_tui.composition import build_gate
+from valarmind_tui.errors import DenialEscalated
 from valarmind_tui.events import ToolCallFinished, ToolCallStarted
 from valarmind_tui.mcp.server_think import Answer, Call
 from valarmind_tui.safety.approval import PermissionMode, PolicyApprover
@@ -38,14 +40,18 @@ async def run_tool(
 ) -> ToolResult:
     """One built-in tool, through the permission gate (plan mode unless given), published as
     ToolCallStarted/Finished like an agent's call."""
-    gate = gate or PermissionGate(call.root, PolicyApprover(), mode=PermissionMode.PLAN,
-                                  rules=call.settings.permissions, bus=call.bus)
-    ctx = ToolContext(project_root=call.root, agent_id="mcp")
+    gate = gate or build_gate(call.settings, call.root, PolicyApprover(), call.bus,
+                              mode=PermissionMode.PLAN, sandbox=call.sandbox)
+    ctx = ToolContext(project_root=call.root, agent_id="mcp", sandbox=call.sandbox)
     call_id = f"mcp-{next(_ids)}"
     call.bus.publish(ToolCallStarted(agent_id="mcp", call_id=call_id, name=tool.name,
                                      arguments=arguments))
     params = tool.parse(arguments)
-    status, result = await run_gated(tool, params, ctx, gate, permissions or AgentPermissions())
+    try:
+        status, result = await run_gated(tool, params, ctx, gate,
+                                         permissions or AgentPermissions())
+    except DenialEscalated as exc:
+        status, result = "error", ToolResult.error(str(exc))
     call.bus.publish(ToolCallFinished(agent_id="mcp", call_id=call_id, name=tool.name,
                                       status=status, output=result.output[:2000]))
     return result
@@ -53,7 +59,7 @@ async def run_tool(
 
 def from_delegation(result: DelegationResult, summary: str = "") -> Answer:
     """A specialist's run as the tool's answer (its validated result when it has one)."""
-    if result.status in ("failed", "cancelled", "timeout"):
+    if result.status in ("failed", "cancelled", "timeout", "escalated"):
         why = result.problem or result.text or "no output"
         return Answer(result.text, error=f"the {result.agent} agent {result.status}: {why}")
     data: Any = result_dict(result.result) if result.result is not None else result.text
@@ -76,7 +82,8 @@ async def review(call: Call) -> Answer:
         raise ValueError("paths must be a list of project file paths")
     delegator = call.delegator() if call.provider is not None else None
     report = await run_review(call.root, [target] if target else [], paths=paths,
-                              delegator=delegator, settings=call.settings, bus=call.bus)
+                              delegator=delegator, settings=call.settings, bus=call.bus,
+                              sandbox=call.sandbox)
     call.tools_used += ["git_diff", *report.linters]
     static = [f for f in report.findings if f.source != "model"]
     summary = (f"Review of {report.target}: {len(report.files)} file(s), {len(static)} static "
@@ -177,12 +184,12 @@ async def _run_commands(call: Call, commands: list[str]) -> list[dict[str, Any]]
     from valarmind_tui.tools.bash import Bash
 
     mode = PermissionMode(call.explicit_mode or PermissionMode.DEFAULT)
-    gate = PermissionGate(call.root, PolicyApprover(allow_execute=True), mode=mode,
-                          rules=call.settings.permissions, bus=call.bus)
+    gate = build_gate(call.settings, call.root, PolicyApprover(allow_execute=True), call.bus,
+                      mode=mode, sandbox=call.sandbox)
     only_these = AgentPermissions(execute=True, execute_allow=tuple(commands))
     results = []
     for command in commands:
-        out = await run_tool(call, Bash(), {"command": command}, gate=gate,
+        out = await run_tool(call, Bash(sandbox=call.sandbox), {"command": command}, gate=gate,
                              permissions=only_these)
         results.append({"command": command, "passed": not out.is_error,
                         "output": out.output[-QA_OUTPUT_CHARS:]})

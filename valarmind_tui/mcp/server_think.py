@@ -22,6 +22,7 @@ from valarmind_tui.agents.loop import LoopDeps
 from valarmind_tui.agents.registry import AgentRegistry
 from valarmind_tui.agents.spec import AgentSpec
 from valarmind_tui.bus import EventBus
+from valarmind_tui.composition import build_gate
 from valarmind_tui.config import Settings
 from valarmind_tui.errors import ProviderError
 from valarmind_tui.events import (
@@ -43,7 +44,7 @@ from valarmind_tui.providers.base import (
     TurnComplete,
 )
 from valarmind_tui.safety.approval import PermissionMode, PolicyApprover
-from valarmind_tui.safety.gate import PermissionGate
+from valarmind_tui.safety.sandbox import Sandbox
 from valarmind_tui.tools.base import Risk, ToolContext
 from valarmind_tui.tools.builtin import builtin_tools
 from valarmind_tui.tools.registry import ToolRegistry
@@ -65,9 +66,15 @@ class Call:
     """The --permission-mode the server was started with."""
     tools_used: list[str] = field(default_factory=list)
 
+    @property
+    def sandbox(self) -> Sandbox:
+        """Where this call's commands run (detection is cached per process)."""
+        return Sandbox.detect(self.settings.sandbox, self.settings.sandbox_network)
+
     def delegator(self, *extra_specs: AgentSpec) -> Delegator:
         assert self.provider is not None, "raw mode runs no agent"
-        return server_delegator(self.root, self.settings, self.provider, self.bus, extra_specs)
+        return server_delegator(self.root, self.settings, self.provider, self.bus, extra_specs,
+                                sandbox=self.sandbox)
 
 
 @dataclass
@@ -207,24 +214,24 @@ def choose_provider(ctx: Any, settings: Settings) -> tuple[Provider | None, str]
     return None, "raw"
 
 
-def read_only_tools() -> ToolRegistry:
+def read_only_tools(sandbox: Sandbox | None = None) -> ToolRegistry:
     """The built-in tools that only read (what the server's agents may use)."""
-    return ToolRegistry(t for t in builtin_tools() if t.risk is Risk.READ)
+    return ToolRegistry(t for t in builtin_tools(sandbox=sandbox) if t.risk is Risk.READ)
 
 
 def server_delegator(
     root: Path, settings: Settings, provider: Provider, bus: EventBus,
-    extra_specs: Iterable[AgentSpec] = (),
+    extra_specs: Iterable[AgentSpec] = (), *, sandbox: Sandbox | None = None,
 ) -> Delegator:
     """Specialists for one call: the project's agent registry (plus the agent_* tools' specs),
     read-only tools and a plan-mode gate whose policy refuses anything else."""
     registry = AgentRegistry.load(root, settings)
     for spec in extra_specs:
         registry.add(spec)
-    gate = PermissionGate(root, PolicyApprover(), mode=PermissionMode.PLAN,
-                          rules=settings.permissions, bus=bus)
-    deps = LoopDeps(provider=provider, tools=read_only_tools(), gate=gate, bus=bus,
-                    ctx=ToolContext(project_root=root, agent_id="mcp"))
+    gate = build_gate(settings, root, PolicyApprover(), bus, mode=PermissionMode.PLAN,
+                      sandbox=sandbox)
+    deps = LoopDeps(provider=provider, tools=read_only_tools(sandbox), gate=gate, bus=bus,
+                    ctx=ToolContext(project_root=root, agent_id="mcp", sandbox=sandbox))
     return Delegator(registry, deps, settings=settings)
 
 
