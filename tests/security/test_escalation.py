@@ -47,8 +47,8 @@ def orchestrator(root: Path, fake_model: Any, gate: PermissionGate,
                  events: list[Any] | None = None) -> Orchestrator:
     from valarmind_tui.providers.litellm_provider import provider_from_settings
 
-    settings = load_settings(root, model="openai/fake-model", api_base=fake_model.openai_base,
-                             api_key_env="FAKE_API_KEY")
+    settings = load_settings(root, trusted=True, model="openai/fake-model",
+                             api_base=fake_model.openai_base, api_key_env="FAKE_API_KEY")
     bus = gate.bus or EventBus()
     if events is not None:
         bus.add_listener(events.append)
