@@ -218,7 +218,8 @@ async def test_prompts_typed_while_starting_send_one_and_keep_the_next(
         await wait_for(pilot, lambda: _kept(app, "two"))
         assert any("already waiting" in n.message for n in app._notifications)
         ready.set()
-        message = await wait_for(pilot, lambda: _answer(app))
+        # Run alone, this test pays the cold litellm import (about 20 s on two busy cores).
+        message = await wait_for(pilot, lambda: _answer(app), timeout=60)
         assert message.status == "done"
         notices = [str(n.render()) for n in app.query(NoticeLine)]
         assert not any("still working" in n for n in notices)
