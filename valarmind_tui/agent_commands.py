@@ -78,6 +78,7 @@ def register_mcp_prompts(registry: CommandRegistry, prompts: list[McpPrompt]) ->
             name=prompt.command, help=prompt.description or f"MCP prompt from {prompt.server}",
             handler=_prompt_handler(prompt),
             usage=" ".join(f"{name}=…" for name, _required, _ in prompt.arguments),
+            idle_only=True,  # it runs a turn
         ))
 
 

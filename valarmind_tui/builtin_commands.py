@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from valarmind_tui.agent_commands import register_agent_commands
-from valarmind_tui.commands import CommandRegistry, CommandResult, command
+from valarmind_tui.commands import CommandRegistry, CommandResult, command, refused_while_busy
 from valarmind_tui.context_commands import register_context_commands
 from valarmind_tui.safety.approval import PermissionMode
 
@@ -49,13 +49,15 @@ def builtin_commands() -> CommandRegistry:
 
     @command(registry, "plan", "plan mode: read-only research, then a plan to approve")
     async def plan(session: Session, args: str) -> CommandResult:
+        if args and session.busy:  # a question runs a turn; the mode alone is safe mid-turn
+            return refused_while_busy("plan QUESTION")
         session.set_mode(PermissionMode.PLAN)
         if args:
             result = await session.submit(args)
             return CommandResult(result.text, ok=result.status == "done")
         return CommandResult("Plan mode on: only read tools run until a plan is approved.")
 
-    @command(registry, "clear", "start a fresh conversation")
+    @command(registry, "clear", "start a fresh conversation", idle_only=True)
     async def clear(session: Session, args: str) -> CommandResult:
         session.clear()
         return CommandResult("Conversation cleared.", action="clear")

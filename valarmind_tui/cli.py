@@ -42,7 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="resume a stored session (the last one by default)")
     sub = parser.add_subparsers(dest="command")
 
-    run = sub.add_parser("run", help="seed 000's external agent runner")
+    run = sub.add_parser(
+        "run", help="run one agent profile on files and write its answer to a file (for scripts)")
     _common(run)
     run.add_argument("--agent", required=True, help="profile or agent name")
     run.add_argument("--prompt", required=True, type=Path, help="system prompt file")

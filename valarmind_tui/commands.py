@@ -35,6 +35,17 @@ class Command:
     """One line."""
     handler: Handler
     usage: str = ""
+    idle_only: bool = False
+    """Refused while a prompt runs: its end would undo the command (/clear, /compact) or the
+    command runs a turn of its own."""
+
+
+def refused_while_busy(name: str) -> CommandResult:
+    """The answer to a command that cannot run while the agent is working."""
+    return CommandResult(
+        f"/{name} cannot run while the agent is working: wait for the answer or press Esc to "
+        "cancel it.", ok=False,
+    )
 
 
 class CommandRegistry:
@@ -70,16 +81,19 @@ class CommandRegistry:
             hint = f" Did you mean {', '.join('/' + n for n in near)}?" if near else ""
             text = f"Unknown command /{name}.{hint} Type /help for the list."
             return CommandResult(text, ok=False)
+        if command.idle_only and session.busy:
+            return refused_while_busy(command.name)
         return await command.handler(session, args.strip())
 
 
 def command(
-    registry: CommandRegistry, name: str, help: str, usage: str = ""
+    registry: CommandRegistry, name: str, help: str, usage: str = "", *, idle_only: bool = False,
 ) -> Callable[[Handler], Handler]:
     """Decorator registering a handler."""
 
     def wrap(handler: Handler) -> Handler:
-        registry.register(Command(name=name, help=help, handler=handler, usage=usage))
+        registry.register(Command(name=name, help=help, handler=handler, usage=usage,
+                                  idle_only=idle_only))
         return handler
 
     return wrap

@@ -57,7 +57,8 @@ def register_context_commands(registry: CommandRegistry) -> None:
         footer += f"; skipped: {skipped}" if skipped else ""
         return CommandResult(result.text + footer, data=result)
 
-    @command(registry, "compact", "summarize older turns to free the context window")
+    @command(registry, "compact", "summarize older turns to free the context window",
+             idle_only=True)
     async def compact(session: Session, args: str) -> CommandResult:
         notice = await session.compact()
         return CommandResult(notice)

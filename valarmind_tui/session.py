@@ -204,10 +204,13 @@ class Session:
 
     # -- intents --------------------------------------------------------------------------
     async def submit(self, prompt: str) -> PromptResult:
-        """Run the prompt through the main agent; events stream on the bus meanwhile."""
+        """Run the prompt through the main agent; events stream on the bus meanwhile. One
+        prompt at a time: while one runs, another is refused (not queued) with a Notice."""
         if prompt.lstrip().startswith("/"):
             result = await self.run_command(prompt)
             return PromptResult("done" if result.ok else "failed", result.text)
+        if self.busy:
+            return self._refuse_while_busy()
         task = asyncio.create_task(self._run_prompt(prompt))
         self._running = task
         try:
@@ -217,6 +220,11 @@ class Session:
             raise
         finally:
             self._running = None
+
+    def _refuse_while_busy(self) -> PromptResult:
+        message = "The agent is still working: wait for the answer or press Esc to cancel it."
+        self.bus.publish(Notice(level="warning", message=message))
+        return PromptResult("failed", message)
 
     async def _run_prompt(self, prompt: str) -> PromptResult:
         if self.offline:

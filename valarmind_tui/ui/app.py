@@ -240,6 +240,7 @@ class ValarMindApp(App[int]):
         elif isinstance(event, ModeChanged):
             self.query_one(StatusBar).mode = event.mode
         elif isinstance(event, TurnStarted) and event.agent_id == "main":
+            self.query_one(StatusBar).busy = True  # also for a turn a command runs (/plan Q)
             garbage.settle_turn()
         elif isinstance(event, Notice):
             self._last_notice = event.message
@@ -263,11 +264,12 @@ class ValarMindApp(App[int]):
         self.push_screen(screen, callback=answered)
 
     def _settle_while_working(self) -> None:
-        if self.turn_running:
+        if self.working:
             garbage.settle_turn()
 
     async def _prompt_finished(self, event: PromptFinished) -> None:
         self.set_timer(0.5, garbage.settle_idle)  # while the person reads the answer
+        self.query_one(StatusBar).busy = self.turn_running
         chat = self.query_one(ChatView)
         await chat.finish_answer(event.status)
         if event.status == "failed" and event.text and event.text != self._last_notice:
@@ -284,17 +286,37 @@ class ValarMindApp(App[int]):
         assert self.session is not None, "the session is not ready yet"
         return self.session
 
+    @property
+    def working(self) -> bool:
+        """A prompt runs: one sent from the prompt, or a turn a command runs (/plan QUESTION,
+        an MCP prompt), which the session counts as busy."""
+        return self.turn_running or (self.session is not None and self.session.busy)
+
     @on(PromptInput.Submitted)
     async def _on_submitted(self, message: PromptInput.Submitted) -> None:
+        if refusal := self._refusal(message.text):
+            message.prompt_input.load_text(message.text)
+            self.notify(refusal, severity="warning")
+            return
         if self.session is None:
             self._pending.append(message.text)
             self.notify("Starting… it will be sent as soon as the session is ready.", timeout=3)
             return
-        if self.turn_running and not message.text.startswith(("/", "!")):
-            message.prompt_input.load_text(message.text)
-            self.notify("The agent is still working; Esc cancels it.", severity="warning")
-            return
         await self._dispatch(message.text)
+
+    def _refusal(self, text: str) -> str:
+        """Why `text` cannot be sent now, or "". One prompt at a time: a second one is refused
+        and left in the input, not queued (it was written before the first one's answer).
+        Commands and `!shell` still run; those a running turn would undo refuse themselves
+        (Command.idle_only)."""
+        if text.startswith(("/", "!")):
+            return ""
+        if self.working:
+            return "The agent is still working: wait for the answer or press Esc."
+        if self.session is None and any(not t.startswith(("/", "!")) for t in self._pending):
+            return ("A prompt is already waiting for the session to start: send this one after "
+                    "its answer.")
+        return ""
 
     async def _dispatch(self, text: str) -> None:
         if text.startswith("/"):
@@ -371,7 +393,8 @@ class ValarMindApp(App[int]):
         self.query_one(StatusBar).mode = self.session.mode.value
 
     def action_cancel(self) -> None:
-        if self.turn_running and self.live.cancel():
+        """Esc: stop the running prompt, whether the prompt bar or a command started it."""
+        if self.working and self.live.cancel():
             self.notify("Cancelling…", timeout=2)
 
     def action_quit_twice(self) -> None:

@@ -39,7 +39,9 @@ class TaskList(Static):
     TaskList { height: auto; padding: 0 1; }
     """
 
-    tasks: reactive[tuple[TaskItem, ...]] = reactive(tuple)
+    tasks: reactive[tuple[TaskItem, ...]] = reactive(tuple, layout=True)
+    """layout=True: the widget's height follows the number of tasks (without it, it kept the
+    height of the first list it drew and later rows were cut off)."""
 
     def render(self) -> Content:
         if not self.tasks:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from textual.content import Content
@@ -32,6 +33,63 @@ def one_line_arguments(arguments: dict[str, Any], width: int = ARGS_WIDTH) -> st
         parts.append(f"{key}={json.dumps(text, ensure_ascii=False) if ' ' in text else text}")
     line = " ".join(parts)
     return line if len(line) <= width else line[: width - 1] + "…"
+
+
+_SUMMARY = re.compile(r'"summary":\s*"((?:[^"\\]|\\.)*)')
+"""A `"summary": "…"` field, even in JSON cut short (its closing quote may be gone)."""
+
+
+def _json_values(output: str) -> list[Any]:
+    """Every JSON value in `output` (a delegation of several agents joins theirs by blank
+    lines), or [] when it is not only JSON."""
+    decoder, values, index = json.JSONDecoder(), [], 0
+    while index < len(output):
+        if output[index].isspace():
+            index += 1
+            continue
+        try:
+            value, index = decoder.raw_decode(output, index)
+        except ValueError:
+            return []
+        values.append(value)
+    return values
+
+
+def _result_summary(value: Any) -> str:
+    """The line a specialist's result (delegate.py's JSON) is known by."""
+    if not isinstance(value, dict):
+        return ""
+    result = value.get("result")
+    for found in (result.get("summary") if isinstance(result, dict) else None,
+                  value.get("summary"), value.get("problem")):
+        if isinstance(found, str) and found.strip():
+            return found.strip()
+    return ""
+
+
+def _meaningful_line(text: str) -> str:
+    """The first line with a letter or digit in it (not a lone `{` or `[`)."""
+    return next((line.strip() for line in text.splitlines()
+                 if any(c.isalnum() for c in line)), "")
+
+
+def result_title(output: str) -> str:
+    """One line for a folded result: a JSON result's summary (several: `agent: summary` each),
+    else the first meaningful line."""
+    if output.lstrip().startswith(("{", "[")):
+        values = _json_values(output)
+        summaries = [_result_summary(v) for v in values]
+        if len(values) == 1 and summaries[0]:
+            return _meaningful_line(summaries[0])
+        if values and all(summaries):
+            return " · ".join(f"{v.get('agent', '?')}: {_meaningful_line(s)}"
+                              for v, s in zip(values, summaries, strict=True))
+        if not values and (match := _SUMMARY.search(output)):
+            try:
+                return _meaningful_line(json.loads(f'"{match.group(1)}"'))
+            except ValueError:
+                return _meaningful_line(match.group(1))
+    return _meaningful_line(output)
 
 
 def result_preview(output: str, lines: int = PREVIEW_LINES) -> str:
@@ -89,11 +147,10 @@ class ToolCallBlock(Static):
 
     @property
     def result_title(self) -> str:
-        """The result's first line (what the fold shows), or "" without output."""
-        lines = (self.output or "").strip().splitlines()
-        if not lines:
-            return ""
-        return lines[0] if len(lines[0]) <= 60 else lines[0][:59] + "…"
+        """What the fold shows: a specialist's summary or the result's first meaningful line,
+        or "" without output."""
+        title = result_title(self.output or "")
+        return title if len(title) <= 60 else title[:59] + "…"
 
     def render(self) -> Content:
         parts: list[Content | tuple[str, str] | str] = [self.header]
