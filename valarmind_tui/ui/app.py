@@ -24,6 +24,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.events import Resize
+from textual.worker import Worker, WorkerState
 
 from valarmind_tui.context.attachments import with_attachments
 from valarmind_tui.events import (
@@ -386,6 +387,14 @@ class ValarMindApp(App[int]):
         block.show(result.output, result.is_error)
 
     # -- keys ---------------------------------------------------------------------------------
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A background job that fails (the warm-up, MCP start-up...) is said, never swallowed."""
+        if event.state is WorkerState.ERROR:
+            error = event.worker.error
+            self.log.error(f"worker {event.worker.name} failed: {error!r}")
+            self.notify(f"Background task {event.worker.name!r} failed: {error}",
+                        severity="warning", timeout=8)
+
     def action_cycle_mode(self) -> None:
         if self.session is None:
             return

@@ -18,6 +18,8 @@ one had more of Textual's cyclic garbage (Strips and their caches) to free: 300-
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 THRESHOLDS = (700, 10, 10)
 """Automatic full collections ten times rarer than Python's default (700, 10, 10)."""
@@ -34,6 +36,20 @@ def tune() -> None:
 def freeze() -> None:
     """Everything alive now is here to stay (the imported modules)."""
     gc.freeze()
+
+
+@contextmanager
+def imports_then_freeze() -> Iterator[None]:
+    """No collection while a big library imports (it would walk the half-built heap again and
+    again); afterwards everything imported is frozen."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+        freeze()
 
 
 def settle_turn() -> None:
