@@ -26,7 +26,8 @@ async def _answer(repo: Path, key: str) -> list[Any]:
     seen: list[Any] = []
     app = build_app(_loader(seen), repo, ARGS)
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen)
+                       and app.screen.query("#body"))
         assert "mcp.json" in str(app.screen.query_one("#body").render())
         await pilot.press(key)
         await wait_for(pilot, lambda: app.session is not None)
