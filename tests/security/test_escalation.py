@@ -171,3 +171,28 @@ async def test_parallel_specialists_cannot_split_the_count(
     assert len(fake_model.requests) == 6
     assert outcome.messages[-1]["role"] == "tool"  # the stopped delegate call got a result
     assert not (shell_agent / "x").exists()
+
+
+def test_headless_escalation_exits_4_and_says_why(shell_agent: Path, fake_model: Any) -> None:
+    """`valarmind -p`: three denied spellings across delegations stop the run with exit code 4,
+    the reason on stderr and nothing on stdout."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import write_user_config
+
+    write_user_config(f'model = "openai/fake-model"\napi_base = "{fake_model.openai_base}"\n'
+                      'api_key_env = "FAKE_API_KEY"\n')
+    turns: list[ScriptedTurn] = []
+    for command in TOUCH_SPELLINGS[:3]:
+        turns += [ScriptedTurn(tool_calls=[call("delegate", agent="shell", task="create x")]),
+                  ScriptedTurn(tool_calls=[call("bash", command=command)]),
+                  ScriptedTurn(text="It was denied.")]
+    fake_model.script(*turns, ScriptedTurn(text="never asked for"))
+    out = subprocess.run([sys.executable, "-m", "valarmind_tui", "-p", "make x",
+                          "--trust-project"], cwd=shell_agent, capture_output=True, text=True,
+                         env=dict(os.environ), timeout=120)
+    assert out.returncode == 4, out.stderr
+    assert out.stdout == "" and "escalated" in out.stderr and "touch" in out.stderr
+    assert not (shell_agent / "x").exists()
