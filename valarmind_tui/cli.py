@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     parser = build_parser()
     args = parser.parse_args(argv)
-    from valarmind_tui.errors import ConfigError, UsageError
+    from valarmind_tui.errors import ConfigError, UsageError, ValarMindError
 
     try:
         root = _root(args)
@@ -145,5 +145,8 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, UsageError) as exc:
         print(f"valarmind: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except ValarMindError as exc:  # a provider or tool failure: said plainly, no traceback
+        print(f"valarmind: {exc}", file=sys.stderr)
+        return EXIT_FAILED
     except KeyboardInterrupt:
         return 130

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from valarmind_tui.errors import ConfigError
+from valarmind_tui.regular_files import read_regular_text
 from valarmind_tui.user_dirs import user_config_dir
 
 PROJECT_DIR = ".valarmind"
@@ -288,11 +289,11 @@ def _project_servers(
 def read_config_text(path: Path) -> str | None:
     """A config file's text; None when it does not exist, ConfigError when it cannot be read."""
     try:
-        return path.read_text(encoding="utf-8")
+        return read_regular_text(path)
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise ConfigError(f"cannot read: {exc.strerror}", file=path) from None
+        raise ConfigError(f"cannot read: {exc.strerror or exc}", file=path) from None
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

@@ -171,3 +171,20 @@ def test_attach_of_a_fifo(fifo: Path) -> None:
 
     with pytest.raises(UsageError, match="pipe.txt is a FIFO, not a regular file"):
         quickly(attach)
+
+
+def test_fifos_where_valarmind_reads_at_start_never_hang(git_repo: Path) -> None:
+    """A cloned repository whose config, agent, ignore and source files are FIFOs: start-up,
+    /help and the repo map still finish (the FIFOs are skipped or named, never opened)."""
+    import os
+    import subprocess
+    import sys
+
+    (git_repo / ".valarmind" / "agents").mkdir(parents=True)
+    for rel in (".valarmind/config.toml", ".valarmind/agents/spy.md", ".gitignore", "mod.py",
+                "VALARMIND.md", ".mcp.json", "external-agents.json", "Makefile"):
+        os.mkfifo(git_repo / rel)
+    for args in (["-p", "/help", "--trust-project"], ["map"], ["-p", "/init"]):
+        out = subprocess.run([sys.executable, "-m", "valarmind_tui", *args], cwd=git_repo,
+                             capture_output=True, text=True, env=dict(os.environ), timeout=60)
+        assert "Traceback" not in out.stderr, out.stderr

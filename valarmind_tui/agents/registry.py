@@ -22,6 +22,7 @@ from valarmind_tui.agents.project_commands import (
 from valarmind_tui.agents.spec import AgentSpec
 from valarmind_tui.config import PROJECT_DIR, Settings
 from valarmind_tui.errors import ConfigError, UsageError
+from valarmind_tui.regular_files import read_regular_text
 from valarmind_tui.safety.permissions import AgentPermissions
 from valarmind_tui.user_dirs import user_config_dir
 
@@ -153,9 +154,9 @@ def parse_agent_file(
     import yaml
 
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_text(path)
     except OSError as exc:
-        raise ConfigError(f"cannot read: {exc.strerror}", file=path) from None
+        raise ConfigError(f"cannot read: {exc.strerror or exc}", file=path) from None
     front, body, first_line = split_front_matter(text, path)
     try:
         data = yaml.safe_load(front) or {}

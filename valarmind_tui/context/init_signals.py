@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from valarmind_tui.regular_files import read_regular_text
 from valarmind_tui.repomap.files import list_files
 from valarmind_tui.repomap.languages import language_for
 
@@ -222,8 +223,7 @@ def _toml(path: Path) -> dict[str, Any]:
 
 def _read(path: Path, limit: int) -> str:
     try:
-        with path.open(encoding="utf-8", errors="replace") as handle:
-            return handle.read(limit)
+        return read_regular_text(path, errors="replace")[:limit]
     except OSError:
         return ""
 

@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from valarmind_tui.regular_files import read_regular_bytes
 from valarmind_tui.repomap.cache import TagCache
 from valarmind_tui.repomap.files import list_files
 from valarmind_tui.repomap.graph import build_graph, edge_weights, rank_definitions, rank_file_graph
@@ -199,8 +200,7 @@ def _parse_one(job: tuple[str, str, int, int, str]
     if size > MAX_FILE_BYTES:
         return rel, mtime, size, "huge", None
     try:
-        with open(os.path.join(root, rel), "rb") as fh:
-            src = fh.read()
+        src = read_regular_bytes(os.path.join(root, rel))
     except OSError:
         return rel, mtime, size, "unreadable", None
     reason = skip_reason(src, rel)

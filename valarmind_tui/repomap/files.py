@@ -8,12 +8,18 @@ import os
 import subprocess
 from pathlib import Path
 
+from valarmind_tui.regular_files import read_regular_text
+
 IGNORED_DIRS = frozenset({
     ".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox",
     ".mypy_cache", ".pytest_cache", ".ruff_cache", "dist", "build", "target", ".idea",
     ".vscode", ".next", ".cache", "vendor", "bower_components", ".eggs", "site-packages",
     ".valarmind", "coverage", ".gradle", ".terraform",
 })
+
+
+GIT_TIMEOUT_S = 10.0
+"""git blocks on a `.gitignore` that is a FIFO; past this the folder is walked instead."""
 
 
 def list_files(root: Path) -> list[str]:
@@ -29,8 +35,11 @@ def _git_files(root: Path) -> list[str] | None:
         return None
     try:
         out = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            cwd=root, capture_output=True, timeout=30, check=True,
+            # a repository's own config must not make git run a program (fsmonitor)
+            ["git", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null",
+             "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=root, capture_output=True, timeout=GIT_TIMEOUT_S, check=True,
+            stdin=subprocess.DEVNULL,
         ).stdout
     except (OSError, subprocess.SubprocessError):
         return None
@@ -57,7 +66,7 @@ def _walk(root: Path) -> list[str]:
 
 def _gitignore_patterns(root: Path) -> list[str]:
     try:
-        text = (root / ".gitignore").read_text(encoding="utf-8", errors="replace")
+        text = read_regular_text(root / ".gitignore", errors="replace")
     except OSError:
         return []
     return [ln.strip() for ln in text.splitlines()

@@ -6,6 +6,8 @@ import asyncio
 import contextlib
 from pathlib import Path
 
+from valarmind_tui.regular_files import read_regular_text
+
 OLLAMA_HOST, OLLAMA_PORT = "127.0.0.1", 11434
 
 
@@ -13,12 +15,15 @@ def git_branch(root: Path) -> str | None:
     """The checked-out branch (or short commit when detached), read from .git/HEAD."""
     git = root / ".git"
     if git.is_file():  # a worktree: "gitdir: <path>"
-        text = git.read_text(encoding="utf-8", errors="replace").strip()
+        try:
+            text = read_regular_text(git, errors="replace").strip()
+        except OSError:
+            return None
         if text.startswith("gitdir:"):
             git = (root / text.split(":", 1)[1].strip()).resolve()
     try:
-        head = (git / "HEAD").read_text(encoding="utf-8").strip()
-    except OSError:
+        head = read_regular_text(git / "HEAD").strip()
+    except (OSError, UnicodeDecodeError):
         return None
     if head.startswith("ref: refs/heads/"):
         return head.removeprefix("ref: refs/heads/")
