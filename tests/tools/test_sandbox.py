@@ -175,3 +175,19 @@ def test_without_an_environment_only_the_basics_pass(sandbox: Sandbox, tmp_path:
     assert "--clearenv" in argv and "sk-secret" not in argv
     out = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, check=True).stdout
     assert "sk-secret" not in out and "PATH=" in out and "TMPDIR=/tmp" in out
+
+
+def test_programs_installed_under_the_hosts_tmp_stay_visible(sandbox: Sandbox, tmp_path: Path,
+                                                              git_repo: Path) -> None:
+    """A clone and its .venv under /tmp (as CI may have): the private /tmp must not hide the
+    project's tools, while the rest of the host's /tmp stays hidden."""
+    tools = tmp_path / "venv" / "bin"
+    tools.mkdir(parents=True)
+    (tools / "mytool").write_text("#!/bin/sh\necho tool-ran\n")
+    (tools / "mytool").chmod(0o755)
+    secret = tmp_path / "other.txt"
+    secret.write_text("host tmp")
+    env = {"PATH": f"{tools}:/usr/bin:/bin"}
+    argv = sandbox.wrap(["sh", "-c", f"mytool; cat {secret} || echo hidden"], git_repo, env=env)
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=10)
+    assert out.stdout.split() == ["tool-ran", "hidden"], out.stderr

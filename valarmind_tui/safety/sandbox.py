@@ -19,6 +19,7 @@ import functools
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,7 +149,9 @@ class Sandbox:
         assert self.bwrap is not None
         root = Path(root or cwd).resolve()
         allow_net = self.policy.network if network is None else (network or self.policy.network)
-        args = [self.bwrap, *BASE_FLAGS]
+        if env is None:
+            env = {name: os.environ[name] for name in MINIMAL_ENV if name in os.environ}
+        args = [self.bwrap, *BASE_FLAGS, *_tools_under_tmp(argv, env)]
         if not allow_net:
             args.append("--unshare-net")
         args += _hide([*self.policy.system_secrets, *_home_paths(self.policy.home_secrets)])
@@ -156,12 +159,28 @@ class Sandbox:
         if self.policy.protect_git:
             args += _protect_git(root)
         args += _hide(_home_paths(self.policy.home_secrets), under=root)
-        if env is None:
-            env = {name: os.environ[name] for name in MINIMAL_ENV if name in os.environ}
         args.append("--clearenv")
         for name, value in {**env, **SANDBOX_ENV}.items():
             args += ["--setenv", name, value]
         return [*args, "--chdir", str(Path(cwd).resolve()), "--", *argv]
+
+
+def _tools_under_tmp(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
+    """The private /tmp would hide programs installed under the host's /tmp (a clone and its
+    .venv in /tmp, say): bind their folders back, read-only."""
+    wanted = [sys.prefix, os.path.dirname(argv[0]) if argv else "",
+              *env.get("PATH", "").split(os.pathsep), env.get("VIRTUAL_ENV", "")]
+    binds: list[str] = []
+    seen: set[str] = set()
+    for raw in wanted:
+        if not raw or not os.path.isabs(raw) or not os.path.isdir(raw):
+            continue
+        real = os.path.realpath(raw)
+        if not real.startswith("/tmp/") or any(real.startswith(s + "/") for s in seen):
+            continue
+        seen.add(real)
+        binds += ["--ro-bind", real, real]
+    return binds
 
 
 def find_bwrap() -> str | None:
