@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from valarmind_tui.errors import ConfigError
-from valarmind_tui.regular_files import read_regular_text
+from valarmind_tui.safe_files import read_regular_text
 from valarmind_tui.user_dirs import user_config_dir
 
 PROJECT_DIR = ".valarmind"

@@ -4,8 +4,6 @@ file is replaced atomically, so a failed write leaves the old one intact."""
 
 from __future__ import annotations
 
-import os
-import tempfile
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -15,6 +13,7 @@ import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
 from valarmind_tui.errors import ConfigError
+from valarmind_tui.safe_files import atomic_write
 from valarmind_tui.user_dirs import user_config_dir
 
 PROJECT_DIR = ".valarmind"
@@ -50,7 +49,7 @@ def edit_toml(path: Path, change: Callable[[Any], None]) -> Path:
         raise ConfigError(f"not valid TOML, not changed: {exc}", file=path,
                           line=getattr(exc, "line", None)) from None
     change(doc)
-    atomic_write_text(path, tomlkit.dumps(doc))
+    atomic_write(path, tomlkit.dumps(doc))
     return path
 
 
@@ -73,18 +72,3 @@ def add_allow_rule(project_root: Path, rule: str) -> Path:
             allow.append(rule)
 
     return edit_toml(project_config_path(project_root), change)
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write through a temporary file in the same folder and rename it over `path`."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o7777)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

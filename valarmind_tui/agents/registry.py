@@ -22,7 +22,7 @@ from valarmind_tui.agents.project_commands import (
 from valarmind_tui.agents.spec import AgentSpec
 from valarmind_tui.config import PROJECT_DIR, Settings
 from valarmind_tui.errors import ConfigError, UsageError
-from valarmind_tui.regular_files import read_regular_text
+from valarmind_tui.safe_files import read_regular_text
 from valarmind_tui.safety.permissions import AgentPermissions
 from valarmind_tui.user_dirs import user_config_dir
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +25,7 @@ from valarmind_tui.context.valarmind_md import (
     mark_sections,
     merge_update,
 )
+from valarmind_tui.safe_files import atomic_write
 
 FILENAME = "VALARMIND.md"
 INIT_SYSTEM_PROMPT = (
@@ -77,16 +76,7 @@ async def generate_valarmind_md(root: Path, provider: Any | None = None,
 def write_valarmind_md(root: Path, text: str) -> Path:
     """Write VALARMIND.md atomically (temp file in the same directory, then rename)."""
     target = root.resolve() / FILENAME
-    fd, tmp = tempfile.mkstemp(prefix=".VALARMIND.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        if target.exists():
-            os.chmod(tmp, target.stat().st_mode & 0o777)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(target, text)
     return target
 
 

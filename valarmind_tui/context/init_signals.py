@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from valarmind_tui.regular_files import read_regular_text
 from valarmind_tui.repomap.files import list_files
 from valarmind_tui.repomap.languages import language_for
+from valarmind_tui.safe_files import read_regular_text
 
 CONFIG_FILES = (
     "tsconfig.json", "ruff.toml", ".ruff.toml", "setup.cfg", "tox.ini", "mypy.ini",

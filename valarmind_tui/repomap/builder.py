@@ -18,13 +18,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from valarmind_tui.regular_files import read_regular_bytes
 from valarmind_tui.repomap.cache import TagCache
 from valarmind_tui.repomap.files import list_files
 from valarmind_tui.repomap.graph import build_graph, edge_weights, rank_definitions, rank_file_graph
 from valarmind_tui.repomap.languages import language_for, queries
 from valarmind_tui.repomap.render import estimate_tokens, fit
 from valarmind_tui.repomap.tags import MAX_FILE_BYTES, extract, skip_reason
+from valarmind_tui.safe_files import read_regular_bytes
 
 RANKED_KEPT = 200
 _POOL_MIN_BYTES = 1_000_000

@@ -8,7 +8,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from valarmind_tui.regular_files import read_regular_text
+from valarmind_tui.safe_files import read_regular_text
 
 IGNORED_DIRS = frozenset({
     ".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox",

@@ -7,10 +7,10 @@ from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
+from valarmind_tui.safe_files import atomic_write
 from valarmind_tui.tools.base import Preview, Risk, ToolContext, ToolResult
 from valarmind_tui.tools.common import (
     BuiltinTool,
-    atomic_write,
     diff_stats,
     read_text_file,
     rel,

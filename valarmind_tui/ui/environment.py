@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 from pathlib import Path
 
-from valarmind_tui.regular_files import read_regular_text
+from valarmind_tui.safe_files import read_regular_text
 
 OLLAMA_HOST, OLLAMA_PORT = "127.0.0.1", 11434
 
