@@ -215,7 +215,9 @@ def available_commands(session: Session) -> list[AvailableCommand]:
 
 def add_client_servers(session: Session, servers: list[Any]) -> list[str]:
     """The client's MCP servers join the session's manager (stdio and HTTP); their env is what
-    the client gave, nothing of ours. Returns a note for each server that was left out."""
+    the client gave, nothing of ours. The person configured them in the editor, which starts
+    them with the same power, so their tools' read-only hints are believed as for servers in
+    the user's own config. Returns a note for each server that was left out."""
     skipped = []
     for server in servers:
         name = getattr(server, "name", "?")
@@ -231,6 +233,7 @@ def add_client_servers(session: Session, servers: list[Any]) -> list[str]:
             skipped.append(f"MCP server {name!r} left out: only stdio and HTTP are supported.")
             continue
         session.mcp.configs[name] = config
+        session.mcp.user_servers = session.mcp.user_servers | {name}
     return skipped
 
 
