@@ -160,3 +160,27 @@ async def test_an_unknown_session_and_an_unknown_mode_are_errors_a_person_can_ac
             await conn.set_session_mode(session_id=session_id, mode_id="yolo")
         with pytest.raises(RequestError, match="not an absolute path"):
             await conn.new_session(cwd="relative/dir", mcp_servers=[])
+
+
+async def test_without_a_model_authenticate_and_prompt_say_how_to_configure_one(
+    git_repo: Path, agent_log: Path
+) -> None:
+    client = RecordingClient()
+    async with acp_agent(client, git_repo, agent_log) as conn:
+        with pytest.raises(RequestError, match="No model is configured") as raised:
+            await conn.authenticate(method_id="provider-key")
+        assert raised.value.code == -32000
+        session_id = await new_session(conn, git_repo)
+        with pytest.raises(RequestError, match="ANTHROPIC_API_KEY"):
+            await ask(conn, session_id, "hello")
+        result = await ask(conn, session_id, "/help")
+    assert result.stop_reason == "end_turn"
+    assert "/clear" in client.text()
+
+
+async def test_authenticate_succeeds_with_a_configured_model(
+    git_repo: Path, fake_model: Any, agent_log: Path
+) -> None:
+    configure_model(fake_model)
+    async with acp_agent(RecordingClient(), git_repo, agent_log) as conn:
+        assert await conn.authenticate(method_id="provider-key") is not None

@@ -85,7 +85,13 @@ class ValarMindAgent:
         )
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse:
-        if not any(os.environ.get(k) for k in KNOWN_KEYS) and not self.flags.get("model"):
+        """Nothing to log in to: succeeds when a model is configured (a provider key in the
+        environment, the user's config or --model), else says how to configure one."""
+        try:
+            model = load_settings(Path.cwd(), trusted=False, **self.flags).resolve_model()
+        except ValarMindError as exc:
+            raise error(AUTH_REQUIRED, str(exc)) from None
+        if model is None:
             raise error(AUTH_REQUIRED, offline_help())
         return AuthenticateResponse()
 
