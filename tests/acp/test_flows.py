@@ -184,3 +184,17 @@ async def test_authenticate_succeeds_with_a_configured_model(
     configure_model(fake_model)
     async with acp_agent(RecordingClient(), git_repo, agent_log) as conn:
         assert await conn.authenticate(method_id="provider-key") is not None
+
+
+async def test_three_rejections_of_the_same_edit_end_the_turn_as_a_refusal(
+    git_repo: Path, fake_model: Any, agent_log: Path
+) -> None:
+    configure_model(fake_model)
+    delegation, edit, *_ = edit_through_code_agent("")
+    fake_model.script(delegation, edit, edit, edit, ScriptedTurn(text="unreachable"))
+    client = RecordingClient(answers=["deny", "deny", "deny"])
+    async with acp_agent(client, git_repo, agent_log) as conn:
+        result = await ask(conn, await new_session(conn, git_repo), "say Hi")
+    assert result.stop_reason == "refusal", agent_log.read_text()
+    assert len(client.permissions) == 3
+    assert (git_repo / "app.py").read_text() == ORIGINAL
