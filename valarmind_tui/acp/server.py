@@ -57,25 +57,38 @@ async def _guard(source: asyncio.StreamReader, sink: asyncio.StreamReader,
                 line = await source.readuntil(b"\n")
             except asyncio.IncompleteReadError as exc:
                 line = exc.partial
-            except asyncio.LimitOverrunError:
-                await source.readexactly(STDIO_LIMIT)
+            except asyncio.LimitOverrunError as exc:
+                await source.readexactly(exc.consumed)
+                await _discard_line(source)
                 _reply_error(writer, -32600, "Message too large: the limit is 50 MB.")
                 continue
             if not line:
                 break
+            if not line.strip():
+                continue
             problem = _problem(line)
             if problem is None:
                 sink.feed_data(line if line.endswith(b"\n") else line + b"\n")
-            elif problem:
+            else:
                 _reply_error(writer, *problem)
     finally:
         sink.feed_eof()
 
 
-def _problem(line: bytes) -> tuple[int, str, Any] | None | tuple[()]:
-    """None when the line is a JSON-RPC object; () for a blank line; else the error to send."""
-    if not line.strip():
-        return ()
+async def _discard_line(source: asyncio.StreamReader) -> None:
+    """Drop the rest of an over-long line."""
+    while True:
+        try:
+            await source.readuntil(b"\n")
+            return
+        except asyncio.LimitOverrunError as exc:
+            await source.readexactly(exc.consumed)
+        except asyncio.IncompleteReadError:
+            return
+
+
+def _problem(line: bytes) -> tuple[int, str, Any] | None:
+    """None when the line is a JSON-RPC object, else the error to send (code, message, id)."""
     try:
         message = json.loads(line)
     except ValueError as exc:
