@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import threading
 from typing import Any
 
 from acp.schema import AllowedOutcome, PermissionOption
@@ -43,7 +44,9 @@ class SessionLink:
         self._queue: asyncio.Queue[Event | Any] = asyncio.Queue()
         self._asking: set[asyncio.Task[None]] = set()
         self._ready = asyncio.Event()
-        self._remove = session.bus.add_listener(self._queue.put_nowait)
+        self._loop = asyncio.get_running_loop()
+        self._thread = threading.get_ident()
+        self._remove = session.bus.add_listener(self._on_event)
         self._sender = asyncio.create_task(self._send_loop())
 
     def start_after_reply(self) -> None:
@@ -57,6 +60,13 @@ class SessionLink:
             await self.client.session_update(session_id=self.session_id, update=update)
         except Exception:
             log.warning("could not send a session update", exc_info=True)
+
+    def _on_event(self, event: Event) -> None:
+        """Bus listener: events published off the loop's thread are handed over safely."""
+        if threading.get_ident() == self._thread:
+            self._queue.put_nowait(event)
+        else:
+            self._loop.call_soon_threadsafe(self._queue.put_nowait, event)
 
     def post(self, update: Any) -> None:
         """Queue an update of the face's own (available commands...) behind the events."""
