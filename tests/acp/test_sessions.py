@@ -56,8 +56,11 @@ async def test_load_session_replays_the_conversation_and_continues_it(
         loaded = await asyncio.wait_for(
             conn.load_session(cwd=str(git_repo), session_id=session_id, mcp_servers=[]), 30)
         replayed = list(again.kinds())
+        listed = await conn.list_sessions(cwd=str(git_repo))
         result = await ask(conn, session_id, "what did we talk about?")
     assert loaded.modes.current_mode_id == "default"
+    assert [s.session_id for s in listed.sessions] == [session_id]
+    assert listed.sessions[0].cwd == str(git_repo.resolve())
     assert replayed[:3] == ["user_message_chunk", "tool_call", "agent_message_chunk"]
     assert again.text("user_message_chunk") == "what is in the README?"
     [call] = again.of("tool_call")

@@ -9,6 +9,7 @@ message says what to do.
 from __future__ import annotations
 
 import os
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -22,11 +23,15 @@ from acp.schema import (
     AvailableCommandInput,
     Implementation,
     InitializeResponse,
+    ListSessionsResponse,
     LoadSessionResponse,
     McpCapabilities,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    SessionCapabilities,
+    SessionInfo,
+    SessionListCapabilities,
     SessionMode,
     SessionModeState,
     SetSessionModeResponse,
@@ -41,7 +46,9 @@ from valarmind_tui.context.attachments import with_attachments
 from valarmind_tui.errors import ValarMindError
 from valarmind_tui.safety.approval import PermissionMode
 from valarmind_tui.session import Session, offline_help
+from valarmind_tui.store.sessions import SessionStore
 from valarmind_tui.trust import decide
+from valarmind_tui.user_dirs import user_data_dir
 
 STOP_REASONS = {"done": "end_turn", "incomplete": "max_turn_requests",
                 "cancelled": "cancelled", "escalated": "refusal"}
@@ -79,6 +86,7 @@ class ValarMindAgent:
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(embedded_context=True, image=False),
                 mcp_capabilities=McpCapabilities(http=True, sse=False),
+                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
             ),
             auth_methods=[auth_method()],
             agent_info=Implementation(name="valarmind", title="ValarMind", version=__version__),
@@ -116,6 +124,19 @@ class ValarMindAgent:
         response = LoadSessionResponse(modes=modes(session))
         link.start_after_reply()
         return response
+
+    async def list_sessions(self, cwd: str | None = None, cursor: str | None = None,
+                            **kwargs: Any) -> ListSessionsResponse:
+        """The stored sessions (of `cwd` when given), newest first."""
+        store = SessionStore(user_data_dir() / "sessions.db")
+        try:
+            found = store.list(Path(cwd).resolve() if cwd else None, limit=200)
+        finally:
+            store.close()
+        return ListSessionsResponse(sessions=[
+            SessionInfo(session_id=s.id, cwd=s.project_root, title=s.title or None,
+                        updated_at=datetime.fromtimestamp(s.updated, UTC).isoformat())
+            for s in found])
 
     async def set_session_mode(self, mode_id: str, session_id: str,
                                **kwargs: Any) -> SetSessionModeResponse:
