@@ -7,7 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acp import RequestError
+from acp import (
+    RequestError,
+    embedded_text_resource,
+    resource_block,
+    resource_link_block,
+    text_block,
+)
 
 from tests.acp.conftest import RecordingClient, acp_agent, ask, configure_model, new_session
 from tests.fakes.model_server import ScriptedTurn
@@ -198,3 +204,25 @@ async def test_three_rejections_of_the_same_edit_end_the_turn_as_a_refusal(
     assert result.stop_reason == "refusal", agent_log.read_text()
     assert len(client.permissions) == 3
     assert (git_repo / "app.py").read_text() == ORIGINAL
+
+
+async def test_resource_links_and_embedded_resources_reach_the_model_as_attached_files(
+    git_repo: Path, fake_model: Any, agent_log: Path
+) -> None:
+    configure_model(fake_model)
+    fake_model.script(ScriptedTurn(text="Seen."))
+    blocks = [
+        text_block("explain these"),
+        resource_link_block("app.py", (git_repo / "app.py").resolve().as_uri()),
+        resource_block(embedded_text_resource(
+            (git_repo / "notes.md").resolve().as_uri(), "unsaved buffer text")),
+        resource_link_block("elsewhere", "https://example.com/doc"),
+    ]
+    async with acp_agent(RecordingClient(), git_repo, agent_log) as conn:
+        session_id = await new_session(conn, git_repo)
+        result = await conn.prompt(session_id=session_id, prompt=blocks)
+    assert result.stop_reason == "end_turn", agent_log.read_text()
+    sent = fake_model.requests[0]["messages"][-1]["content"]
+    assert sent.startswith("explain these\n[elsewhere](https://example.com/doc)")
+    assert '<file path="app.py">\ndef greet(name):' in sent
+    assert '<file path="notes.md">\nunsaved buffer text\n</file>' in sent

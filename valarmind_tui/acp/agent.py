@@ -278,7 +278,7 @@ def prompt_text(session: Session, blocks: list[Any]) -> str:
                 if path is None:
                     raise ValarMindError("outside the project")
                 files[path] = session.attach(path)
-            except ValarMindError:
+            except (ValarMindError, OSError):
                 parts.append(f"[{block.name}]({block.uri})")
         elif kind == "resource" and hasattr(block.resource, "text"):
             uri = block.resource.uri
