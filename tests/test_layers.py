@@ -9,7 +9,7 @@ CORE = [
 ]
 
 
-HEAVY = ("textual", "litellm", "rich", "mcp", "tree_sitter")
+HEAVY = ("textual", "litellm", "rich", "mcp", "tree_sitter", "acp")
 
 
 def test_core_imports_without_textual_or_litellm() -> None:

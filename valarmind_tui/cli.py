@@ -58,6 +58,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--http", type=int, metavar="PORT", help="streamable HTTP on 127.0.0.1")
     serve.add_argument("--permission-mode", choices=["default", "accept-edits", "plan", "bypass"])
 
+    acp = sub.add_parser(
+        "acp", help="Agent Client Protocol agent on stdio, for editors (Zed, Neovim...)")
+    acp.add_argument("--model", help="LiteLLM model string or alias (overrides config)")
+    acp.add_argument("--api-base", dest="api_base", help="model endpoint URL")
+    acp.add_argument("--permission-mode", choices=["default", "accept-edits", "plan", "bypass"],
+                     help="the mode new sessions start in (the editor can switch it)")
+
     init = sub.add_parser("init", help="write VALARMIND.md for this project")
     _common(init)
     init.add_argument("--yes", action="store_true", help="write without asking")
@@ -126,6 +133,10 @@ def main(argv: list[str] | None = None) -> int:
             from valarmind_tui.repl import run_repl
 
             return run_repl(lambda trusted=None: _settings(args, trusted), root, args)
+        if args.command == "acp":  # each ACP session loads its own settings for the client's cwd
+            from valarmind_tui.acp.server import serve as serve_acp
+
+            return serve_acp(args)
         settings = _settings(args)
         if args.command == "run":
             from valarmind_tui.headless import run_agent
