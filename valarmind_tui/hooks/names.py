@@ -8,6 +8,7 @@ and a hook's `updatedInput` is mapped back to ours.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 CLAUDE_NAMES = {
@@ -28,10 +29,17 @@ def hook_tool_name(tool: str) -> str:
     return CLAUDE_NAMES.get(tool, tool)
 
 
-def to_hook_input(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    """Our arguments with Claude Code's parameter names."""
+def to_hook_input(
+    tool: str, arguments: dict[str, Any], root: Path | None = None
+) -> dict[str, Any]:
+    """Our arguments with Claude Code's parameter names; with `root`, a `file_path` is made
+    absolute as Claude Code sends it."""
     renames = RENAMED_PARAMS.get(tool, {})
-    return {renames.get(k, k): v for k, v in arguments.items()}
+    out = {renames.get(k, k): v for k, v in arguments.items()}
+    path = out.get("file_path")
+    if root is not None and isinstance(path, str) and path and not Path(path).is_absolute():
+        out["file_path"] = str(root / path)
+    return out
 
 
 def from_hook_input(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:

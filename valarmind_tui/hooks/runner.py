@@ -147,7 +147,7 @@ class HookRunner:
     def _tool_payload(self, tool: str, params: Any) -> dict[str, Any]:
         arguments = params.model_dump(mode="json") if hasattr(params, "model_dump") else params
         return {"tool_name": hook_tool_name(tool),
-                "tool_input": to_hook_input(tool, dict(arguments or {}))}
+                "tool_input": to_hook_input(tool, dict(arguments or {}), self.project_root)}
 
     def _report(self, result: HookResult) -> None:
         if self.bus is None:
