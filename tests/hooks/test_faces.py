@@ -104,3 +104,16 @@ def test_a_bad_hooks_table_names_its_file_and_key(git_repo: Path) -> None:
     write_user_config('[[hooks.BeforeEverything]]\nmatcher = ""\n')
     with pytest.raises(ConfigError, match="hooks.BeforeEverything"):
         load_settings(git_repo)
+
+
+async def test_the_readme_example_blocks_rm_rf(git_repo: Path) -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("## Hooks", 1)[1].split("```toml", 1)[1].split("```", 1)[0]
+    write_user_config(section)
+    (git_repo / "build").mkdir()
+    session = Session(load_settings(git_repo), git_repo,
+                      approver=PolicyApprover(allow_execute=True))
+    blocked = await session.run_shell("rm -rf build")
+    assert blocked.is_error and "rm -rf is not allowed" in blocked.output
+    assert (git_repo / "build").is_dir()
+    assert [h.event for h in session.hooks.hooks] == ["PreToolUse", "PostToolUse"]
