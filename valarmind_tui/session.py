@@ -29,7 +29,7 @@ from valarmind_tui.context.compaction import context_window, should_compact
 from valarmind_tui.context.project_context import ContextLoader
 from valarmind_tui.context.prompt_builder import build_agent_prompt
 from valarmind_tui.context.transcript import SHOWN_MESSAGES, Transcript, build_transcript
-from valarmind_tui.errors import UsageError, ValarMindError
+from valarmind_tui.errors import HookStopped, UsageError, ValarMindError
 from valarmind_tui.events import (
     ApprovalRequested,
     ApprovalResolved,
@@ -339,7 +339,11 @@ class Session:
             return ToolResult.error("the bash tool is not available")
         params = tool.parse({"command": command})
         ctx = ToolContext(project_root=self.project_root, agent_id="user", sandbox=self.sandbox)
-        _status, result = await run_gated(tool, params, ctx, self.gate, AgentPermissions.full())
+        try:
+            _status, result = await run_gated(tool, params, ctx, self.gate,
+                                              AgentPermissions.full())
+        except HookStopped as exc:  # nothing to stop but this command
+            return ToolResult.error(str(exc))
         return result
 
     def cancel(self) -> bool:

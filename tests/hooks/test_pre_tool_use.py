@@ -177,3 +177,20 @@ def test_hook_json_names_and_matchers_follow_claude_code() -> None:
         "file_path": "a", "old_string": "x"}
     assert from_hook_input("write_file", {"file_path": "b"}) == {"path": "b"}
     assert json.dumps(to_hook_input("bash", {"command": "ls"})) == '{"command": "ls"}'
+
+
+async def test_continue_false_stops_the_prompt_with_the_stop_reason(
+    git_repo: Path, live: Any, fake_model: Any
+) -> None:
+    stop = """echo '{"continue": false, "stopReason": "The build is broken: fix CI first."}'"""
+    fake_model.script(
+        ScriptedTurn(tool_calls=[{"name": "delegate", "arguments": {
+            "agent": "qa", "task": "run the tests"}}]),
+        ScriptedTurn(tool_calls=[{"name": "bash", "arguments": {"command": "echo tests"}}]),
+    )
+    run = await live(git_repo, hook_table("PreToolUse", stop, matcher="Bash"))
+    result = await run.session.submit("run the tests")
+    assert result.status == "escalated" and "The build is broken: fix CI first." in result.text
+    assert len(fake_model.requests) == 2
+    shell = await run.session.run_shell("echo mine")  # the person's own command: refused only
+    assert shell.is_error and "fix CI first" in shell.output

@@ -133,3 +133,50 @@ async def test_permission_request_answers_and_notification_hears_the_ask(
     await run.session.close()
     note = json.loads(heard.read_text())
     assert note["notification_type"] == "permission_prompt" and "write_file" in note["message"]
+
+
+async def test_subagent_stop_keeps_a_specialist_going_once(
+    git_repo: Path, tmp_path: Path, live: Any, fake_model: Any
+) -> None:
+    seen = tmp_path / "subagent-stop.json"
+    once = script(tmp_path, "subagent-stop.py", f"""#!/usr/bin/env python3
+import json, sys
+data = json.load(sys.stdin)
+open("{seen}", "a").write(json.dumps(data) + "\\n")
+if not data["stop_hook_active"]:
+    print(json.dumps({{"decision": "block", "reason": "Also run the linter."}}))
+""")
+    qa = json.dumps({"summary": "checked", "passed": True})
+    fake_model.script(
+        ScriptedTurn(tool_calls=[{"name": "delegate", "arguments": {
+            "agent": "qa", "task": "check the project"}}]),
+        ScriptedTurn(text=qa), ScriptedTurn(text=qa), ScriptedTurn(text="All checked."),
+    )
+    run = await live(git_repo, hook_table("SubagentStop", once))
+    result = await run.session.submit("check it")
+    assert result.status == "done" and result.text == "All checked."
+    nudge = fake_model.requests[2]["messages"][-1]
+    assert nudge["role"] == "user" and "Also run the linter." in nudge["content"]
+    inputs = [json.loads(line) for line in seen.read_text().splitlines()]
+    assert [(i["hook_event_name"], i["agent_id"], i["stop_hook_active"]) for i in inputs] == [
+        ("SubagentStop", "qa-1", False), ("SubagentStop", "qa-1", True)]
+
+
+async def test_pre_compact_runs_before_compaction_with_its_trigger(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    from tests.conftest import write_user_config
+    from valarmind_tui.config import load_settings
+    from valarmind_tui.safety.approval import PolicyApprover
+    from valarmind_tui.session import Session
+
+    seen = tmp_path / "compact.json"
+    write_user_config(hook_table("PreCompact", f"cat > {seen}", matcher="manual")
+                      + hook_table("PreCompact", f"touch {tmp_path / 'auto'}", matcher="auto"))
+    session = Session(load_settings(git_repo), git_repo, approver=PolicyApprover())
+    session.history = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
+    result = await session.run_command("/compact")
+    assert result.ok
+    data = json.loads(seen.read_text())
+    assert data["hook_event_name"] == "PreCompact" and data["trigger"] == "manual"
+    assert not (tmp_path / "auto").exists()
