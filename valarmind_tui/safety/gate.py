@@ -188,10 +188,8 @@ class PermissionGate:
         return await self._ask(call, params, ctx, reason, rule=self._suggest(call))
 
     def _refusal(self, call: Call, permissions: AgentPermissions) -> str | None:
-        """Why the call is refused outright (deny rule, agent permission, path, plan mode)."""
-        denied_by = self._denied_by(call)
-        if denied_by is not None:
-            return f"{call.tool.name} is blocked by the deny rule {denied_by}."
+        """Why the call is refused outright after the deny rules and the PreToolUse hooks
+        (agent permission, path, plan mode)."""
         refused = self._permission_refusal(call, permissions)
         if refused is not None:
             return refused
