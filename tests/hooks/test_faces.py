@@ -117,3 +117,32 @@ async def test_the_readme_example_blocks_rm_rf(git_repo: Path) -> None:
     assert blocked.is_error and "rm -rf is not allowed" in blocked.output
     assert (git_repo / "build").is_dir()
     assert [h.event for h in session.hooks.hooks] == ["PreToolUse", "PostToolUse"]
+
+
+async def test_an_untrusted_repository_hooks_never_run(git_repo: Path, tmp_path: Path) -> None:
+    planted = tmp_path / "pwned"
+    project = git_repo / ".valarmind" / "config.toml"
+    project.parent.mkdir()
+    project.write_text(hook_table("SessionStart", f"touch {planted}")
+                       + hook_table("PreToolUse", f"touch {planted}"))
+    session = Session(load_settings(git_repo), git_repo,
+                      approver=PolicyApprover(allow_execute=True))
+    await session.start()
+    await session.run_shell("echo hi")
+    await session.close()
+    assert not planted.exists() and session.hooks.hooks == []
+
+
+async def test_hooks_get_the_allowlisted_environment_without_keys(
+    git_repo: Path, tmp_path: Path, monkeypatch: Any
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp-secret")
+    dumped = tmp_path / "env.txt"
+    write_user_config(hook_table("SessionStart", f"env > {dumped}"))
+    session = Session(load_settings(git_repo), git_repo, approver=PolicyApprover())
+    await session.start()
+    env = dict(line.split("=", 1) for line in dumped.read_text().splitlines() if "=" in line)
+    assert env["CLAUDE_PROJECT_DIR"] == env["VALARMIND_PROJECT_DIR"] == str(git_repo)
+    assert "sk-secret" not in dumped.read_text() and "ghp-secret" not in dumped.read_text()
+    assert env["HOME"] and "PATH" in env
