@@ -146,3 +146,22 @@ async def test_hooks_get_the_allowlisted_environment_without_keys(
     assert env["CLAUDE_PROJECT_DIR"] == env["VALARMIND_PROJECT_DIR"] == str(git_repo)
     assert "sk-secret" not in dumped.read_text() and "ghp-secret" not in dumped.read_text()
     assert env["HOME"] and "PATH" in env
+
+
+def test_the_plain_repl_runs_the_hook_on_a_persons_command(git_repo: Path, tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    hook = script(tmp_path, "block-rm.py", BLOCK_RM)
+    write_user_config(hook_table("PreToolUse", hook, "Bash"))
+    (git_repo / "build").mkdir()
+    out = subprocess.run(
+        [sys.executable, "-m", "valarmind_tui", "--plain"], cwd=git_repo,
+        input="!rm -rf build\n/hooks\n/quit\n", capture_output=True, text=True, timeout=120,
+        env=dict(os.environ),
+    )
+    assert out.returncode == 0, out.stderr
+    assert "Blocked: rm -rf is not allowed here" in out.stdout
+    assert f"PreToolUse `Bash`: `{hook}`" in out.stdout
+    assert (git_repo / "build").is_dir()
