@@ -165,3 +165,22 @@ def test_the_plain_repl_runs_the_hook_on_a_persons_command(git_repo: Path, tmp_p
     assert "Blocked: rm -rf is not allowed here" in out.stdout
     assert f"PreToolUse `Bash`: `{hook}`" in out.stdout
     assert (git_repo / "build").is_dir()
+
+
+async def test_the_tui_runs_the_hook_on_a_persons_command(git_repo: Path, tmp_path: Path) -> None:
+    from tests.ui.conftest import wait_for
+    from valarmind_tui.config import Settings
+    from valarmind_tui.ui.app import ValarMindApp
+    from valarmind_tui.ui.widgets.messages import ShellOutput
+
+    hook = script(tmp_path, "block-rm.py", BLOCK_RM)
+    settings = Settings(hooks={"PreToolUse": [{"matcher": "Bash",
+                                               "hooks": [{"command": str(hook)}]}]})
+    (git_repo / "build").mkdir()
+    app = ValarMindApp(Session(settings, git_repo), history_file=tmp_path / "history.jsonl")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press(*"!rm -rf build", "enter")
+        block = await wait_for(pilot, lambda: next(iter(app.query(ShellOutput)), None))
+        await wait_for(pilot, lambda: block.output is not None)
+        assert "Blocked: rm -rf is not allowed here" in block.output
+    assert (git_repo / "build").is_dir()
