@@ -11,6 +11,7 @@ from typing import Any
 from tests.fakes.model_server import ScriptedTurn
 from tests.hooks.conftest import hook_table, script
 from valarmind_tui.agents.loop import run_gated
+from valarmind_tui.events import Notice
 from valarmind_tui.safety.permissions import AgentPermissions
 from valarmind_tui.tools.base import ToolContext
 
@@ -52,7 +53,8 @@ async def test_user_prompt_submit_context_reaches_the_model(
     git_repo: Path, live: Any, fake_model: Any
 ) -> None:
     add_context = ("""echo '{"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", """
-                   """"additionalContext": "Ticket ABC-123 is about greet()."}}'""")
+                   """"additionalContext": "Ticket ABC-123 is about greet()."}, """
+                   """"systemMessage": "Added the ticket."}'""")
     fake_model.script(ScriptedTurn(text="Noted."))
     run = await live(git_repo, hook_table("UserPromptSubmit", add_context),
                      hook_table("UserPromptSubmit", "echo 'Current branch: main'"))
@@ -62,6 +64,8 @@ async def test_user_prompt_submit_context_reaches_the_model(
     assert sent["role"] == "user" and sent["content"].startswith("what is the ticket about?")
     assert "Ticket ABC-123 is about greet()." in sent["content"]
     assert "Current branch: main" in sent["content"]
+    notes = [e.message for e in run.of(Notice)]
+    assert "UserPromptSubmit hook: Added the ticket." in notes
 
 
 async def test_user_prompt_submit_exit_2_keeps_the_prompt_from_the_model(

@@ -158,6 +158,9 @@ class HookRunner:
             exit_code=result.exit_code, duration_ms=result.duration_ms,
             outcome=result.outcome, detail=result.detail(),
         ))
+        said_to_user = (result.output or {}).get("systemMessage")
+        if said_to_user:
+            self.bus.publish(Notice(level="info", message=f"{hook.event} hook: {said_to_user}"))
         problem = {
             "error": f"failed (exit code {result.exit_code})",
             "timeout": f"timed out after {hook.timeout:g} s and was stopped",
