@@ -100,6 +100,20 @@ def builtin_commands() -> CommandRegistry:
         return CommandResult(f"This folder is {verb} (saved in {path}); restart ValarMind for "
                              "it to take effect.")
 
+    @command(registry, "hooks", "the active hooks and the config file each came from")
+    async def hooks(session: Session, args: str) -> CommandResult:
+        active = session.hooks.hooks
+        if not active:
+            where = "your config" + (" or this project's" if session.settings.project_trusted
+                                     else " (this project's is not read: it is not trusted)")
+            return CommandResult(f"No hooks are configured. Add `[[hooks.PreToolUse]]` tables to "
+                                 f"{where}; see the README's Hooks section.")
+        rows = [f"- {h.event} `{h.matcher or '*'}`: `{h.command}` (timeout {h.timeout:g} s) "
+                f"from {h.source}" for h in active]
+        data = [{"event": h.event, "matcher": h.matcher, "command": h.command,
+                 "timeout": h.timeout, "source": h.source} for h in active]
+        return CommandResult("Active hooks:\n" + "\n".join(rows), data={"hooks": data})
+
     @command(registry, "quit", "leave ValarMind")
     async def quit_(session: Session, args: str) -> CommandResult:
         return CommandResult("Bye.", action="quit")

@@ -6,7 +6,9 @@ MCP manager and sandbox from `build_stack`, so the safety decisions are made onc
 - the project's own configuration (agents, `.mcp.json`, plugins) is used only when the settings
   say the project is trusted (config.load_settings read them with that decision);
 - the permission mode, endpoints and key variables come from user config, env and flags only;
-- one sandbox runs every command; where it cannot run, every command asks.
+- one sandbox runs every command; where it cannot run, every command asks;
+- one HookRunner runs the person's hooks (user config, and a trusted project's): the gate, the
+  agent loop (through the gate) and the session call it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from valarmind_tui.builtin_commands import builtin_commands
 from valarmind_tui.bus import EventBus
 from valarmind_tui.commands import CommandRegistry
 from valarmind_tui.config import Settings, remember_allow_rule
+from valarmind_tui.hooks import HookRunner
 from valarmind_tui.mcp.client import McpManager
 from valarmind_tui.mcp.config_files import server_configs, user_servers
 from valarmind_tui.mcp.sampling import SamplingHandler
@@ -48,6 +51,7 @@ class Stack:
     plugins: PluginContributions
     mcp: McpManager
     sandbox: Sandbox
+    hooks: HookRunner
     notices: list[str] = field(default_factory=list)
     """Warnings for the person once a face listens (skipped repository config, plugins...)."""
 
@@ -73,6 +77,7 @@ def trust_notices(settings: Settings, project_root: Path) -> list[str]:
 def build_gate(
     settings: Settings, project_root: Path, approver: Approver, bus: EventBus | None = None, *,
     mode: PermissionMode | str | None = None, sandbox: Sandbox | None = None,
+    hooks: HookRunner | None = None,
 ) -> PermissionGate:
     """The permission gate for one face: mode from the user's settings or the face's policy;
     the user's own rules kept apart (only they unlock protected paths); every command asks
@@ -83,6 +88,7 @@ def build_gate(
         user_rules=settings.user_permissions,
         unconfined_commands_ask=sandbox is not None and sandbox.unavailable,
         on_remember=lambda rule: remember_allow_rule(project_root, rule), bus=bus,
+        hooks=hooks,
     )
 
 
@@ -98,7 +104,9 @@ def build_stack(
     chosen_approver = approver(bus)
     sandbox = Sandbox.detect(settings.sandbox, settings.sandbox_network)
     registry = tools if tools is not None else builtin_tools(sandbox=sandbox)
-    gate = build_gate(settings, root, chosen_approver, bus, sandbox=sandbox)
+    hooks = HookRunner.from_settings(settings, root, bus)
+    gate = build_gate(settings, root, chosen_approver, bus, sandbox=sandbox,
+                      hooks=hooks if hooks.hooks else None)
     agents = AgentRegistry.load(root, settings)
     commands = builtin_commands()
     plugins = load_plugins(root, trusted=settings.project_trusted)
@@ -119,4 +127,4 @@ def build_stack(
         notices.append(f"Sandbox off: {sandbox.reason} Every command will ask before it runs, "
                        'in every mode, until you set sandbox = "off" in your config.')
     return Stack(settings, root, bus, chosen_approver, gate, registry, agents, commands, plugins,
-                 mcp, sandbox, notices)
+                 mcp, sandbox, hooks, notices)

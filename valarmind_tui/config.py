@@ -98,6 +98,40 @@ class PermissionSettings(_Section):
     """Rules always refused, whatever the mode."""
 
 
+HOOK_EVENTS = (
+    "PreToolUse", "PermissionRequest", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop",
+    "SessionStart", "SessionEnd", "PreCompact", "Notification",
+)
+"""The hook events, named as in the Claude Code hooks format."""
+HookEvent = Literal[
+    "PreToolUse", "PermissionRequest", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop",
+    "SessionStart", "SessionEnd", "PreCompact", "Notification",
+]
+
+
+class HookHandler(_Section):
+    """One hook handler: a shell command run with the event's JSON on stdin."""
+
+    type: Literal["command"] = "command"
+    """Only `command` handlers are supported."""
+    command: str
+    """Run with `bash -c` in the project folder."""
+    timeout: float | None = Field(default=None, gt=0)
+    """Seconds before the command is killed and reported; 60 when unset."""
+
+
+class HookMatcher(_Section):
+    """A group of handlers for one event, chosen by a regex on the tool name."""
+
+    matcher: str = ""
+    """Full-match regex on the tool name (`Bash`, `Edit|Write`, `mcp__github__.*`); empty or
+    `*` matches every tool. Ignored by events without tools (UserPromptSubmit, Stop...)."""
+    hooks: list[HookHandler] = Field(default_factory=list)
+    """The handlers run, in parallel, when the matcher matches."""
+
+
+HooksTable = dict[HookEvent, list[HookMatcher]]
+
 _FILE_DATA: ContextVar[dict[str, Any]] = ContextVar("valarmind_file_settings")
 
 
@@ -157,11 +191,21 @@ class Settings(BaseSettings):
     """Let sandboxed commands reach the network. User config, env or flags only."""
     untrusted_projects: list[str] = Field(default_factory=list)
     """Folders whose configuration the user declined to load (asked once)."""
+    hooks: HooksTable = Field(default_factory=dict)
+    """Commands run on events (Claude Code's hooks format): `[[hooks.PreToolUse]]` with a
+    `matcher` and `[[hooks.PreToolUse.hooks]]` handlers. A trusted project's handlers run after
+    the user's own; an untrusted project's are never read."""
 
     _project_trusted: bool = PrivateAttr(default=False)
     _project_mcp_servers: frozenset[str] = PrivateAttr(default=frozenset())
     _ignored_project_keys: tuple[str, ...] = PrivateAttr(default=())
     _user_permissions: PermissionSettings | None = PrivateAttr(default=None)
+    _hook_sources: dict[str, list[str]] = PrivateAttr(default_factory=dict)
+
+    @property
+    def hook_sources(self) -> dict[str, list[str]]:
+        """For each event, the config file each of `hooks[event]`'s matcher groups came from."""
+        return self._hook_sources
 
     @property
     def user_permissions(self) -> PermissionSettings:
@@ -318,6 +362,34 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
+def _concat_hooks(
+    layers: list[tuple[Path, dict[str, Any]]],
+) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    """Every layer's hook groups one after the other (user first: a project adds hooks, it never
+    replaces the user's), and the file each group came from. A layer's bad table is its file's
+    ConfigError."""
+    from pydantic import TypeAdapter
+
+    adapter: TypeAdapter[Any] = TypeAdapter(HooksTable)
+    hooks: dict[str, list[Any]] = {}
+    sources: dict[str, list[str]] = {}
+    for path, data in layers:
+        table = data.get("hooks")
+        if table is None:
+            continue
+        try:
+            adapter.validate_python(table)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            loc = ("hooks", *err["loc"])
+            raise ConfigError(err["msg"], file=path, line=find_key_line(path, loc),
+                              key=".".join(str(p) for p in loc)) from None
+        for event, groups in table.items():
+            hooks.setdefault(event, []).extend(groups)
+            sources.setdefault(event, []).extend(str(path) for _ in groups)
+    return hooks, sources
+
+
 def find_key_line(path: Path, loc: tuple[str | int, ...]) -> int | None:
     """The line in a TOML file where the dotted key `loc` is set (best effort)."""
     try:
@@ -362,6 +434,9 @@ def load_settings(project_root: Path, *, trusted: bool = False, **flags: Any) ->
     merged: dict[str, Any] = {}
     for _path, data in layers:
         merged = _merge(merged, data)
+    hooks, hook_sources = _concat_hooks(layers)
+    if hooks:
+        merged["hooks"] = hooks
     flag_values = {k: v for k, v in flags.items() if v is not None}
     try:
         token = _FILE_DATA.set(merged)
@@ -389,6 +464,7 @@ def load_settings(project_root: Path, *, trusted: bool = False, **flags: Any) ->
     settings._project_trusted = trusted
     settings._project_mcp_servers = project_servers
     settings._ignored_project_keys = tuple(ignored)
+    settings._hook_sources = hook_sources
     user_rules = layers[0][1].get("permissions", {})
     settings._user_permissions = PermissionSettings.model_validate(
         user_rules if isinstance(user_rules, dict) else {})

@@ -12,6 +12,7 @@
         ├── TurnLimitReached   max turns exhausted
         ├── Cancelled          the person pressed Esc / the caller cancelled
         └── DenialEscalated    repeated similar denials: stop and ask the person
+            └── HookStopped    a hook answered `continue: false`: the prompt stops
 """
 
 from __future__ import annotations
@@ -94,3 +95,8 @@ class Cancelled(AgentStopped):
 
 class DenialEscalated(AgentStopped):
     """The agent kept attempting actions that were denied."""
+
+
+class HookStopped(DenialEscalated):
+    """A hook said `continue: false`; the message is its `stopReason`. It stops the prompt the
+    way an escalation does (every agent and the gates end; the person decides)."""

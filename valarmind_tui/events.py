@@ -187,10 +187,30 @@ class PromptFinished(Event):
     text: str
 
 
+@dataclass(frozen=True, kw_only=True)
+class HookRan(Event):
+    """One hook handler ran (config `hooks`, Claude Code's format)."""
+
+    event: str
+    """The hook event: PreToolUse, PostToolUse, UserPromptSubmit, Stop..."""
+    matcher: str
+    """The matcher of the group the handler belongs to ("" matches everything)."""
+    command: str
+    exit_code: int | None
+    """None when the command was killed (timeout) or could not start."""
+    duration_ms: int
+    outcome: Literal["ok", "blocked", "error", "timeout", "invalid_output"]
+    """ok: exit 0; blocked: exit 2 or a blocking decision; error: another exit code or the
+    command could not start; timeout: killed after its timeout; invalid_output: stdout was
+    not valid JSON."""
+    detail: str = ""
+    """The reason or stderr shown with the outcome, cut to a few hundred characters."""
+
+
 AnyEvent = (
     TurnStarted | TextDelta | ReasoningDelta | TurnFinished | ToolCallStarted | ToolCallFinished
     | ApprovalRequested | ApprovalResolved | AgentSpawned | AgentFinished | TaskListChanged
-    | UsageUpdated | Notice | ModeChanged | PromptFinished
+    | UsageUpdated | Notice | ModeChanged | PromptFinished | HookRan
 )
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
@@ -211,7 +231,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
     for cls in (
         TurnStarted, TextDelta, ReasoningDelta, TurnFinished, ToolCallStarted, ToolCallFinished,
         ApprovalRequested, ApprovalResolved, AgentSpawned, AgentFinished, TaskListChanged,
-        UsageUpdated, Notice, ModeChanged, PromptFinished,
+        UsageUpdated, Notice, ModeChanged, PromptFinished, HookRan,
     )
 }
 

@@ -8,6 +8,8 @@ is running.
 from __future__ import annotations
 
 import asyncio
+import json
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,7 +29,7 @@ from valarmind_tui.context.compaction import context_window, should_compact
 from valarmind_tui.context.project_context import ContextLoader
 from valarmind_tui.context.prompt_builder import build_agent_prompt
 from valarmind_tui.context.transcript import SHOWN_MESSAGES, Transcript, build_transcript
-from valarmind_tui.errors import UsageError, ValarMindError
+from valarmind_tui.errors import HookStopped, UsageError, ValarMindError
 from valarmind_tui.events import (
     ApprovalRequested,
     ApprovalResolved,
@@ -133,7 +135,10 @@ class Session:
         self.commands = stack.commands
         self.plugins = stack.plugins
         self.mcp = stack.mcp
+        self.hooks = stack.hooks
         self.startup_notices = stack.notices
+        self._hook_context = ""
+        self._ended = False
         self.history: list[dict[str, Any]] = []
         self.store = store
         self.session_id = session_id
@@ -146,6 +151,9 @@ class Session:
         self._running: asyncio.Task[PromptResult] | None = None
         self._context = ContextLoader(self.project_root)
         self.tasks = TaskList(self.bus)
+        self.hooks.session_id = self.session_id or uuid.uuid4().hex
+        self.hooks.transcript_path = self._export_transcript
+        self.hooks.mode = lambda: self.mode.value
 
     async def start(self) -> None:
         """Call once a face listens to the bus: reports plugin warnings, then starts the
@@ -154,6 +162,8 @@ class Session:
         Failures are Notices and a status in /mcp, never exceptions."""
         for warning in self.startup_notices:
             self.bus.publish(Notice(level="warning", message=warning))
+        self._hook_context = await self.hooks.session_start(
+            "resume" if self.history else "startup")
         if self.mcp.names():
             await self.mcp.start()
             self.mcp.register_into(self.tools)
@@ -227,6 +237,16 @@ class Session:
         return PromptResult("failed", message)
 
     async def _run_prompt(self, prompt: str) -> PromptResult:
+        verdict = await self.hooks.user_prompt_submit(prompt)
+        if verdict.blocked is not None:
+            message = ("The prompt was not sent: a UserPromptSubmit hook blocked it. "
+                       + verdict.blocked)
+            self.bus.publish(Notice(level="warning", message=message))
+            return self._finish("failed", message)
+        context = "\n".join(c for c in (self._hook_context, verdict.context) if c)
+        if context:
+            self._hook_context = ""
+            prompt = f"{prompt}\n\n<hook-context>\n{context}\n</hook-context>"
         if self.offline:
             return self._finish("failed", offline_help())
         try:
@@ -283,8 +303,11 @@ class Session:
         finally:
             repo_map.close()
 
-    async def compact(self) -> str:
-        """Summarize older history (by the model; without one, old tool outputs are cut)."""
+    async def compact(self, trigger: str = "manual") -> str:
+        """Summarize older history (by the model; without one, old tool outputs are cut).
+        PreCompact hooks run first (`trigger`: manual for /compact, auto when the context
+        is full)."""
+        await self.hooks.pre_compact(trigger)
         provider = None if self.offline else self.provider()
         self.history, notice = await compact_history(self.history, provider, self._model)
         self.bus.publish(Notice(level="info", message=notice))
@@ -292,7 +315,7 @@ class Session:
 
     async def _compact_if_needed(self) -> None:
         if self.history and should_compact(self.history, context_window(self._model)):
-            await self.compact()
+            await self.compact("auto")
 
     def context_breakdown(self) -> ContextBreakdown:
         spec = self.agents.get("orchestrator")
@@ -316,7 +339,11 @@ class Session:
             return ToolResult.error("the bash tool is not available")
         params = tool.parse({"command": command})
         ctx = ToolContext(project_root=self.project_root, agent_id="user", sandbox=self.sandbox)
-        _status, result = await run_gated(tool, params, ctx, self.gate, AgentPermissions.full())
+        try:
+            _status, result = await run_gated(tool, params, ctx, self.gate,
+                                              AgentPermissions.full())
+        except HookStopped as exc:  # nothing to stop but this command
+            return ToolResult.error(str(exc))
         return result
 
     def cancel(self) -> bool:
@@ -374,11 +401,22 @@ class Session:
 
     async def close(self) -> None:
         self.cancel()
+        if not self._ended:
+            self._ended = True
+            await self.hooks.session_end("other")
         await self.mcp.close()
         if self.store is not None:
             self.store.close()
 
     # -- persistence ----------------------------------------------------------------------
+    def _export_transcript(self) -> str:
+        """The conversation so far as JSONL, for hooks' `transcript_path` (one message a line)."""
+        path = user_data_dir() / "transcripts" / f"{self.hooks.session_id}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lines = [json.dumps(m, default=str) for m in self.history]
+        path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        return str(path)
+
     def _persist_message(self, message: dict[str, Any]) -> None:
         if self.store is not None and self.session_id is not None:
             self.store.append_message(self.session_id, message)

@@ -232,7 +232,8 @@ class Delegator:
             provider = (self.provider_for or profile_provider)(spec, model)
         deps = LoopDeps(provider=provider, tools=tools, gate=parent.gate, bus=parent.bus, ctx=ctx,
                         totals=parent.totals)
-        return AgentLoop(spec, deps, agent_id=child_id, model=model, max_turns=max_turns)
+        return AgentLoop(spec, deps, agent_id=child_id, model=model, max_turns=max_turns,
+                         stop_event="SubagentStop")
 
     def model_for(self, spec: AgentSpec) -> str | None:
         """Per-agent config, then the spec's alias (when configured) or model, else the

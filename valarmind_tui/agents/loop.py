@@ -8,6 +8,7 @@ Running out of turns is not an error: the outcome is `incomplete` and its text s
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -16,7 +17,13 @@ from pydantic import BaseModel
 
 from valarmind_tui.agents.spec import AgentSpec
 from valarmind_tui.bus import EventBus
-from valarmind_tui.errors import DenialEscalated, ProviderError, ToolDenied, ToolError
+from valarmind_tui.errors import (
+    DenialEscalated,
+    HookStopped,
+    ProviderError,
+    ToolDenied,
+    ToolError,
+)
 from valarmind_tui.events import (
     Notice,
     ReasoningDelta,
@@ -40,6 +47,7 @@ from valarmind_tui.providers.base import (
     Usage,
 )
 from valarmind_tui.safety.gate import PermissionGate
+from valarmind_tui.safety.hook_points import GateHooks
 from valarmind_tui.safety.permissions import AgentPermissions
 from valarmind_tui.tools.base import Tool, ToolContext, ToolResult
 from valarmind_tui.tools.registry import ToolRegistry
@@ -101,9 +109,13 @@ class AgentLoop:
 
     def __init__(
         self, spec: AgentSpec, deps: LoopDeps, *, agent_id: str = "main",
-        model: str | None = None, max_turns: int | None = None,
+        model: str | None = None, max_turns: int | None = None, stop_event: str = "Stop",
     ) -> None:
         self.spec = spec
+        self.stop_event = stop_event
+        """The hook event run when the agent is about to finish: Stop, or SubagentStop for a
+        specialist."""
+        self._stop_hook_active = False
         self.deps = deps
         self.agent_id = agent_id
         self.model = model or deps.provider.model
@@ -144,7 +156,12 @@ class AgentLoop:
             self._append(turn.to_message())
             last_text = turn.text
             if not turn.tool_calls:
-                return self._outcome("done", turn.text)
+                reason = await self._stop_hooks()
+                if reason is None:
+                    return self._outcome("done", turn.text)
+                self._append({"role": "user", "content": (
+                    f"A {self.stop_event} hook asked you to continue before finishing:\n{reason}")})
+                continue
             for call in turn.tool_calls:
                 result = await self._act(call)
                 self._append({"role": "tool", "tool_call_id": call.id, "content": result})
@@ -153,6 +170,24 @@ class AgentLoop:
             "its last message follows.\n\n"
         )
         return self._outcome("incomplete", reason + last_text)
+
+    async def _stop_hooks(self) -> str | None:
+        """Why the agent must go on (a Stop hook's exit 2 or `decision: block`), or None. It goes
+        on once: the repeat runs with `stop_hook_active: true`, and a second block is only a
+        Notice, so a hook can never keep an agent running forever."""
+        hooks = self.deps.gate.hooks
+        if hooks is None:
+            return None
+        reason = await hooks.stop(self.stop_event, self.agent_id, self._stop_hook_active)
+        if reason is None:
+            return None
+        if self._stop_hook_active:
+            self.deps.bus.publish(Notice(agent_id=self.agent_id, level="warning", message=(
+                f"A {self.stop_event} hook blocked stopping again; the agent already continued "
+                f"once for it, so it stops now. The hook said: {reason}")))
+            return None
+        self._stop_hook_active = True
+        return reason
 
     async def _query(self) -> AssistantTurn:
         bus = self.deps.bus
@@ -289,13 +324,36 @@ async def run_gated(
         if decision.feedback:
             message += f"\nFeedback from the user: {decision.feedback}"
         return "denied", ToolResult.error(message)
+    if decision.params is not None:  # a PreToolUse hook's updatedInput
+        params = decision.params
     try:
         result = await tool.run(params, ctx)
     except ToolDenied as exc:
         return "denied", ToolResult.error(f"Denied: {exc}")
     except ToolError as exc:
         result = ToolResult.error(str(exc))
+    if gate.hooks is not None:
+        result = await _after_tool(gate.hooks, tool, params, ctx, result)
     return ("error" if result.is_error else "ok"), result
+
+
+async def _after_tool(
+    hooks: GateHooks, tool: Tool, params: BaseModel, ctx: ToolContext, result: ToolResult
+) -> ToolResult:
+    """PostToolUse hooks: what they say is added to what the model reads of the result."""
+    response = {"output": result.output, "is_error": result.is_error,
+                "success": not result.is_error}
+    feedback = await hooks.post_tool_use(tool.name, params, ctx, response)
+    if feedback.stop is not None:
+        raise HookStopped(f"Stopped by a PostToolUse hook: {feedback.stop}")
+    notes = []
+    if feedback.block_reason:
+        notes.append(f"PostToolUse hook feedback: {feedback.block_reason}")
+    if feedback.context:
+        notes.append(f"PostToolUse hook context: {feedback.context}")
+    if not notes:
+        return result
+    return dataclasses.replace(result, output=result.output + "\n\n" + "\n".join(notes))
 
 
 def _clip(text: str) -> str:

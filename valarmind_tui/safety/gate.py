@@ -1,6 +1,7 @@
 """The permission gate: every tool call passes one pipeline before it runs (seed 002).
 
-    deny rules → agent permissions → path check → protected paths → mode → allow rules → Approver
+    deny rules → PreToolUse hooks → agent permissions → path check → protected paths → mode
+    → allow rules → PermissionRequest hooks → Approver
 
 - deny rules (user and project config) refuse whatever the mode. A bash command is parsed
   (safety.shell): a deny rule refuses it if ANY simple command in it matches (`rm -rf X; true`,
@@ -20,13 +21,20 @@
 - allow rules remembered for the session (in memory), the user or the project answer "ask"; a
   bash command passes only if EVERY simple command in it matches an allow rule, and never when
   part of it cannot be parsed;
-- otherwise the Approver (TUI modal, REPL prompt, headless policy) decides.
+- PreToolUse hooks (the person's, through the GateHooks seam) run after the deny rules: a
+  hook's deny refuses, its `updatedInput` replaces the arguments (checked against the deny
+  rules again), its `ask` asks whatever the mode, and its `allow` answers only the "ask" steps
+  (unconfined commands, the mode, the allow rules): never a refusal, a protected or sensitive
+  path, or a deny rule that may apply;
+- otherwise PermissionRequest hooks may answer (an allow never answers a strict ask), the
+  Notification hooks hear that a person is asked, and the Approver (TUI modal, REPL prompt,
+  headless policy) decides.
 
 Denials are counted for the whole session by agent kind (`code-1` and `code-2` are both `code`)
 and intent (the command's verbs, the paths written): the third denial of one intent raises
-DenialEscalated, which stops the whole prompt. PreToolUse hooks and the bash sandbox slot in
-before the deny rules and inside bash. The gate knows tools only by shape (GatedTool): safety
-sits below tools in the layers.
+DenialEscalated, which stops the whole prompt (a hook's `continue: false` raises HookStopped,
+which stops it too). The gate knows tools only by shape (GatedTool) and hooks only by
+GateHooks: safety sits below tools and hooks in the layers.
 """
 
 from __future__ import annotations
@@ -35,16 +43,17 @@ import fnmatch
 import uuid
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from valarmind_tui.bus import EventBus
 from valarmind_tui.config import PermissionSettings
-from valarmind_tui.errors import DenialEscalated, ToolError
+from valarmind_tui.errors import DenialEscalated, HookStopped, ToolError
 from valarmind_tui.events import Notice
 from valarmind_tui.safety.approval import ApprovalRequest, Approver, PermissionMode
 from valarmind_tui.safety.call import Call, GatedTool, agent_kind, describe_call
+from valarmind_tui.safety.hook_points import NO_OPINION, GateHooks, HookVerdict
 from valarmind_tui.safety.paths import glob_match
 from valarmind_tui.safety.permissions import AgentPermissions
 from valarmind_tui.safety.rules import Rule, RuleSet, suggest_rule
@@ -64,6 +73,8 @@ class GateDecision:
     reason: str = ""
     feedback: str | None = None
     """What the person said when denying; goes back to the model."""
+    params: Any = None
+    """The arguments to run with when a PreToolUse hook replaced them (`updatedInput`)."""
 
 
 class PermissionGate:
@@ -79,6 +90,7 @@ class PermissionGate:
         mode: PermissionMode = PermissionMode.DEFAULT, rules: PermissionSettings | None = None,
         on_remember: Callable[[str], None] | None = None, bus: EventBus | None = None,
         user_rules: PermissionSettings | None = None, unconfined_commands_ask: bool = False,
+        hooks: GateHooks | None = None,
     ) -> None:
         self.project_root = Path(project_root).resolve()
         self.approver = approver
@@ -92,6 +104,9 @@ class PermissionGate:
         self.unconfined_commands_ask = unconfined_commands_ask
         self.on_remember = on_remember
         self.bus = bus
+        self.hooks = hooks
+        """The person's hooks (PreToolUse, PermissionRequest...); run_gated and the agent loop
+        reach PostToolUse and Stop through it too."""
         self._denials: Counter[tuple[str, str]] = Counter()
         invalid = self.project_rules.invalid + self.user_rules.invalid + self.deny_rules.invalid
         for text in invalid:
@@ -101,8 +116,40 @@ class PermissionGate:
     async def check(
         self, tool: GatedTool, params: Any, ctx: Any, permissions: AgentPermissions
     ) -> GateDecision:
-        """Allow or deny one call; raises DenialEscalated on the third denial of one intent."""
+        """Allow or deny one call; raises DenialEscalated on the third denial of one intent
+        (HookStopped when a hook said `continue: false`)."""
         call = describe_call(self.project_root, tool, params, ctx)
+        denied_by = self._denied_by(call)
+        if denied_by is not None:
+            return self._deny(call, f"{tool.name} is blocked by the deny rule {denied_by}.")
+        if self.hooks is None:
+            return await self._pipeline(call, params, ctx, permissions, NO_OPINION)
+        verdict = await self.hooks.pre_tool_use(tool.name, params, ctx)
+        if verdict.stop is not None:
+            raise HookStopped(f"Stopped by a PreToolUse hook: {verdict.stop}")
+        if verdict.decision == "deny":
+            return self._deny(call, f"Blocked by a PreToolUse hook: {verdict.reason or 'denied'}")
+        if verdict.updated_input is None:
+            return await self._pipeline(call, params, ctx, permissions, verdict)
+        parse = getattr(tool, "parse", None)
+        try:
+            dumped = params.model_dump() if hasattr(params, "model_dump") else dict(params)
+            params = parse({**dumped, **verdict.updated_input}) if parse else params
+        except (ToolError, TypeError, ValueError) as exc:
+            return self._deny(call, f"A PreToolUse hook's updatedInput is not valid: {exc}")
+        call = describe_call(self.project_root, tool, params, ctx)
+        denied_by = self._denied_by(call)
+        if denied_by is not None:
+            return self._deny(call, f"{tool.name} is blocked by the deny rule {denied_by}.")
+        decision = await self._pipeline(call, params, ctx, permissions, verdict)
+        return replace(decision, params=params)
+
+    async def _pipeline(
+        self, call: Call, params: Any, ctx: Any, permissions: AgentPermissions,
+        verdict: HookVerdict,
+    ) -> GateDecision:
+        """Everything after the deny rules and the PreToolUse hooks."""
+        tool = call.tool
         refusal = self._refusal(call, permissions)
         if refusal is not None:
             return self._deny(call, refusal)
@@ -116,6 +163,12 @@ class PermissionGate:
             rule, reason = maybe_denied
             return await self._ask(call, params, ctx, reason, rule="", strict=True,
                                    deny_rule=str(rule))
+        if verdict.decision == "ask":
+            reason = f"a PreToolUse hook asks: {verdict.reason or 'confirm this call'}"
+            return await self._ask(call, params, ctx, reason, rule=self._suggest(call))
+        if verdict.decision == "allow":
+            said = f": {verdict.reason}" if verdict.reason else ""
+            return self._allow(call, f"allowed by a PreToolUse hook{said}")
         if call.risk == "execute" and self.unconfined_commands_ask:
             rule = self._person_allows(call)
             if rule is not None:
@@ -135,10 +188,8 @@ class PermissionGate:
         return await self._ask(call, params, ctx, reason, rule=self._suggest(call))
 
     def _refusal(self, call: Call, permissions: AgentPermissions) -> str | None:
-        """Why the call is refused outright (deny rule, agent permission, path, plan mode)."""
-        denied_by = self._denied_by(call)
-        if denied_by is not None:
-            return f"{call.tool.name} is blocked by the deny rule {denied_by}."
+        """Why the call is refused outright after the deny rules and the PreToolUse hooks
+        (agent permission, path, plan mode)."""
         refused = self._permission_refusal(call, permissions)
         if refused is not None:
             return refused
@@ -273,6 +324,9 @@ class PermissionGate:
         except Exception as exc:  # noqa: BLE001 - a broken preview must not crash the gate
             preview = None
             reason += f" (no preview: {type(exc).__name__})"
+        answered = await self._permission_hooks(call, params, ctx, strict)
+        if answered is not None:
+            return answered
         path = call.protected[0][0] if protected else None
         request = ApprovalRequest(
             request_id=uuid.uuid4().hex[:12], agent_id=call.agent_id, tool=call.tool.name,
@@ -290,6 +344,26 @@ class PermissionGate:
         if answer.decision in ("allow_session", "allow_project") and rule:
             self.remember(rule, project=answer.decision == "allow_project")
         return self._allow(call, "approved")
+
+    async def _permission_hooks(
+        self, call: Call, params: Any, ctx: Any, strict: bool
+    ) -> GateDecision | None:
+        """PermissionRequest hooks answer before a person is asked (an allow never answers a
+        strict ask: protected, sensitive, a deny rule that may apply); Notification hooks hear
+        that the person will be asked."""
+        if self.hooks is None:
+            return None
+        verdict = await self.hooks.permission_request(call.tool.name, params, ctx)
+        if verdict.stop is not None:
+            raise HookStopped(f"Stopped by a PermissionRequest hook: {verdict.stop}")
+        if verdict.decision == "deny":
+            return self._deny(call, "Denied by a PermissionRequest hook: "
+                              + (verdict.reason or "denied"))
+        if verdict.decision == "allow" and not strict:
+            return self._allow(call, "allowed by a PermissionRequest hook")
+        self.hooks.notify(f"ValarMind needs your permission to use {call.tool.name}",
+                          "permission_prompt")
+        return None
 
     def remember(self, rule: str, *, project: bool = False) -> None:
         """Allow calls matching `rule` for the rest of the session (and in the project config)."""

@@ -1,0 +1,192 @@
+"""HookRunner: the person's hooks (config `hooks`, Claude Code's format) at each hook point.
+
+    runner = HookRunner.from_settings(settings, project_root, bus)
+    verdict = await runner.pre_tool_use("bash", params, ctx)      # the gate calls it
+    prompt = await runner.user_prompt_submit("fix the bug")       # Session.submit
+
+The matching handlers of an event run in parallel (process.run_handler); each run is a HookRan
+event, and a handler that fails, times out or prints invalid JSON is also a Notice. Their answers
+are combined: any deny beats any ask beats any allow; the reasons are joined.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from valarmind_tui.bus import EventBus
+from valarmind_tui.config import HOOK_EVENTS, Settings
+from valarmind_tui.events import HookRan, Notice
+from valarmind_tui.hooks.names import hook_tool_name, matcher_matches, to_hook_input
+from valarmind_tui.hooks.process import DEFAULT_TIMEOUT_S, ActiveHook, HookResult, run_handler
+from valarmind_tui.hooks.verdicts import permission_verdict, post_feedback, pre_tool_verdict
+from valarmind_tui.safety.hook_points import HookVerdict, PostToolFeedback
+
+
+@dataclass(frozen=True)
+class PromptVerdict:
+    """What the UserPromptSubmit hooks said about a prompt."""
+
+    blocked: str | None = None
+    """Why the prompt is not sent (exit 2's stderr, a block's reason, a `stopReason`)."""
+    context: str = ""
+    """Added to the prompt the model reads (`additionalContext`, or plain stdout)."""
+
+
+class HookRunner:
+    """Runs the configured hooks; implements safety.hook_points.GateHooks."""
+
+    def __init__(
+        self, hooks: list[ActiveHook], project_root: Path, bus: EventBus | None = None, *,
+        session_id: str = "", transcript_path: Callable[[], str] | None = None,
+    ) -> None:
+        self.hooks = hooks
+        self.project_root = Path(project_root).resolve()
+        self.bus = bus
+        self.session_id = session_id
+        self.transcript_path = transcript_path or (lambda: "")
+        self.mode: Callable[[], str] | None = None
+        """The current permission mode, for the `permission_mode` field (set by the session)."""
+        self._background: set[asyncio.Task[Any]] = set()
+
+    @classmethod
+    def from_settings(cls, settings: Settings, project_root: Path,
+                      bus: EventBus | None = None) -> HookRunner:
+        hooks: list[ActiveHook] = []
+        for event in HOOK_EVENTS:
+            sources = settings.hook_sources.get(event, [])
+            for index, group in enumerate(settings.hooks.get(event, [])):  # type: ignore[call-overload]
+                source = sources[index] if index < len(sources) else "settings"
+                hooks += [ActiveHook(event, group.matcher, handler.command,
+                                     handler.timeout or DEFAULT_TIMEOUT_S, source)
+                          for handler in group.hooks]
+        return cls(hooks, project_root, bus)
+
+    # -- the hook points -----------------------------------------------------------------
+    async def pre_tool_use(self, tool: str, params: Any, ctx: Any) -> HookVerdict:
+        results = await self.run("PreToolUse", self._tool_payload(tool, params), tool=tool)
+        return pre_tool_verdict(results, tool)
+
+    async def permission_request(self, tool: str, params: Any, ctx: Any) -> HookVerdict:
+        results = await self.run("PermissionRequest", self._tool_payload(tool, params),
+                                 tool=tool)
+        return permission_verdict(results, tool)
+
+    async def post_tool_use(
+        self, tool: str, params: Any, ctx: Any, response: dict[str, Any]
+    ) -> PostToolFeedback:
+        payload = {**self._tool_payload(tool, params), "tool_response": response}
+        return post_feedback(await self.run("PostToolUse", payload, tool=tool))
+
+    def notify(self, message: str, notification_type: str) -> None:
+        """Notification hooks, in the background: a notifier never delays the question."""
+        if not self.matching("Notification"):
+            return
+        payload = {"message": message, "notification_type": notification_type}
+        task = asyncio.ensure_future(self.run("Notification", payload))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def user_prompt_submit(self, prompt: str) -> PromptVerdict:
+        results = await self.run("UserPromptSubmit", {"prompt": prompt})
+        blocked = _block_reason(results)
+        return PromptVerdict(blocked=blocked, context="" if blocked else _context(results))
+
+    async def session_start(self, source: str) -> str:
+        """SessionStart hooks; their context, for the first prompt."""
+        return _context(await self.run("SessionStart", {"source": source}, tool=source))
+
+    async def session_end(self, reason: str) -> None:
+        await self.run("SessionEnd", {"reason": reason})
+        await self.drain()
+
+    async def pre_compact(self, trigger: str) -> None:
+        await self.run("PreCompact", {"trigger": trigger, "custom_instructions": ""},
+                       tool=trigger)
+
+    async def stop(self, event: str, agent_id: str, active: bool) -> str | None:
+        """Stop/SubagentStop: the reason the agent should go on, or None to let it stop."""
+        results = await self.run(event, {"stop_hook_active": active, "agent_id": agent_id})
+        return _block_reason(results, include_stop=False)
+
+    async def drain(self) -> None:
+        """Wait for background Notification hooks (at close)."""
+        if self._background:
+            await asyncio.gather(*self._background, return_exceptions=True)
+
+    # -- running -------------------------------------------------------------------------
+    def matching(self, event: str, tool: str | None = None) -> list[ActiveHook]:
+        return [h for h in self.hooks if h.event == event and matcher_matches(h.matcher, tool)]
+
+    async def run(self, event: str, fields: dict[str, Any],
+                  tool: str | None = None) -> list[HookResult]:
+        """Every matching handler of `event`, in parallel; each run published as HookRan."""
+        chosen = self.matching(event, tool)
+        if not chosen:
+            return []
+        payload = {
+            "session_id": self.session_id, "transcript_path": self._transcript(),
+            "cwd": str(self.project_root), "hook_event_name": event,
+            **({"permission_mode": self.mode()} if self.mode is not None else {}), **fields,
+        }
+        results = await asyncio.gather(
+            *(run_handler(h, payload, self.project_root) for h in chosen))
+        for result in results:
+            self._report(result)
+        return list(results)
+
+    def _transcript(self) -> str:
+        try:
+            return self.transcript_path()
+        except OSError:
+            return ""
+
+    def _tool_payload(self, tool: str, params: Any) -> dict[str, Any]:
+        arguments = params.model_dump(mode="json") if hasattr(params, "model_dump") else params
+        return {"tool_name": hook_tool_name(tool),
+                "tool_input": to_hook_input(tool, dict(arguments or {}), self.project_root)}
+
+    def _report(self, result: HookResult) -> None:
+        if self.bus is None:
+            return
+        hook = result.hook
+        self.bus.publish(HookRan(
+            event=hook.event, matcher=hook.matcher, command=hook.command,
+            exit_code=result.exit_code, duration_ms=result.duration_ms,
+            outcome=result.outcome, detail=result.detail(),
+        ))
+        said_to_user = (result.output or {}).get("systemMessage")
+        if said_to_user:
+            self.bus.publish(Notice(level="info", message=f"{hook.event} hook: {said_to_user}"))
+        problem = {
+            "error": f"failed (exit code {result.exit_code})",
+            "timeout": f"timed out after {hook.timeout:g} s and was stopped",
+            "invalid_output": "printed output that is not valid JSON",
+        }.get(result.outcome)
+        if problem is not None:
+            said = f": {result.detail()}" if result.detail() else ""
+            self.bus.publish(Notice(level="warning", message=(
+                f"The {hook.event} hook `{hook.command}` {problem}{said}. It was ignored and "
+                "the session goes on.")))
+
+
+def _block_reason(results: list[HookResult], *, include_stop: bool = True) -> str | None:
+    """Why the hooks block: exit 2 (stderr), `decision: block` (reason), `continue: false`."""
+    reasons: list[str] = []
+    for result in results:
+        output = result.output or {}
+        if result.blocked:
+            reasons.append(result.stderr.strip() or "blocked by a hook (exit code 2)")
+        elif output.get("decision") == "block":
+            reasons.append(str(output.get("reason") or "blocked by a hook"))
+        elif include_stop and output.get("continue") is False:
+            reasons.append(str(output.get("stopReason") or "stopped by a hook"))
+    return "\n".join(reasons) if reasons else None
+
+
+def _context(results: list[HookResult]) -> str:
+    parts = [str(r.specific.get("additionalContext") or "") or r.plain_text for r in results]
+    return "\n".join(p for p in parts if p)

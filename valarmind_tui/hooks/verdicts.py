@@ -1,0 +1,92 @@
+"""Combining what several handlers of one tool event said (Claude Code's output fields).
+
+PreToolUse: exit 2 (stderr), `hookSpecificOutput.permissionDecision` deny/ask/allow with
+`permissionDecisionReason`, the older `decision` block/approve, `updatedInput`, `continue: false`.
+Any deny wins over any ask, which wins over any allow.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from valarmind_tui.hooks.names import from_hook_input
+from valarmind_tui.hooks.process import HookResult
+from valarmind_tui.safety.hook_points import (
+    NO_OPINION,
+    HookDecision,
+    HookVerdict,
+    PostToolFeedback,
+)
+
+_LEGACY = {"block": "deny", "approve": "allow"}
+_RANK = {"deny": 3, "ask": 2, "allow": 1}
+
+
+def _stop_reason(results: list[HookResult]) -> str | None:
+    for result in results:
+        output = result.output or {}
+        if output.get("continue") is False:
+            return str(output.get("stopReason") or "a hook stopped the prompt")
+    return None
+
+
+def _combine(said: list[tuple[HookDecision, str]], updated: dict[str, Any] | None,
+             stop: str | None) -> HookVerdict:
+    if not said and updated is None and stop is None:
+        return NO_OPINION
+    decision = max((d for d, _ in said), key=_RANK.__getitem__, default=None)
+    reason = "\n".join(r for d, r in said if d == decision and r)
+    return HookVerdict(decision=decision, reason=reason, updated_input=updated, stop=stop)
+
+
+def pre_tool_verdict(results: list[HookResult], tool: str) -> HookVerdict:
+    said: list[tuple[HookDecision, str]] = []
+    updated: dict[str, Any] | None = None
+    for result in results:
+        if result.blocked:
+            said.append(("deny", result.stderr.strip() or "blocked by a PreToolUse hook"))
+            continue
+        output, specific = result.output or {}, result.specific
+        decision = specific.get("permissionDecision") or _LEGACY.get(output.get("decision"))
+        if decision in _RANK:
+            reason = specific.get("permissionDecisionReason") or output.get("reason") or ""
+            said.append((decision, str(reason)))
+        if isinstance(specific.get("updatedInput"), dict) and decision != "deny":
+            updated = from_hook_input(tool, specific["updatedInput"])
+    return _combine(said, updated, _stop_reason(results))
+
+
+def permission_verdict(results: list[HookResult], tool: str) -> HookVerdict:
+    """PermissionRequest: `hookSpecificOutput.decision.behavior` allow/deny with `message` and
+    `updatedInput`; exit 2 denies; `permissionDecision` is read too."""
+    said: list[tuple[HookDecision, str]] = []
+    updated: dict[str, Any] | None = None
+    for result in results:
+        if result.blocked:
+            said.append(("deny", result.stderr.strip() or "denied by a PermissionRequest hook"))
+            continue
+        behaviour = result.specific.get("decision")
+        if isinstance(behaviour, dict) and behaviour.get("behavior") in ("allow", "deny"):
+            said.append((behaviour["behavior"], str(behaviour.get("message") or "")))
+            if isinstance(behaviour.get("updatedInput"), dict):
+                updated = from_hook_input(tool, behaviour["updatedInput"])
+        elif result.specific.get("permissionDecision") in _RANK:
+            said.append((result.specific["permissionDecision"],
+                         str(result.specific.get("permissionDecisionReason") or "")))
+    return _combine(said, updated, _stop_reason(results))
+
+
+def post_feedback(results: list[HookResult]) -> PostToolFeedback:
+    blocks: list[str] = []
+    context: list[str] = []
+    for result in results:
+        output = result.output or {}
+        if result.blocked:
+            blocks.append(result.stderr.strip() or "a PostToolUse hook objected (exit code 2)")
+        elif output.get("decision") == "block":
+            blocks.append(str(output.get("reason") or "a PostToolUse hook objected"))
+        extra = result.specific.get("additionalContext")
+        if extra:
+            context.append(str(extra))
+    return PostToolFeedback(block_reason="\n".join(blocks) or None,
+                            context="\n".join(context) or None, stop=_stop_reason(results))
