@@ -8,6 +8,7 @@ is running.
 from __future__ import annotations
 
 import asyncio
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from valarmind_tui.agents.orchestrator import Orchestrator
 from valarmind_tui.agents.spec import AgentSpec
 from valarmind_tui.agents.tasks import TaskList
 from valarmind_tui.bus import EventBus
+from valarmind_tui.checkpoints import SessionCheckpoints
 from valarmind_tui.commands import CommandResult
 from valarmind_tui.composition import build_stack
 from valarmind_tui.config import KNOWN_KEYS, Settings
@@ -144,6 +146,8 @@ class Session:
                 self.history = store.messages(session_id)
             self.bus.add_listener(self._persist_event)
         self._running: asyncio.Task[PromptResult] | None = None
+        self.checkpoints = SessionCheckpoints(
+            self.project_root, self.session_id or f"unsaved-{uuid.uuid4().hex[:8]}", self.bus)
         self._context = ContextLoader(self.project_root)
         self.tasks = TaskList(self.bus)
 
@@ -237,6 +241,7 @@ class Session:
         await self._compact_if_needed()
         ctx = ToolContext(project_root=self.project_root, sandbox=self.sandbox, extra={
             "approver": self.approver, "set_mode": self.set_mode, "get_mode": lambda: self.mode,
+            "checkpoint": self.checkpoints.before_change,
         })
         deps = LoopDeps(
             provider=provider, tools=self.tools, gate=self.gate, bus=self.bus, ctx=ctx,
@@ -246,10 +251,14 @@ class Session:
             deps, self.agents, model=self._model, settings=self.settings, tasks=self.tasks,
             max_turns=self.settings.max_turns, system_prompt_for=self.system_prompt,
         )
-        outcome = await orchestrator.run(
-            prompt, history=self.history or None,
-            system_prompt=self.system_prompt(orchestrator.spec),
-        )
+        self.checkpoints.begin(prompt)
+        try:
+            outcome = await orchestrator.run(
+                prompt, history=self.history or None,
+                system_prompt=self.system_prompt(orchestrator.spec),
+            )
+        finally:
+            await self.checkpoints.end()
         self.history = outcome.messages
         if outcome.status == "failed" and outcome.error:
             self.bus.publish(Notice(level="error", message=outcome.error))
