@@ -203,7 +203,8 @@ class SessionCheckpoints:
             raise UsageError("Nothing to undo: no turn of this session changed files.")
         turn = self._with_after(live[-1])
         report, _ = self.repo.restore(turn.before, turn.after or turn.before, force=force)
-        self.repo.set_ref(f"{self.prefix}{turn.number}/undone", turn.before_commit)
+        if not report.conflicts:  # else the turn stays to undo again, with --force
+            self.repo.set_ref(f"{self.prefix}{turn.number}/undone", turn.before_commit)
         return Restored("undo", turn.number, report)
 
     def _redo(self, force: bool) -> Restored:
@@ -213,7 +214,8 @@ class SessionCheckpoints:
         turn = undone[0]
         assert turn.after is not None
         report, _ = self.repo.restore(turn.after, turn.before, force=force)
-        self.repo.delete_ref(f"{self.prefix}{turn.number}/undone")
+        if not report.conflicts:
+            self.repo.delete_ref(f"{self.prefix}{turn.number}/undone")
         return Restored("redo", turn.number, report)
 
     def _rewind(self, number: int, force: bool) -> Restored:
@@ -223,10 +225,12 @@ class SessionCheckpoints:
             known = ", ".join(str(t.number) for t in turns if t.state != "dropped") or "none"
             raise UsageError(f"No checkpoint for turn {number}; turns with one: {known}.")
         live = [self._with_after(t) for t in turns if not t.state]
-        expected = live[-1].after if live else None
+        undone = [t for t in turns if t.state == "undone"]
+        # the state ValarMind last left: before the first undone turn, else after the last one
+        expected = undone[0].before if undone else live[-1].after if live else None
         report, _ = self.repo.restore(chosen.before, expected or self.repo.snapshot(),
                                       force=force)
-        for turn in live:
+        for turn in live if not report.conflicts else ():
             if turn.number >= number:
                 self.repo.set_ref(f"{self.prefix}{turn.number}/undone", turn.before_commit)
         return Restored("rewind", number, report)
