@@ -111,7 +111,8 @@ class ShadowRepo:
         subprocess.run(["git", *SAFE_FLAGS, "init", "-q", "--bare", str(self.git_dir)],
                        check=True, env=env, capture_output=True)
         for key, value in (("core.bare", "false"), ("gc.auto", "0"),
-                           ("core.logAllRefUpdates", "false"), ("core.untrackedCache", "true")):
+                           ("core.logAllRefUpdates", "false"), ("core.untrackedCache", "true"),
+                           ("core.splitIndex", "true"), ("index.version", "4")):
             subprocess.run(["git", "--git-dir", str(self.git_dir), "config", key, value],
                            check=True, env=env, capture_output=True)
         info = self.git_dir / "info"
@@ -133,6 +134,19 @@ class ShadowRepo:
             raise ShadowError(f"git {args[0]}: {done.stderr.decode(errors='replace').strip()}")
         return done.stdout
 
+    def git_many(self, commands: Sequence[Sequence[str]]) -> list[bytes]:
+        """Several read-only git commands at once; their outputs in order."""
+        procs = [subprocess.Popen(["git", *SHADOW_FLAGS, *args], cwd=self.root,
+                                  env=self._environment(), stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE) for args in commands]
+        outputs = []
+        for args, proc in zip(commands, procs, strict=True):
+            out, err = proc.communicate()
+            if proc.returncode != 0:
+                raise ShadowError(f"git {args[0]}: {err.decode(errors='replace').strip()}")
+            outputs.append(out)
+        return outputs
+
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
         """One process at a time in the shadow index (two sessions may share a project)."""
@@ -151,8 +165,10 @@ class ShadowRepo:
             return self._snapshot()
 
     def _snapshot(self) -> Snapshot:
-        listed = self.git("ls-files", "-z", "-m", "-d", "-o", "--exclude-standard")
-        paths = dict.fromkeys(p for p in os.fsdecode(listed).split("\0") if p)
+        # tracked files that changed, and new ones: two walks, run side by side
+        listed = self.git_many([("ls-files", "-z", "-m", "-d"),
+                                ("ls-files", "-z", "-o", "--exclude-standard")])
+        paths = dict.fromkeys(p for out in listed for p in os.fsdecode(out).split("\0") if p)
         add: list[str] = []
         drop: list[str] = []
         large: dict[str, list[int]] = {}

@@ -126,8 +126,9 @@ class SessionCheckpoints:
     def _record_sync(self, tool: str | None, kind: str) -> CheckpointCreated | None:
         snap = self.repo.snapshot()
         if self._turn is None:
-            self._drop_undone()
-            self._turn, self._step = self._next_number(), 0
+            turns = self.turns()
+            self._drop_undone(turns)
+            self._turn, self._step = max((t.number for t in turns), default=0) + 1, 0
         elif kind == "before" and self._last is not None and self._last[0] == snap.tree:
             return None
         name = "after" if kind == "after" else str(self._step + 1)
@@ -142,11 +143,8 @@ class SessionCheckpoints:
         return CheckpointCreated(turn=self._turn, step=self._step, kind=kind, commit=commit,
                                  tool=tool, skipped=tuple(sorted(snap.large)))
 
-    def _next_number(self) -> int:
-        return max((t.number for t in self.turns()), default=0) + 1
-
-    def _drop_undone(self) -> None:
-        for turn in self.turns():
+    def _drop_undone(self, turns: list[TurnRecord]) -> None:
+        for turn in turns:
             if turn.state == "undone":
                 self.repo.delete_ref(f"{self.prefix}{turn.number}/undone")
                 self.repo.set_ref(f"{self.prefix}{turn.number}/dropped", turn.before_commit)
