@@ -104,9 +104,20 @@ class ShadowRepo:
         return self._env
 
     def _init(self) -> None:
-        if (self.git_dir / "HEAD").is_file():
+        """Create the repository once; another process may be creating it at the same time."""
+        ready = self.git_dir / "valarmind-ready"
+        if ready.is_file():
             return
-        self.git_dir.mkdir(parents=True, exist_ok=True)
+        self.git_dir.parent.mkdir(parents=True, exist_ok=True)
+        with self._flock():
+            if not ready.is_file():
+                try:
+                    self._create()
+                except subprocess.CalledProcessError as exc:
+                    raise ShadowError(f"git init: {exc.stderr.decode(errors='replace')}") from exc
+                ready.touch()
+
+    def _create(self) -> None:
         env = {**child_env(self.root), **GIT_ENV, "GIT_CONFIG_GLOBAL": os.devnull}
         subprocess.run(["git", *SAFE_FLAGS, "init", "-q", "--bare", str(self.git_dir)],
                        check=True, env=env, capture_output=True)
@@ -148,15 +159,20 @@ class ShadowRepo:
         return outputs
 
     @contextlib.contextmanager
-    def locked(self) -> Iterator[None]:
-        """One process at a time in the shadow index (two sessions may share a project)."""
-        self._environment()
-        with open(self.git_dir / "valarmind.lock", "a") as handle:
+    def _flock(self) -> Iterator[None]:
+        with open(self.git_dir.parent / f"{self.git_dir.name}.lock", "a") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             try:
                 yield
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """One process at a time in the shadow index (two sessions may share a project)."""
+        self._environment()
+        with self._flock():
+            yield
 
     # -- snapshots ------------------------------------------------------------------------
     def snapshot(self) -> Snapshot:
