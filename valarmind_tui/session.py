@@ -37,6 +37,7 @@ from valarmind_tui.events import (
     ModeChanged,
     Notice,
     PromptFinished,
+    TurnFinished,
 )
 from valarmind_tui.providers.base import Provider
 from valarmind_tui.repomap import RepoMap, RepoMapResult
@@ -144,6 +145,7 @@ class Session:
                 self.session_id = store.create(self.project_root, self._model)
             else:
                 self.history = store.messages(session_id)
+                self._close_interrupted(store, session_id)
             self.bus.add_listener(self._persist_event)
         self._running: asyncio.Task[PromptResult] | None = None
         self.checkpoints = SessionCheckpoints(
@@ -392,9 +394,39 @@ class Session:
         if self.store is not None and self.session_id is not None:
             self.store.append_message(self.session_id, message)
 
+    def _close_interrupted(self, store: SessionStore, session_id: str) -> None:
+        """A session whose process died mid-turn: what was streamed becomes an answer marked
+        interrupted, and tool calls left without a result get one (else the next request is
+        rejected)."""
+        added = close_interrupted(self.history, store.interrupted_text(session_id))
+        for message in added:
+            self.history.append(message)
+            store.append_message(session_id, message)
+        if added:
+            text = added[-1]["content"] if added[-1]["role"] == "assistant" else ""
+            store.append_event(session_id, TurnFinished(turn=0, text=text,
+                                                        finish_reason="interrupted"))
+
     def _persist_event(self, event: Event) -> None:
         if self.store is not None and self.session_id is not None:
             self.store.append_event(self.session_id, event)
+
+
+INTERRUPTED = "[interrupted: ValarMind stopped before this finished]"
+
+
+def close_interrupted(history: list[dict[str, Any]], streamed: str) -> list[dict[str, Any]]:
+    """The messages that close a turn a killed process left open: a result for every tool call
+    without one, then the streamed text of the unfinished answer."""
+    added: list[dict[str, Any]] = []
+    last_call = next((m for m in reversed(history) if m.get("role") == "assistant"), None)
+    if last_call and last_call.get("tool_calls"):
+        answered = {m.get("tool_call_id") for m in history if m.get("role") == "tool"}
+        added += [{"role": "tool", "tool_call_id": c["id"], "content": INTERRUPTED}
+                  for c in last_call["tool_calls"] if c.get("id") not in answered]
+    if streamed:
+        added.append({"role": "assistant", "content": f"{streamed}\n\n{INTERRUPTED}"})
+    return added
 
 
 def offline_help() -> str:
