@@ -321,13 +321,23 @@ class Session:
         return await self.commands.run(self, line)
 
     async def run_shell(self, command: str) -> ToolResult:
-        """`!command` from a face: the bash tool, through the gate like any agent call."""
+        """`!command` and /qa from a face: the bash tool, through the gate like any agent call.
+        Checkpointed like one: when no prompt runs, the command is a turn of its own (/undo)."""
         tool = self.tools.get("bash")
         if tool is None:
             return ToolResult.error("the bash tool is not available")
         params = tool.parse({"command": command})
-        ctx = ToolContext(project_root=self.project_root, agent_id="user", sandbox=self.sandbox)
-        _status, result = await run_gated(tool, params, ctx, self.gate, AgentPermissions.full())
+        ctx = ToolContext(project_root=self.project_root, agent_id="user", sandbox=self.sandbox,
+                          extra={"checkpoint": self.checkpoints.before_change})
+        own_turn = not self.busy
+        if own_turn:
+            self.checkpoints.begin(f"!{command}")
+        try:
+            _status, result = await run_gated(tool, params, ctx, self.gate,
+                                              AgentPermissions.full())
+        finally:
+            if own_turn:
+                await self.checkpoints.end()
         return result
 
     def cancel(self) -> bool:

@@ -170,3 +170,39 @@ def test_modes_other_than_the_executable_bit_are_kept(git_repo: Path) -> None:
     report, _ = repo.restore(first, second)
     assert report.written == ["secret.txt"] and secret.read_text() == "v1\n"
     assert stat.S_IMODE(secret.stat().st_mode) == 0o600
+
+
+async def test_a_shell_command_of_the_person_is_a_turn_too(
+    tmp_path: Path, open_session: Any,
+) -> None:
+    root = tmp_path / "plain"
+    root.mkdir()
+    (root / "script.sh").write_text("echo hi\n")
+    before = tree_state(root)
+    session = open_session(root)
+    await session.run_shell("chmod +x script.sh && echo out > out.txt && mv script.sh run.sh")
+    assert (root / "run.sh").stat().st_mode & 0o111
+    undone = await session.run_command("/undo")
+    assert undone.ok, undone.text
+    assert tree_state(root) == before
+    listed = await session.run_command("/rewind")
+    assert "!chmod +x script.sh" in listed.text and "(undone)" in listed.text
+
+
+async def test_export_markdown_and_jsonl(
+    git_repo: Path, fake_model: Any, open_session: Any,
+) -> None:
+    import json
+
+    session = open_session(git_repo)
+    fake_model.script(*shell_turn(bash("echo 1 > one.txt")))
+    await session.submit("make one")
+    md = await session.run_command("/export md talk.md")
+    assert md.ok, md.text
+    text = (git_repo / "talk.md").read_text()
+    assert "## You\n\nmake one" in text and "## ValarMind\n\nDone." in text
+    assert "`delegate`" in text
+    out = git_repo.parent / "talk.jsonl"
+    assert (await session.run_command(f"/export jsonl {out}")).ok
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert lines == session.history
