@@ -78,3 +78,28 @@ def test_unchanged_tree_is_the_same_tree(git_repo: Path) -> None:
     (git_repo / "new.txt").unlink()
     assert shadow.snapshot().tree != changed.tree
     assert tree_state(git_repo) == state
+
+
+async def test_a_failing_checkpoint_turns_them_off_once(tmp_path: Path, monkeypatch) -> None:
+    """A folder too large to record: one warning, the tool calls still run."""
+    from valarmind_tui.bus import EventBus
+    from valarmind_tui.checkpoints import SessionCheckpoints
+    from valarmind_tui.checkpoints import shadow as shadow_module
+    from valarmind_tui.events import Notice
+
+    monkeypatch.setattr(shadow_module, "MAX_NEW_FILES", 3)
+    root = tmp_path / "plain"
+    root.mkdir()
+    for n in range(5):
+        (root / f"f{n}.txt").write_text(str(n))
+    bus = EventBus()
+    seen: list[object] = []
+    bus.add_listener(seen.append)
+    checkpoints = SessionCheckpoints(root, "s", bus)
+    checkpoints.begin("x")
+    await checkpoints.before_change("bash")
+    await checkpoints.before_change("bash")
+    await checkpoints.end()
+    notices = [e for e in seen if isinstance(e, Notice)]
+    assert len(notices) == 1 and "5 new files" in notices[0].message
+    assert checkpoints.turns() == []

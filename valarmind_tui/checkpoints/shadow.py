@@ -29,6 +29,8 @@ from valarmind_tui.tools.git import GIT_ENV, SAFE_FLAGS
 
 MAX_FILE_BYTES = 5 * 1024 * 1024
 """Files larger than this are noted in a checkpoint, not stored."""
+MAX_NEW_FILES = 100_000
+"""A snapshot that would add more files than this is refused (a home folder, a data dump)."""
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 GONE = "000000"
 SHADOW_FLAGS = (*SAFE_FLAGS, "-c", "core.autocrlf=false", "-c", "core.safecrlf=false",
@@ -203,6 +205,9 @@ class ShadowRepo:
                 add.append(path)
             else:
                 drop.append(path)
+        if len(add) > MAX_NEW_FILES:
+            raise ShadowError(f"{len(add):,} new files to record, more than {MAX_NEW_FILES:,}; "
+                              "add the bulky folders to .gitignore")
         if drop:
             self.git("update-index", "--force-remove", "-z", "--stdin", input=_nul(drop))
         if add:

@@ -97,6 +97,8 @@ class SessionCheckpoints:
         self._step = 0
         self._last: tuple[str, str] | None = None
         """(tree, commit) of the last checkpoint of the open turn."""
+        self.off_reason = ""
+        """Why checkpoints stopped (a git failure, a project too large), once said."""
 
     # -- recording ------------------------------------------------------------------------
     def begin(self, prompt: str) -> None:
@@ -114,11 +116,16 @@ class SessionCheckpoints:
             self._turn = None
 
     async def _record(self, tool: str | None, kind: Literal["before", "after"]) -> None:
+        if self.off_reason:
+            return
         async with self._lock:
             try:
                 event = await asyncio.to_thread(self._record_sync, tool, kind)
             except (ShadowError, OSError) as exc:
-                self._publish(Notice(level="warning", message=f"No checkpoint taken: {exc}"))
+                self.off_reason = str(exc)
+                self._publish(Notice(level="warning", message=(
+                    f"Checkpoints are off for this session: {exc}. /undo cannot take back what "
+                    "changes from now on.")))
                 return
         if event is not None:
             self._publish(event)
