@@ -26,6 +26,7 @@ from valarmind_tui.config import KNOWN_KEYS, Settings
 from valarmind_tui.context.breakdown import ContextBreakdown, context_breakdown
 from valarmind_tui.context.compaction import compact as compact_history
 from valarmind_tui.context.compaction import context_window, should_compact
+from valarmind_tui.context.interrupted import close_interrupted
 from valarmind_tui.context.project_context import ContextLoader
 from valarmind_tui.context.prompt_builder import build_agent_prompt
 from valarmind_tui.context.transcript import SHOWN_MESSAGES, Transcript, build_transcript
@@ -420,23 +421,6 @@ class Session:
     def _persist_event(self, event: Event) -> None:
         if self.store is not None and self.session_id is not None:
             self.store.append_event(self.session_id, event)
-
-
-INTERRUPTED = "[interrupted: ValarMind stopped before this finished]"
-
-
-def close_interrupted(history: list[dict[str, Any]], streamed: str) -> list[dict[str, Any]]:
-    """The messages that close a turn a killed process left open: a result for every tool call
-    without one, then the streamed text of the unfinished answer."""
-    added: list[dict[str, Any]] = []
-    last_call = next((m for m in reversed(history) if m.get("role") == "assistant"), None)
-    if last_call and last_call.get("tool_calls"):
-        answered = {m.get("tool_call_id") for m in history if m.get("role") == "tool"}
-        added += [{"role": "tool", "tool_call_id": c["id"], "content": INTERRUPTED}
-                  for c in last_call["tool_calls"] if c.get("id") not in answered]
-    if streamed:
-        added.append({"role": "assistant", "content": f"{streamed}\n\n{INTERRUPTED}"})
-    return added
 
 
 def offline_help() -> str:

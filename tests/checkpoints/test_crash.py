@@ -16,8 +16,9 @@ from tests.checkpoints.test_headless import ENV, configure
 from tests.core.test_headless import model_flags, valarmind
 from tests.fakes.model_server import ScriptedTurn
 from valarmind_tui.config import load_settings
+from valarmind_tui.context.interrupted import INTERRUPTED
 from valarmind_tui.context.transcript import AnswerItem
-from valarmind_tui.session import INTERRUPTED, Session
+from valarmind_tui.session import Session
 
 ANSWER = " ".join(f"word{n}" for n in range(400))
 
@@ -64,3 +65,16 @@ def test_kill_mid_stream_then_continue(git_repo: Path, fake_model: Any) -> None:
     rewound = valarmind("rewind", "--to", "1", cwd=git_repo)
     assert rewound.returncode == 0, rewound.stderr
     assert tree_state(git_repo) == before
+
+
+def test_tool_calls_a_killed_process_left_open_get_a_result() -> None:
+    from valarmind_tui.context.interrupted import close_interrupted
+
+    history = [{"role": "user", "content": "go"},
+               {"role": "assistant", "content": "", "tool_calls": [
+                   {"id": "a", "type": "function", "function": {"name": "bash"}},
+                   {"id": "b", "type": "function", "function": {"name": "bash"}}]},
+               {"role": "tool", "tool_call_id": "a", "content": "ok"}]
+    added = close_interrupted(history, "")
+    assert added == [{"role": "tool", "tool_call_id": "b", "content": INTERRUPTED}]
+    assert close_interrupted([*history, *added, {"role": "assistant", "content": "x"}], "") == []
