@@ -103,3 +103,18 @@ async def test_a_failing_checkpoint_turns_them_off_once(tmp_path: Path, monkeypa
     notices = [e for e in seen if isinstance(e, Notice)]
     assert len(notices) == 1 and "5 new files" in notices[0].message
     assert checkpoints.turns() == []
+
+
+def test_a_restore_never_reaches_through_a_symlinked_folder(tmp_path: Path) -> None:
+    """A folder swapped for a symlink between the snapshot and the write (a race): removing
+    `pkg/x.txt` must not delete the file the link points at."""
+    from valarmind_tui.checkpoints.shadow import _remove
+
+    root = tmp_path / "plain"
+    root.mkdir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.txt").write_text("not the project's\n")
+    (root / "pkg").symlink_to(outside)
+    assert not _remove(root / "pkg" / "x.txt", root)
+    assert (outside / "x.txt").read_text() == "not the project's\n"

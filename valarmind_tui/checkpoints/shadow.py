@@ -317,6 +317,9 @@ def _nul(paths: Sequence[str]) -> bytes:
 
 
 def _remove(path: Path, root: Path) -> bool:
+    """Remove one file (never through a symlinked folder: that file is outside the project)."""
+    if any((root / parent).is_symlink() for parent in path.relative_to(root).parents):
+        return False
     try:
         if path.is_dir() and not path.is_symlink():
             return False
