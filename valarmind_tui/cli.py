@@ -103,6 +103,8 @@ def _checkpoint_flags(parser: argparse.ArgumentParser) -> None:
                         help="the stored session (default: the last one in this project)")
     parser.add_argument("--force", action="store_true",
                         help="overwrite files changed by hand since the checkpoint")
+    parser.add_argument("--preview", action="store_true",
+                        help="show what would change (a diff, the conflicts); write nothing")
 
 
 def _trust_command(root: Path, args: argparse.Namespace) -> int:

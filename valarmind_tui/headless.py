@@ -206,8 +206,7 @@ def run_session_command(settings: Settings, root: Path, args: argparse.Namespace
     line = {"undo": "/undo", "redo": "/redo"}.get(args.command, "/rewind")
     if args.command == "rewind" and args.to is not None:
         line += f" {args.to}"
-    if args.force:
-        line += " --force"
+    line += " --force" * args.force + " --preview" * args.preview
     return asyncio.run(_run_stored_line(settings, root, args.session, line))
 
 

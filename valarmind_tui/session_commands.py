@@ -18,24 +18,23 @@ if TYPE_CHECKING:
 
 def register_session_commands(registry: CommandRegistry) -> None:
     @command(registry, "undo", "take back the files the last turn changed (edits and commands)",
-             usage="[--force]", idle_only=True)
+             usage="[--preview] [--force]", idle_only=True)
     async def undo(session: Session, args: str) -> CommandResult:
-        return await _restore(session.checkpoints.undo(force="--force" in args.split()))
+        return await _restore(session.checkpoints.undo(**_flags(args)))
 
-    @command(registry, "redo", "put back what /undo took back", usage="[--force]",
+    @command(registry, "redo", "put back what /undo took back", usage="[--preview] [--force]",
              idle_only=True)
     async def redo(session: Session, args: str) -> CommandResult:
-        return await _restore(session.checkpoints.redo(force="--force" in args.split()))
+        return await _restore(session.checkpoints.redo(**_flags(args)))
 
     @command(registry, "rewind", "list the turns, or restore the files to before turn N",
-             usage="[N] [--force]", idle_only=True)
+             usage="[N] [--preview] [--force]", idle_only=True)
     async def rewind(session: Session, args: str) -> CommandResult:
         words = args.split()
         numbers = [w for w in words if w.isdigit()]
         if not numbers:
             return await list_turns(session)
-        return await _restore(session.checkpoints.rewind(int(numbers[0]),
-                                                         force="--force" in words))
+        return await _restore(session.checkpoints.rewind(int(numbers[0]), **_flags(args)))
 
     @command(registry, "export", "write this conversation to a Markdown or JSONL file",
              usage="[md|jsonl] [FILE]")
@@ -49,6 +48,11 @@ def register_session_commands(registry: CommandRegistry) -> None:
         await asyncio.to_thread(path.write_text, text, encoding="utf-8")
         return CommandResult(f"Exported {len(session.history)} messages to {path}.",
                              data={"path": str(path)})
+
+
+def _flags(args: str) -> dict[str, bool]:
+    words = args.split()
+    return {"force": "--force" in words, "preview": "--preview" in words}
 
 
 async def _restore(work: Any) -> CommandResult:

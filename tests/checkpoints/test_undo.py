@@ -206,3 +206,25 @@ async def test_export_markdown_and_jsonl(
     assert (await session.run_command(f"/export jsonl {out}")).ok
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert lines == session.history
+
+
+async def test_preview_shows_the_diff_and_the_conflict_and_writes_nothing(
+    git_repo: Path, fake_model: Any, open_session: Any,
+) -> None:
+    session = open_session(git_repo)
+    fake_model.script(*shell_turn(bash("echo agent > a.txt && printf 'x\\n' >> app.py")))
+    await session.submit("write")
+    (git_repo / "a.txt").write_text("by hand\n")
+    state = tree_state(git_repo)
+    events: list[Any] = []
+    session.bus.add_listener(events.append)
+
+    preview = await session.run_command("/undo --preview")
+    assert "would change" in preview.text and "Would restore: app.py" in preview.text
+    assert "-x" in preview.text and "```diff" in preview.text
+    assert "a.txt" in preview.text and "--force" in preview.text  # the conflict, named
+    assert tree_state(git_repo) == state and not events
+    listed = await session.run_command("/rewind 1 --preview")
+    assert "Would restore: app.py" in listed.text and tree_state(git_repo) == state
+    assert (await session.run_command("/undo")).text.count("a.txt") == 1
+    assert (git_repo / "a.txt").read_text() == "by hand\n"

@@ -75,6 +75,8 @@ class RestoreReport:
     """Changed by hand since the checkpoint: left as they are (unless forced)."""
     not_restored: list[str] = field(default_factory=list)
     """Over the size cap, or of a kind git does not store: could not be put back."""
+    diff: str = ""
+    """A preview's unified diff (state left → state restored) of the paths it would write."""
 
 
 def shadow_dir(project_root: Path, data_dir: Path) -> Path:
@@ -265,13 +267,14 @@ class ShadowRepo:
         return found
 
     # -- restores -------------------------------------------------------------------------
-    def restore(self, target: Snapshot, expected: Snapshot, *, force: bool = False
-                ) -> tuple[RestoreReport, Snapshot]:
+    def restore(self, target: Snapshot, expected: Snapshot, *, force: bool = False,
+                preview: bool = False) -> tuple[RestoreReport, Snapshot]:
         """Put back the files that differ between `expected` (the state we left) and `target`.
 
         A file whose content now differs from `expected` was changed by someone else: it is a
         conflict, left alone unless `force`. Returns the report and the state before the
-        restore (what undoing it would go back to)."""
+        restore (what undoing it would go back to). `preview` writes nothing: the report says
+        what would be written and removed, with the conflicts."""
         with self.locked():
             current = self._snapshot()
             report = RestoreReport()
@@ -286,12 +289,27 @@ class ShadowRepo:
                     report.conflicts.append(change.path)
                     continue
                 apply.append(change)
-            self._apply(apply, report)
+            if preview:
+                report.written += [c.path for c in apply if c.b_mode != GONE]
+                report.removed += [c.path for c in apply if c.b_mode == GONE]
+                report.diff = self._preview_diff(expected.tree, target.tree, apply)
+            else:
+                self._apply(apply, report)
             report.not_restored += sorted(
                 p for p in set(target.large) | set(expected.large) | set(current.large)
                 if target.large.get(p) != current.large.get(p)
             )
             return report, current
+
+    def _preview_diff(self, a_tree: str, b_tree: str, changes: list[Change]) -> str:
+        """The unified diff of what a restore would write (text files; the project's own
+        diff drivers never run)."""
+        if not changes:
+            return ""
+        paths = [c.path for c in changes]
+        out = self.git("diff", "--no-ext-diff", "--no-textconv", "--no-color", a_tree, b_tree,
+                       "--", *paths)
+        return out.decode(errors="replace")
 
     def _apply(self, changes: list[Change], report: RestoreReport) -> None:
         contents = self.blobs([c.b_blob for c in changes if c.b_mode != GONE])

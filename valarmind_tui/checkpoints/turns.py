@@ -61,15 +61,23 @@ class Restored:
     action: Action
     turn: int
     report: RestoreReport
+    preview: bool = False
+    """Nothing was written: the report says what would be."""
 
     def describe(self) -> str:
         verb = {"undo": "Undid", "redo": "Redid", "rewind": "Rewound to before"}[self.action]
         r = self.report
-        lines = [f"{verb} turn {self.turn}."]
+        if self.preview:
+            lines = [f"/{self.action} would change turn {self.turn}'s files (nothing written "
+                     "yet)."]
+        else:
+            lines = [f"{verb} turn {self.turn}."]
+        would = "Would restore" if self.preview else "Restored"
         if r.written:
-            lines.append("Restored: " + ", ".join(r.written))
+            lines.append(f"{would}: " + ", ".join(r.written))
         if r.removed:
-            lines.append("Removed: " + ", ".join(r.removed))
+            lines.append(("Would remove" if self.preview else "Removed") + ": "
+                         + ", ".join(r.removed))
         if not (r.written or r.removed):
             lines.append("No file needed restoring.")
         if r.conflicts:
@@ -78,6 +86,8 @@ class Restored:
         if r.not_restored:
             lines.append("Could not restore (over the size cap or not a regular file): "
                          + ", ".join(r.not_restored))
+        if r.diff:
+            lines.append(f"```diff\n{r.diff.rstrip()}\n```")
         return "\n".join(lines)
 
 
@@ -180,21 +190,25 @@ class SessionCheckpoints:
         return turns
 
     # -- taking back ----------------------------------------------------------------------
-    async def undo(self, *, force: bool = False) -> Restored:
-        """Take back the files of the last turn that is not undone."""
-        return await self._restore(lambda: self._undo(force))
+    async def undo(self, *, force: bool = False, preview: bool = False) -> Restored:
+        """Take back the files of the last turn that is not undone (`preview`: say what would
+        change, write nothing)."""
+        return await self._restore(lambda: self._undo(force, preview), preview)
 
-    async def redo(self, *, force: bool = False) -> Restored:
+    async def redo(self, *, force: bool = False, preview: bool = False) -> Restored:
         """Put back the turn the last /undo took back."""
-        return await self._restore(lambda: self._redo(force))
+        return await self._restore(lambda: self._redo(force, preview), preview)
 
-    async def rewind(self, number: int, *, force: bool = False) -> Restored:
+    async def rewind(self, number: int, *, force: bool = False,
+                     preview: bool = False) -> Restored:
         """The files as they were before turn `number`; later turns become redoable."""
-        return await self._restore(lambda: self._rewind(number, force))
+        return await self._restore(lambda: self._rewind(number, force, preview), preview)
 
-    async def _restore(self, work: Callable[[], Restored]) -> Restored:
+    async def _restore(self, work: Callable[[], Restored], preview: bool) -> Restored:
         async with self._lock:
             restored = await asyncio.to_thread(work)
+        if preview:
+            return restored
         r = restored.report
         self._publish(FilesRestored(
             action=restored.action, turn=restored.turn, restored=tuple(r.written),
@@ -202,43 +216,44 @@ class SessionCheckpoints:
             not_restored=tuple(r.not_restored)))
         return restored
 
-    def _undo(self, force: bool) -> Restored:
+    def _undo(self, force: bool, preview: bool) -> Restored:
         live = [t for t in self.turns() if not t.state]
         if not live:
             raise UsageError("Nothing to undo: no turn of this session changed files.")
         turn = self._with_after(live[-1])
-        report, _ = self.repo.restore(turn.before, turn.after or turn.before, force=force)
-        if not report.conflicts:  # else the turn stays to undo again, with --force
+        report, _ = self.repo.restore(turn.before, turn.after or turn.before, force=force,
+                                      preview=preview)
+        if not report.conflicts and not preview:  # else the turn stays to undo again, with --force
             self.repo.set_ref(f"{self.prefix}{turn.number}/undone", turn.before_commit)
-        return Restored("undo", turn.number, report)
+        return Restored("undo", turn.number, report, preview)
 
-    def _redo(self, force: bool) -> Restored:
+    def _redo(self, force: bool, preview: bool) -> Restored:
         undone = [t for t in self.turns() if t.state == "undone"]
         if not undone or undone[0].after is None:
             raise UsageError("Nothing to redo: /undo first.")
         turn = undone[0]
         assert turn.after is not None
-        report, _ = self.repo.restore(turn.after, turn.before, force=force)
-        if not report.conflicts:
+        report, _ = self.repo.restore(turn.after, turn.before, force=force, preview=preview)
+        if not report.conflicts and not preview:
             self.repo.delete_ref(f"{self.prefix}{turn.number}/undone")
-        return Restored("redo", turn.number, report)
+        return Restored("redo", turn.number, report, preview)
 
-    def _rewind(self, number: int, force: bool) -> Restored:
+    def _rewind(self, number: int, force: bool, preview: bool) -> Restored:
         turns = self.turns()
         chosen = next((t for t in turns if t.number == number and t.state != "dropped"), None)
         if chosen is None:
             known = ", ".join(str(t.number) for t in turns if t.state != "dropped") or "none"
             raise UsageError(f"No checkpoint for turn {number}; turns with one: {known}.")
-        live = [self._with_after(t) for t in turns if not t.state]
+        live = [t if preview else self._with_after(t) for t in turns if not t.state]
         undone = [t for t in turns if t.state == "undone"]
         # the state ValarMind last left: before the first undone turn, else after the last one
         expected = undone[0].before if undone else live[-1].after if live else None
         report, _ = self.repo.restore(chosen.before, expected or self.repo.snapshot(),
-                                      force=force)
-        for turn in live if not report.conflicts else ():
+                                      force=force, preview=preview)
+        for turn in live if not (report.conflicts or preview) else ():
             if turn.number >= number:
                 self.repo.set_ref(f"{self.prefix}{turn.number}/undone", turn.before_commit)
-        return Restored("rewind", number, report)
+        return Restored("rewind", number, report, preview)
 
     def _with_after(self, turn: TurnRecord) -> TurnRecord:
         """A turn the process did not finish ends where the work tree is now."""
