@@ -8,6 +8,7 @@ from valarmind_tui.agent_commands import register_agent_commands
 from valarmind_tui.commands import CommandRegistry, CommandResult, command, refused_while_busy
 from valarmind_tui.context_commands import register_context_commands
 from valarmind_tui.safety.approval import PermissionMode
+from valarmind_tui.session_commands import register_session_commands
 
 if TYPE_CHECKING:
     from valarmind_tui.session import Session
@@ -120,4 +121,5 @@ def builtin_commands() -> CommandRegistry:
 
     register_context_commands(registry)
     register_agent_commands(registry)
+    register_session_commands(registry)
     return registry

@@ -40,6 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--plain", action="store_true", help="line-mode REPL (no full-screen UI)")
     parser.add_argument("--resume", metavar="SESSION", nargs="?", const="last",
                         help="resume a stored session (the last one by default)")
+    parser.add_argument("-c", "--continue", dest="continue_last", action="store_true",
+                        help="continue the last session in this project")
     sub = parser.add_subparsers(dest="command")
 
     run = sub.add_parser(
@@ -79,10 +81,37 @@ def build_parser() -> argparse.ArgumentParser:
     review.add_argument("target", nargs="*")
     review.add_argument("--json", action="store_true")
 
+    undo = sub.add_parser("undo", help="take back the files the last turn changed")
+    _common(undo)
+    _checkpoint_flags(undo)
+    redo = sub.add_parser("redo", help="put back what undo took back")
+    _common(redo)
+    _checkpoint_flags(redo)
+    rewind = sub.add_parser("rewind", help="list the turns, or restore the files to before one")
+    _common(rewind)
+    _checkpoint_flags(rewind)
+    which = rewind.add_mutually_exclusive_group(required=True)
+    which.add_argument("--list", action="store_true", help="the turns that changed files")
+    which.add_argument("--to", type=int, metavar="N", help="the files as before turn N")
+
+    sessions = sub.add_parser("sessions", help="the stored sessions of this project")
+    _common(sessions)
+    sessions.add_argument("--limit", type=int, default=20)
+    sessions.add_argument("--json", action="store_true")
+
     trust = sub.add_parser("trust", help="trust this folder's own configuration, or take it back")
     _common(trust)
     trust.add_argument("--revoke", action="store_true", help="stop trusting this folder")
     return parser
+
+
+def _checkpoint_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--session", metavar="ID", default="last",
+                        help="the stored session (default: the last one in this project)")
+    parser.add_argument("--force", action="store_true",
+                        help="overwrite files changed by hand since the checkpoint")
+    parser.add_argument("--preview", action="store_true",
+                        help="show what would change (a diff, the conflicts); write nothing")
 
 
 def _trust_command(root: Path, args: argparse.Namespace) -> int:
@@ -120,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from valarmind_tui.errors import ConfigError, UsageError, ValarMindError
 
+    if args.continue_last and args.resume is None:
+        args.resume = "last"
     try:
         root = _root(args)
         if args.command is None and args.prompt is None and not args.plain and sys.stdout.isatty():
@@ -146,6 +177,10 @@ def main(argv: list[str] | None = None) -> int:
             from valarmind_tui.mcp.server import serve
 
             return serve(settings, root, args)
+        if args.command in ("undo", "redo", "rewind", "sessions"):
+            from valarmind_tui.headless import run_session_command
+
+            return run_session_command(settings, root, args)
         if args.command in ("init", "map", "review"):
             from valarmind_tui.headless import run_subcommand
 

@@ -207,10 +207,45 @@ class HookRan(Event):
     """The reason or stderr shown with the outcome, cut to a few hundred characters."""
 
 
+@dataclass(frozen=True, kw_only=True)
+class CheckpointCreated(Event):
+    """The work tree was recorded in the project's shadow repository (see checkpoints/)."""
+
+    turn: int
+    """The session's turn (1-based, counting prompts that changed files)."""
+    step: int
+    """1 before the turn's first write or command, then one more per later checkpoint."""
+    kind: Literal["before", "after"]
+    """before a write or command, or after: the state the turn left."""
+    commit: str
+    """The checkpoint's commit in the shadow repository."""
+    tool: str | None = None
+    """The tool call about to run (None for `after`)."""
+    skipped: tuple[str, ...] = ()
+    """Files over the size cap: noted, not stored, so undo cannot restore them."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class FilesRestored(Event):
+    """/undo, /redo or /rewind put files back."""
+
+    action: Literal["undo", "redo", "rewind"]
+    turn: int
+    restored: tuple[str, ...] = ()
+    """Files written back byte for byte (with their executable bit)."""
+    removed: tuple[str, ...] = ()
+    """Files removed (the turn had created them)."""
+    conflicts: tuple[str, ...] = ()
+    """Files changed by hand since the checkpoint: left as they are."""
+    not_restored: tuple[str, ...] = ()
+    """Files over the size cap or of a kind git does not store."""
+
+
 AnyEvent = (
     TurnStarted | TextDelta | ReasoningDelta | TurnFinished | ToolCallStarted | ToolCallFinished
     | ApprovalRequested | ApprovalResolved | AgentSpawned | AgentFinished | TaskListChanged
-    | UsageUpdated | Notice | ModeChanged | PromptFinished | HookRan
+    | UsageUpdated | Notice | ModeChanged | PromptFinished | HookRan | CheckpointCreated
+    | FilesRestored
 )
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
@@ -231,7 +266,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
     for cls in (
         TurnStarted, TextDelta, ReasoningDelta, TurnFinished, ToolCallStarted, ToolCallFinished,
         ApprovalRequested, ApprovalResolved, AgentSpawned, AgentFinished, TaskListChanged,
-        UsageUpdated, Notice, ModeChanged, PromptFinished, HookRan,
+        UsageUpdated, Notice, ModeChanged, PromptFinished, HookRan, CheckpointCreated,
+        FilesRestored,
     )
 }
 

@@ -197,3 +197,48 @@ async def _run_line(settings: Settings, root: Path, line: str) -> int:
     sys.stdout.write(result.text.rstrip() + "\n")
     return 0 if result.ok else 1
 
+
+
+def run_session_command(settings: Settings, root: Path, args: argparse.Namespace) -> int:
+    """`valarmind undo|redo|rewind|sessions`: the stored session's checkpoints, headless."""
+    if args.command == "sessions":
+        return _list_sessions(root, args)
+    line = {"undo": "/undo", "redo": "/redo"}.get(args.command, "/rewind")
+    if args.command == "rewind" and args.to is not None:
+        line += f" {args.to}"
+    line += " --force" * args.force + " --preview" * args.preview
+    return asyncio.run(_run_stored_line(settings, root, args.session, line))
+
+
+async def _run_stored_line(settings: Settings, root: Path, session_id: str, line: str) -> int:
+    session = Session.open(settings, root, approver=PolicyApprover(), resume=session_id)
+    try:
+        result = await session.run_command(line)
+    finally:
+        await session.close()
+    (sys.stdout if result.ok else sys.stderr).write(result.text.rstrip() + "\n")
+    return 0 if result.ok else 1
+
+
+def _list_sessions(root: Path, args: argparse.Namespace) -> int:
+    import time
+
+    from valarmind_tui.store.sessions import SessionStore
+    from valarmind_tui.user_dirs import user_data_dir
+
+    store = SessionStore(user_data_dir() / "sessions.db")
+    try:
+        found = store.list(root, limit=args.limit)
+    finally:
+        store.close()
+    if args.json:
+        json.dump([info.__dict__ for info in found], sys.stdout)
+        sys.stdout.write("\n")
+        return 0
+    if not found:
+        print(f"No stored sessions for {root}.")
+    for info in found:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.updated))
+        title = info.title.splitlines()[0][:60] if info.title else "(no prompt)"
+        print(f"{info.id}  {when}  {info.model or '-':<24}  {title}")
+    return 0

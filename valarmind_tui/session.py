@@ -20,12 +20,14 @@ from valarmind_tui.agents.orchestrator import Orchestrator
 from valarmind_tui.agents.spec import AgentSpec
 from valarmind_tui.agents.tasks import TaskList
 from valarmind_tui.bus import EventBus
+from valarmind_tui.checkpoints import SessionCheckpoints
 from valarmind_tui.commands import CommandResult
 from valarmind_tui.composition import build_stack
 from valarmind_tui.config import KNOWN_KEYS, Settings
 from valarmind_tui.context.breakdown import ContextBreakdown, context_breakdown
 from valarmind_tui.context.compaction import compact as compact_history
 from valarmind_tui.context.compaction import context_window, should_compact
+from valarmind_tui.context.interrupted import close_interrupted
 from valarmind_tui.context.project_context import ContextLoader
 from valarmind_tui.context.prompt_builder import build_agent_prompt
 from valarmind_tui.context.transcript import SHOWN_MESSAGES, Transcript, build_transcript
@@ -37,6 +39,7 @@ from valarmind_tui.events import (
     ModeChanged,
     Notice,
     PromptFinished,
+    TurnFinished,
 )
 from valarmind_tui.providers.base import Provider
 from valarmind_tui.repomap import RepoMap, RepoMapResult
@@ -147,8 +150,11 @@ class Session:
                 self.session_id = store.create(self.project_root, self._model)
             else:
                 self.history = store.messages(session_id)
+                self._close_interrupted(store, session_id)
             self.bus.add_listener(self._persist_event)
         self._running: asyncio.Task[PromptResult] | None = None
+        self.checkpoints = SessionCheckpoints(
+            self.project_root, self.session_id or f"unsaved-{uuid.uuid4().hex[:8]}", self.bus)
         self._context = ContextLoader(self.project_root)
         self.tasks = TaskList(self.bus)
         self.hooks.session_id = self.session_id or uuid.uuid4().hex
@@ -257,6 +263,7 @@ class Session:
         await self._compact_if_needed()
         ctx = ToolContext(project_root=self.project_root, sandbox=self.sandbox, extra={
             "approver": self.approver, "set_mode": self.set_mode, "get_mode": lambda: self.mode,
+            "checkpoint": self.checkpoints.before_change,
         })
         deps = LoopDeps(
             provider=provider, tools=self.tools, gate=self.gate, bus=self.bus, ctx=ctx,
@@ -266,10 +273,14 @@ class Session:
             deps, self.agents, model=self._model, settings=self.settings, tasks=self.tasks,
             max_turns=self.settings.max_turns, system_prompt_for=self.system_prompt,
         )
-        outcome = await orchestrator.run(
-            prompt, history=self.history or None,
-            system_prompt=self.system_prompt(orchestrator.spec),
-        )
+        self.checkpoints.begin(prompt)
+        try:
+            outcome = await orchestrator.run(
+                prompt, history=self.history or None,
+                system_prompt=self.system_prompt(orchestrator.spec),
+            )
+        finally:
+            await self.checkpoints.end()
         self.history = outcome.messages
         if outcome.status == "failed" and outcome.error:
             self.bus.publish(Notice(level="error", message=outcome.error))
@@ -333,17 +344,25 @@ class Session:
         return await self.commands.run(self, line)
 
     async def run_shell(self, command: str) -> ToolResult:
-        """`!command` from a face: the bash tool, through the gate like any agent call."""
+        """`!command` and /qa from a face: the bash tool, through the gate like any agent call.
+        Checkpointed like one: when no prompt runs, the command is a turn of its own (/undo)."""
         tool = self.tools.get("bash")
         if tool is None:
             return ToolResult.error("the bash tool is not available")
         params = tool.parse({"command": command})
-        ctx = ToolContext(project_root=self.project_root, agent_id="user", sandbox=self.sandbox)
+        ctx = ToolContext(project_root=self.project_root, agent_id="user", sandbox=self.sandbox,
+                          extra={"checkpoint": self.checkpoints.before_change})
+        own_turn = not self.busy
+        if own_turn:
+            self.checkpoints.begin(f"!{command}")
         try:
             _status, result = await run_gated(tool, params, ctx, self.gate,
                                               AgentPermissions.full())
         except HookStopped as exc:  # nothing to stop but this command
             return ToolResult.error(str(exc))
+        finally:
+            if own_turn:
+                await self.checkpoints.end()
         return result
 
     def cancel(self) -> bool:
@@ -420,6 +439,19 @@ class Session:
     def _persist_message(self, message: dict[str, Any]) -> None:
         if self.store is not None and self.session_id is not None:
             self.store.append_message(self.session_id, message)
+
+    def _close_interrupted(self, store: SessionStore, session_id: str) -> None:
+        """A session whose process died mid-turn: what was streamed becomes an answer marked
+        interrupted, and tool calls left without a result get one (else the next request is
+        rejected)."""
+        added = close_interrupted(self.history, store.interrupted_text(session_id))
+        for message in added:
+            self.history.append(message)
+            store.append_message(session_id, message)
+        if added:
+            text = added[-1]["content"] if added[-1]["role"] == "assistant" else ""
+            store.append_event(session_id, TurnFinished(turn=0, text=text,
+                                                        finish_reason="interrupted"))
 
     def _persist_event(self, event: Event) -> None:
         if self.store is not None and self.session_id is not None:

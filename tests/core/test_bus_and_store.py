@@ -63,12 +63,13 @@ def test_store_resumes_history_and_logs_events(tmp_path: Path) -> None:
     store.append_message(sid, {"role": "user", "content": "hello there"})
     store.append_message(sid, {"role": "assistant", "content": "hi"})
     store.append_event(sid, Notice(level="info", message="n"))
-    store.append_event(sid, TextDelta(text="not logged: deltas are in the finished turn"))
+    store.append_event(sid, TextDelta(agent_id="code-1", text="a specialist's: not logged"))
+    store.append_event(sid, TextDelta(text="the main agent's: kept in case the process dies"))
     store.close()
 
     again = SessionStore(tmp_path / "s.db")
     assert [m["content"] for m in again.messages(sid)] == ["hello there", "hi"]
-    assert [e["type"] for e in again.events(sid)] == ["notice"]
+    assert [e["type"] for e in again.events(sid)] == ["notice", "text_delta"]
     assert again.list(tmp_path)[0].title == "hello there"
     again.append_message(sid, {"role": "user", "content": "more"})
     assert len(again.messages(sid)) == 3

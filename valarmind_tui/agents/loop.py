@@ -49,7 +49,7 @@ from valarmind_tui.providers.base import (
 from valarmind_tui.safety.gate import PermissionGate
 from valarmind_tui.safety.hook_points import GateHooks
 from valarmind_tui.safety.permissions import AgentPermissions
-from valarmind_tui.tools.base import Tool, ToolContext, ToolResult
+from valarmind_tui.tools.base import Risk, Tool, ToolContext, ToolResult
 from valarmind_tui.tools.registry import ToolRegistry
 
 MAX_TOOL_OUTPUT_CHARS = 30_000
@@ -317,7 +317,10 @@ async def run_gated(
     tool: Tool, params: BaseModel, ctx: ToolContext, gate: PermissionGate,
     permissions: AgentPermissions,
 ) -> tuple[ToolStatus, ToolResult]:
-    """Pass one call through the gate and run it: the only way any face or agent runs a tool."""
+    """Pass one call through the gate and run it: the only way any face or agent runs a tool.
+
+    Before a write or a command runs, `ctx.extra["checkpoint"]` (when the session set one) records
+    the work tree, so /undo covers what commands changed too."""
     decision = await gate.check(tool, params, ctx, permissions)
     if not decision.allowed:
         message = f"Denied: {decision.reason}" if decision.reason else "Denied."
@@ -326,6 +329,9 @@ async def run_gated(
         return "denied", ToolResult.error(message)
     if decision.params is not None:  # a PreToolUse hook's updatedInput
         params = decision.params
+    checkpoint = ctx.extra.get("checkpoint")
+    if checkpoint is not None and tool.risk in (Risk.WRITE, Risk.EXECUTE):
+        await checkpoint(tool.name)  # the work tree before a write or command (never raises)
     try:
         result = await tool.run(params, ctx)
     except ToolDenied as exc:

@@ -40,8 +40,9 @@ CREATE TABLE IF NOT EXISTS events (
 );
 """
 
-# Deltas are many and tiny; the finished turn carries the same text.
-_NOT_LOGGED = {"text_delta", "reasoning_delta"}
+# Deltas are many and tiny and the finished turn carries the same text; but the main agent's text
+# deltas are logged, so a process killed mid-answer keeps what it had shown (`interrupted_text`).
+_NOT_LOGGED = {"reasoning_delta"}
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,7 @@ class SessionStore:
 
     def append_event(self, session_id: str, event: Event) -> None:
         kind = event_type(event)
-        if kind in _NOT_LOGGED:
+        if kind in _NOT_LOGGED or kind == "text_delta" and event.agent_id != "main":
             return
         seq = self._next("events", session_id)
         self._db.execute(
@@ -118,6 +119,21 @@ class SessionStore:
             "SELECT body FROM events WHERE session_id = ? ORDER BY seq", (session_id,)
         )
         return [json.loads(body) for (body,) in rows]
+
+    def interrupted_text(self, session_id: str) -> str:
+        """The main agent's text streamed after its last TurnStarted when no TurnFinished
+        followed: an answer the process did not live to finish."""
+        rows = self._db.execute(
+            "SELECT type, json_extract(body, '$.text') FROM events WHERE session_id = ? AND "
+            "type IN ('turn_started', 'turn_finished', 'text_delta') AND "
+            "json_extract(body, '$.agent_id') = 'main' AND seq > COALESCE((SELECT MAX(seq) "
+            "FROM events WHERE session_id = ? AND type = 'turn_started' AND "
+            "json_extract(body, '$.agent_id') = 'main'), 0) ORDER BY seq",
+            (session_id, session_id),
+        ).fetchall()
+        if any(kind == "turn_finished" for kind, _ in rows):
+            return ""
+        return "".join(text or "" for kind, text in rows if kind == "text_delta")
 
     def list(self, project_root: Path | None = None, limit: int = 20) -> list[SessionInfo]:
         query = "SELECT id, project_root, created, updated, title, model FROM sessions"

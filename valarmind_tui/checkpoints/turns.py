@@ -1,0 +1,279 @@
+"""Checkpoints of one session's turns, and /undo, /redo and /rewind over them.
+
+A turn is one submitted prompt. Before its first write or command (the loop calls
+`before_change` for every write- or execute-risk tool call) the work tree is recorded; before each
+later call again when something changed; when the prompt ends, the state it left. All of it is in
+the shadow repository under `refs/valarmind/<session>/<turn>/`:
+
+    1, 2, ...   before the turn's first change, then before each later change that found new ones
+    after       the work tree the turn left
+    undone      present while the turn is undone (/redo puts it back)
+    dropped     an undone turn a newer turn replaced (no longer redoable)
+
+so a later process (`valarmind undo`, `rewind`) finds them again. Blocking git work runs in a
+thread; events are published from the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from valarmind_tui.bus import EventBus
+from valarmind_tui.checkpoints.shadow import (
+    RestoreReport,
+    ShadowError,
+    ShadowRepo,
+    Snapshot,
+    shadow_dir,
+)
+from valarmind_tui.errors import UsageError
+from valarmind_tui.events import CheckpointCreated, FilesRestored, Notice
+from valarmind_tui.user_dirs import user_data_dir
+
+REF_ROOT = "refs/valarmind"
+Action = Literal["undo", "redo", "rewind"]
+
+
+@dataclass(frozen=True)
+class TurnRecord:
+    """One turn that changed files, as the shadow repository remembers it."""
+
+    number: int
+    prompt: str
+    at: float
+    before: Snapshot
+    before_commit: str
+    after: Snapshot | None
+    """None when the process ended before the turn did."""
+    state: Literal["", "undone", "dropped"]
+
+
+@dataclass(frozen=True)
+class Restored:
+    """The outcome of /undo, /redo or /rewind."""
+
+    action: Action
+    turn: int
+    report: RestoreReport
+    preview: bool = False
+    """Nothing was written: the report says what would be."""
+
+    def describe(self) -> str:
+        verb = {"undo": "Undid", "redo": "Redid", "rewind": "Rewound to before"}[self.action]
+        r = self.report
+        if self.preview:
+            lines = [f"/{self.action} would change turn {self.turn}'s files (nothing written "
+                     "yet)."]
+        else:
+            lines = [f"{verb} turn {self.turn}."]
+        would = "Would restore" if self.preview else "Restored"
+        if r.written:
+            lines.append(f"{would}: " + ", ".join(r.written))
+        if r.removed:
+            lines.append(("Would remove" if self.preview else "Removed") + ": "
+                         + ", ".join(r.removed))
+        if not (r.written or r.removed):
+            lines.append("No file needed restoring.")
+        if r.conflicts:
+            lines.append("Left as they are (changed by hand since): " + ", ".join(r.conflicts)
+                         + f". Run /{self.action} --force to overwrite them.")
+        if r.not_restored:
+            lines.append("Could not restore (over the size cap or not a regular file): "
+                         + ", ".join(r.not_restored))
+        if r.diff:
+            lines.append(f"```diff\n{r.diff.rstrip()}\n```")
+        return "\n".join(lines)
+
+
+class SessionCheckpoints:
+    """Checkpoints of one session in one project."""
+
+    def __init__(self, project_root: Path, session_id: str, bus: EventBus | None = None, *,
+                 repo: ShadowRepo | None = None) -> None:
+        root = project_root.resolve()
+        self.repo = repo or ShadowRepo(root, shadow_dir(root, user_data_dir()))
+        self.session_id = session_id
+        self.prefix = f"{REF_ROOT}/{session_id}/"
+        self._bus = bus
+        self._lock = asyncio.Lock()
+        self._prompt = ""
+        self._turn: int | None = None
+        self._step = 0
+        self._last: tuple[str, str] | None = None
+        """(tree, commit) of the last checkpoint of the open turn."""
+        self.off_reason = ""
+        """Why checkpoints stopped (a git failure, a project too large), once said."""
+
+    # -- recording ------------------------------------------------------------------------
+    def begin(self, prompt: str) -> None:
+        """A prompt starts; its first change opens a turn."""
+        self._prompt, self._turn, self._step, self._last = prompt, None, 0, None
+
+    async def before_change(self, tool: str) -> None:
+        """Record the work tree before a write or command (cheap when nothing changed)."""
+        await self._record(tool, "before")
+
+    async def end(self) -> None:
+        """The prompt ended: record what the turn left, when it changed anything."""
+        if self._turn is not None:
+            await self._record(None, "after")
+            self._turn = None
+
+    async def _record(self, tool: str | None, kind: Literal["before", "after"]) -> None:
+        if self.off_reason:
+            return
+        async with self._lock:
+            try:
+                event = await asyncio.to_thread(self._record_sync, tool, kind)
+            except (ShadowError, OSError) as exc:
+                self.off_reason = str(exc)
+                self._publish(Notice(level="warning", message=(
+                    f"Checkpoints are off for this session: {exc}. /undo cannot take back what "
+                    "changes from now on.")))
+                return
+        if event is not None:
+            self._publish(event)
+
+    def _record_sync(self, tool: str | None, kind: str) -> CheckpointCreated | None:
+        snap = self.repo.snapshot()
+        if self._turn is None:
+            turns = self.turns()
+            self._drop_undone(turns)
+            self._turn, self._step = max((t.number for t in turns), default=0) + 1, 0
+        elif kind == "before" and self._last is not None and self._last[0] == snap.tree:
+            return None
+        name = "after" if kind == "after" else str(self._step + 1)
+        meta = {"prompt": self._prompt[:200], "tool": tool, "large": snap.large,
+                "at": time.time()}
+        commit = self.repo.commit(snap.tree, json.dumps(meta),
+                                  self._last[1] if self._last else None)
+        self.repo.set_ref(f"{self.prefix}{self._turn}/{name}", commit)
+        if kind == "before":
+            self._step += 1
+        self._last = (snap.tree, commit)
+        return CheckpointCreated(turn=self._turn, step=self._step, kind=kind, commit=commit,
+                                 tool=tool, skipped=tuple(sorted(snap.large)))
+
+    def _drop_undone(self, turns: list[TurnRecord]) -> None:
+        for turn in turns:
+            if turn.state == "undone":
+                self.repo.delete_ref(f"{self.prefix}{turn.number}/undone")
+                self.repo.set_ref(f"{self.prefix}{turn.number}/dropped", turn.before_commit)
+
+    # -- reading --------------------------------------------------------------------------
+    def turns(self) -> list[TurnRecord]:
+        """Every recorded turn of the session, oldest first (blocking)."""
+        grouped: dict[int, dict[str, tuple[str, str, str]]] = {}
+        for ref, commit, tree, message in self.repo.refs(self.prefix):
+            number, _, name = ref[len(self.prefix):].partition("/")
+            if number.isdigit():
+                grouped.setdefault(int(number), {})[name] = (commit, tree, message)
+        turns = []
+        for number, names in sorted(grouped.items()):
+            if "1" not in names:
+                continue
+            commit, tree, message = names["1"]
+            meta = _meta(message)
+            after = None
+            if "after" in names:
+                after = Snapshot(names["after"][1], _meta(names["after"][2]).get("large", {}))
+            state: Literal["", "undone", "dropped"] = (
+                "dropped" if "dropped" in names else "undone" if "undone" in names else "")
+            turns.append(TurnRecord(number, meta.get("prompt", ""), meta.get("at", 0.0),
+                                    Snapshot(tree, meta.get("large", {})), commit, after, state))
+        return turns
+
+    # -- taking back ----------------------------------------------------------------------
+    async def undo(self, *, force: bool = False, preview: bool = False) -> Restored:
+        """Take back the files of the last turn that is not undone (`preview`: say what would
+        change, write nothing)."""
+        return await self._restore(lambda: self._undo(force, preview), preview)
+
+    async def redo(self, *, force: bool = False, preview: bool = False) -> Restored:
+        """Put back the turn the last /undo took back."""
+        return await self._restore(lambda: self._redo(force, preview), preview)
+
+    async def rewind(self, number: int, *, force: bool = False,
+                     preview: bool = False) -> Restored:
+        """The files as they were before turn `number`; later turns become redoable."""
+        return await self._restore(lambda: self._rewind(number, force, preview), preview)
+
+    async def _restore(self, work: Callable[[], Restored], preview: bool) -> Restored:
+        async with self._lock:
+            restored = await asyncio.to_thread(work)
+        if preview:
+            return restored
+        r = restored.report
+        self._publish(FilesRestored(
+            action=restored.action, turn=restored.turn, restored=tuple(r.written),
+            removed=tuple(r.removed), conflicts=tuple(r.conflicts),
+            not_restored=tuple(r.not_restored)))
+        return restored
+
+    def _undo(self, force: bool, preview: bool) -> Restored:
+        live = [t for t in self.turns() if not t.state]
+        if not live:
+            raise UsageError("Nothing to undo: no turn of this session changed files.")
+        turn = self._with_after(live[-1])
+        report, _ = self.repo.restore(turn.before, turn.after or turn.before, force=force,
+                                      preview=preview)
+        if not report.conflicts and not preview:  # else the turn stays to undo again, with --force
+            self.repo.set_ref(f"{self.prefix}{turn.number}/undone", turn.before_commit)
+        return Restored("undo", turn.number, report, preview)
+
+    def _redo(self, force: bool, preview: bool) -> Restored:
+        undone = [t for t in self.turns() if t.state == "undone"]
+        if not undone or undone[0].after is None:
+            raise UsageError("Nothing to redo: /undo first.")
+        turn = undone[0]
+        assert turn.after is not None
+        report, _ = self.repo.restore(turn.after, turn.before, force=force, preview=preview)
+        if not report.conflicts and not preview:
+            self.repo.delete_ref(f"{self.prefix}{turn.number}/undone")
+        return Restored("redo", turn.number, report, preview)
+
+    def _rewind(self, number: int, force: bool, preview: bool) -> Restored:
+        turns = self.turns()
+        chosen = next((t for t in turns if t.number == number and t.state != "dropped"), None)
+        if chosen is None:
+            known = ", ".join(str(t.number) for t in turns if t.state != "dropped") or "none"
+            raise UsageError(f"No checkpoint for turn {number}; turns with one: {known}.")
+        live = [t if preview else self._with_after(t) for t in turns if not t.state]
+        undone = [t for t in turns if t.state == "undone"]
+        # the state ValarMind last left: before the first undone turn, else after the last one
+        expected = undone[0].before if undone else live[-1].after if live else None
+        report, _ = self.repo.restore(chosen.before, expected or self.repo.snapshot(),
+                                      force=force, preview=preview)
+        for turn in live if not (report.conflicts or preview) else ():
+            if turn.number >= number:
+                self.repo.set_ref(f"{self.prefix}{turn.number}/undone", turn.before_commit)
+        return Restored("rewind", number, report, preview)
+
+    def _with_after(self, turn: TurnRecord) -> TurnRecord:
+        """A turn the process did not finish ends where the work tree is now."""
+        if turn.after is not None:
+            return turn
+        snap = self.repo.snapshot()
+        commit = self.repo.commit(snap.tree, json.dumps({"large": snap.large}),
+                                  turn.before_commit)
+        self.repo.set_ref(f"{self.prefix}{turn.number}/after", commit)
+        return TurnRecord(turn.number, turn.prompt, turn.at, turn.before, turn.before_commit,
+                          snap, turn.state)
+
+    def _publish(self, event: CheckpointCreated | FilesRestored | Notice) -> None:
+        if self._bus is not None:
+            self._bus.publish(event)
+
+
+def _meta(message: str) -> dict:  # type: ignore[type-arg]
+    try:
+        data = json.loads(message)
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}

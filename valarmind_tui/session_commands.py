@@ -1,0 +1,103 @@
+"""Slash commands that take work back or out: /undo, /redo, /rewind, /export."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from valarmind_tui.commands import CommandRegistry, CommandResult, command
+from valarmind_tui.errors import UsageError
+
+if TYPE_CHECKING:
+    from valarmind_tui.checkpoints import Restored
+    from valarmind_tui.session import Session
+
+
+def register_session_commands(registry: CommandRegistry) -> None:
+    @command(registry, "undo", "take back the files the last turn changed (edits and commands)",
+             usage="[--preview] [--force]", idle_only=True)
+    async def undo(session: Session, args: str) -> CommandResult:
+        return await _restore(session.checkpoints.undo(**_flags(args)))
+
+    @command(registry, "redo", "put back what /undo took back", usage="[--preview] [--force]",
+             idle_only=True)
+    async def redo(session: Session, args: str) -> CommandResult:
+        return await _restore(session.checkpoints.redo(**_flags(args)))
+
+    @command(registry, "rewind", "list the turns, or restore the files to before turn N",
+             usage="[N] [--preview] [--force]", idle_only=True)
+    async def rewind(session: Session, args: str) -> CommandResult:
+        words = args.split()
+        numbers = [w for w in words if w.isdigit()]
+        if not numbers:
+            return await list_turns(session)
+        return await _restore(session.checkpoints.rewind(int(numbers[0]), **_flags(args)))
+
+    @command(registry, "export", "write this conversation to a Markdown or JSONL file",
+             usage="[md|jsonl] [FILE]")
+    async def export(session: Session, args: str) -> CommandResult:
+        words = args.split()
+        fmt = words.pop(0) if words and words[0] in ("md", "jsonl") else "md"
+        name = words[0] if words else f"valarmind-{session.session_id or 'session'}.{fmt}"
+        path = Path(name).expanduser()
+        path = path if path.is_absolute() else session.project_root / path
+        text = export_markdown(session.history) if fmt == "md" else export_jsonl(session.history)
+        await asyncio.to_thread(path.write_text, text, encoding="utf-8")
+        return CommandResult(f"Exported {len(session.history)} messages to {path}.",
+                             data={"path": str(path)})
+
+
+def _flags(args: str) -> dict[str, bool]:
+    words = args.split()
+    return {"force": "--force" in words, "preview": "--preview" in words}
+
+
+async def _restore(work: Any) -> CommandResult:
+    try:
+        restored: Restored = await work
+    except UsageError as exc:
+        return CommandResult(str(exc), ok=False)
+    report = restored.report
+    return CommandResult(restored.describe(), ok=not report.conflicts, data=restored)
+
+
+async def list_turns(session: Session) -> CommandResult:
+    turns = await asyncio.to_thread(session.checkpoints.turns)
+    if not turns:
+        return CommandResult("No checkpoints yet: no turn of this session changed files.")
+    rows = []
+    for turn in turns:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(turn.at))
+        state = f" ({turn.state})" if turn.state else ""
+        prompt = turn.prompt.splitlines()[0][:70] if turn.prompt else ""
+        rows.append(f"{turn.number:>3}  {when}  {prompt}{state}")
+    return CommandResult("Turns that changed files (`/rewind N` restores the files to before "
+                         "turn N):\n" + "\n".join(rows), data=turns)
+
+
+def export_markdown(history: list[dict[str, Any]]) -> str:
+    """The conversation as Markdown: prompts, answers and tool calls (no system prompt)."""
+    parts: list[str] = []
+    for message in history:
+        role, content = message.get("role"), message.get("content")
+        text = content if isinstance(content, str) else json.dumps(content)
+        if role == "user":
+            parts.append(f"## You\n\n{text}")
+        elif role == "assistant":
+            body = text if content else ""
+            for call in message.get("tool_calls") or []:
+                fn = call.get("function", {})
+                body += f"\n\n`{fn.get('name')}` {fn.get('arguments', '')}"
+            parts.append(f"## ValarMind\n\n{body.strip()}")
+        elif role == "tool":
+            parts.append(f"<details><summary>tool result</summary>\n\n```\n{text}\n```\n"
+                         "</details>")
+    return "\n\n".join(parts) + "\n"
+
+
+def export_jsonl(history: list[dict[str, Any]]) -> str:
+    """Every message, one JSON object a line (the system prompt included)."""
+    return "".join(json.dumps(m, ensure_ascii=False) + "\n" for m in history)
