@@ -80,7 +80,9 @@ class LoopDeps:
     """Called with every message appended to history (the session store persists them)."""
 
 
-Status = Literal["done", "incomplete", "failed", "cancelled", "escalated"]
+Status = Literal["done", "incomplete", "failed", "cancelled", "escalated", "unverified",
+                 "rejected"]
+"""unverified and rejected come only from the orchestrator's quality gates."""
 
 
 @dataclass(frozen=True)
@@ -240,7 +242,7 @@ class AgentLoop:
         self.deps.bus.publish(
             ToolCallFinished(
                 agent_id=self.agent_id, call_id=call.id, name=call.name, status=status,
-                output=_clip(result.output), diff=result.diff,
+                output=_clip(result.output), diff=result.diff, exit_code=_exit_code(result),
             )
         )
 
@@ -296,6 +298,12 @@ async def run_gated(
     except ToolError as exc:
         result = ToolResult.error(str(exc))
     return ("error" if result.is_error else "ok"), result
+
+
+def _exit_code(result: ToolResult) -> int | None:
+    data = result.data
+    code = data.get("exit_code") if isinstance(data, dict) else None
+    return code if isinstance(code, int) else None
 
 
 def _clip(text: str) -> str:

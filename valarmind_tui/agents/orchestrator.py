@@ -3,7 +3,10 @@
 It runs the orchestrator spec through AgentLoop with the delegate, task and plan tools; when the
 run changed 2+ files or risk code and the model did not have review and QA look at the final
 state, it runs them itself, sends blocking review findings to the code agent (bounded rounds),
-re-reviews, and appends what the gates found to the answer.
+re-reviews, and appends what the gates found to the answer. The verdicts come from evidence
+(gate_verdicts): the outcome is `done` only when every gate passed, `rejected` when one failed,
+`unverified` when one could not run. The report is also kept in the conversation as an
+assistant message, so a resumed session sees what review and QA found.
 
 Repeated denials (DenialEscalated) stop the whole prompt wherever they happen, in the
 orchestrator or inside a specialist: the outcome's status is `escalated` and its text says why.
@@ -22,6 +25,7 @@ from valarmind_tui.agents.delegate import (
     Delegator,
     raise_if_escalated,
 )
+from valarmind_tui.agents.gate_verdicts import qa_verdicts, review_verdict, test_verdict
 from valarmind_tui.agents.loop import AgentLoop, AgentOutcome, LoopDeps
 from valarmind_tui.agents.quality_gates import ChangeTracker, GateReport, gates_required
 from valarmind_tui.agents.registry import AgentRegistry
@@ -113,27 +117,39 @@ class Orchestrator:
             self.gates = report
             if outcome.status != "done":
                 report.notes.append(f"Gates not run: the run ended {outcome.status}.")
-                return replace(outcome, text=f"{outcome.text}\n\n{report.render()}")
+                return self._reported(outcome, report, outcome.status, outcome.text)
             try:
                 await self._enforce(report, tracker, prompt)
             except DenialEscalated as exc:
                 report.notes.append(f"Gates stopped: {exc}")
-                return replace(outcome, status="escalated", error=str(exc),
-                               text=f"{exc}\n\n{report.render()}")
+                return self._reported(replace(outcome, error=str(exc)), report, "escalated",
+                                      str(exc))
             except asyncio.CancelledError:
                 current = asyncio.current_task()
                 if current is not None:
                     current.uncancel()
                 report.notes.append("Gates interrupted: the run was cancelled.")
-                return replace(outcome, status="cancelled",
-                               text=f"{outcome.text}\n\n{report.render()}")
+                return self._reported(outcome, report, "cancelled", outcome.text)
             report.files = tracker.files
-            return replace(outcome, text=f"{outcome.text}\n\n{report.render()}".strip())
+            return self._reported(outcome, report, report.status, outcome.text)
         finally:
             tracker.close()
             self.delegator.on_result = None
 
+    def _reported(
+        self, outcome: AgentOutcome, report: GateReport, status: str, text: str
+    ) -> AgentOutcome:
+        """The outcome with the gates' report appended to its text and kept in its history."""
+        rendered = report.render()
+        message = {"role": "assistant", "content": rendered}
+        outcome.messages.append(message)
+        if self.deps.on_message is not None:
+            self.deps.on_message(message)
+        return replace(outcome, status=status,  # type: ignore[arg-type]
+                       text=f"{text}\n\n{rendered}".strip())
+
     async def _enforce(self, report: GateReport, tracker: ChangeTracker, prompt: str) -> None:
+        """Review (with fix rounds), then QA; each verdict from what the agents really did."""
         review = tracker.latest("review")
         if review is None:
             review = await self._delegate("review", _review_task(tracker.files), prompt)
@@ -146,11 +162,18 @@ class Orchestrator:
             review = await self._delegate("review", _review_task(tracker.files), prompt)
             report.ran.append("review")
             report.review = _as(review, ReviewResult, report)
+        report.verdicts = [review_verdict(review)]
+        tests = tracker.latest("test", finished=False)
+        if tests is not None:
+            report.verdicts.append(test_verdict(tests, tracker.runs_by(tests.agent_id)))
         qa = tracker.latest("qa")
         if qa is None:
             qa = await self._delegate("qa", _qa_task(tracker.files), prompt)
             report.ran.append("qa")
         report.qa = _as(qa, QAResult, report)
+        detected = self.registry.get("qa").permissions.execute_allow or ()
+        verdict, report.checks = qa_verdicts(qa, tracker.runs_by(qa.agent_id), tuple(detected))
+        report.verdicts.append(verdict)
 
     async def _delegate(self, agent: str, task: str, prompt: str) -> DelegationResult:
         context = f"The user's request was:\n{prompt}"
