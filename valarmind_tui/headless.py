@@ -21,8 +21,10 @@ from valarmind_tui.providers.base import Provider
 from valarmind_tui.safety.approval import PolicyApprover
 from valarmind_tui.session import PromptResult, Session, offline_help
 
-EXIT_CODES = {"done": 0, "failed": 1, "cancelled": 1, "incomplete": 3, "escalated": 4}
-"""Exit codes of `-p` and `run` by prompt status (the README lists them)."""
+EXIT_CODES = {"done": 0, "failed": 1, "cancelled": 1, "incomplete": 3, "escalated": 4,
+              "unverified": 5, "rejected": 6}
+"""Exit codes of `-p` and `run` by prompt status (the README lists them): unverified, a required
+quality gate could not run (QA's command denied...); rejected, a required gate failed."""
 
 
 def run_prompt(settings: Settings, root: Path, args: argparse.Namespace) -> int:
@@ -45,7 +47,8 @@ async def _run_prompt(
         await asyncio.sleep(0)
         writer.cancel()
         await session.close()
-    if output_format == "text" and result.status in ("done", "incomplete"):
+    if output_format == "text" and result.status in ("done", "incomplete", "unverified",
+                                                     "rejected"):
         out.write(result.text.rstrip() + "\n")
     elif output_format == "text":  # stdout carries only an answer; what went wrong goes to stderr
         print(f"valarmind: {result.status}: {result.text.rstrip()}", file=sys.stderr)
@@ -94,6 +97,7 @@ def _summary(session: Session, result: PromptResult) -> dict[str, Any]:
         "session_id": session.session_id,
         "status": result.status,
         "result": result.text,
+        "gates": list(result.gates),
         "model": session.model,
         "usage": {
             "prompt_tokens": totals.prompt_tokens,

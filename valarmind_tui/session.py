@@ -58,8 +58,11 @@ class PromptResult:
     """The outcome of one submitted prompt."""
 
     status: str
-    """done, failed, incomplete or cancelled."""
+    """done, failed, incomplete, cancelled, escalated, unverified (a required quality gate
+    could not run) or rejected (a required quality gate failed)."""
     text: str
+    gates: tuple[dict[str, Any], ...] = ()
+    """The quality gates' verdicts when they were required: {name, verdict, evidence}."""
 
 
 MAX_ATTACH_BYTES = 200_000
@@ -254,11 +257,14 @@ class Session:
         if outcome.status == "failed" and outcome.error:
             self.bus.publish(Notice(level="error", message=outcome.error))
         text = outcome.text if outcome.status != "failed" else (outcome.error or outcome.text)
-        return self._finish(outcome.status, text)
+        gates = tuple(orchestrator.gates.gates()) if orchestrator.gates is not None else ()
+        return self._finish(outcome.status, text, gates)
 
-    def _finish(self, status: str, text: str) -> PromptResult:
-        self.bus.publish(PromptFinished(status=status, text=text))  # type: ignore[arg-type]
-        return PromptResult(status, text)
+    def _finish(
+        self, status: str, text: str, gates: tuple[dict[str, Any], ...] = ()
+    ) -> PromptResult:
+        self.bus.publish(PromptFinished(status=status, text=text, gates=gates))  # type: ignore[arg-type]
+        return PromptResult(status, text, gates)
 
     def system_prompt(self, spec: AgentSpec, *, repo_map: str = "") -> str:
         """The agent's prompt plus what it should know about this project."""

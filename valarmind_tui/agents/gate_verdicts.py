@@ -115,17 +115,18 @@ def review_verdict(result: DelegationResult | None) -> GateVerdict:
 
 
 def check_verdict(
-    check: QACheck, runs: list[CommandRun], detected: tuple[str, ...]
+    check: QACheck, runs: list[CommandRun], detected: tuple[str, ...], *, reported: bool = True
 ) -> GateVerdict:
-    """One QA check against the QA agent's own runs."""
+    """One QA check against the QA agent's own runs (`reported`: QA named it, so its claim is
+    quoted; a detected command QA left out is checked the same way, with no claim)."""
     command = check.command or _detected_for(check.name, detected)
-    name = f"qa: {check.name}"
+    name = check.name
     if not command:
         return GateVerdict(name, "not_run", ["no command was given for the check"])
     matches = runs_of(command, runs)
     ran = [r for r in matches if r.ran]
     if not ran:
-        claim = " (QA reported it passed)" if check.passed else ""
+        claim = " (QA reported it passed)" if check.passed and reported else ""
         return GateVerdict(name, "not_run", [_not_run_reason(command, matches) + claim])
     last = ran[-1]
     if last.exit_code != 0:
@@ -164,7 +165,7 @@ def qa_verdicts(
     for command in detected:
         if command not in reported:
             implicit = check_verdict(QACheck(name=command, command=command, passed=True),
-                                     runs, detected)
+                                     runs, detected, reported=False)
             checks.append(implicit)
             required.append(implicit)
     failed = [v for v in required if v.verdict == "failed"]

@@ -161,7 +161,7 @@ class GateReport:
             label = {"review": "Review", "qa": "QA", "test": "Tests"}.get(name, name)
             if name == "qa" and self.checks:
                 lines.append(f"- {label}: {word}")
-                lines += [f"  - {c.render().removeprefix('qa: ')}" for c in self.checks]
+                lines += [f"  - {c.render()}" for c in self.checks]
                 lines += [f"  - {e}" for e in verdict.evidence if e.startswith("blocker: ")
                           or e in ("QA rejected the delivery", "no check was run")]
             else:
