@@ -31,10 +31,10 @@ from valarmind_tui.agents.quality_gates import ChangeTracker, GateReport, gates_
 from valarmind_tui.agents.registry import AgentRegistry
 from valarmind_tui.agents.results import QAResult, ReviewResult
 from valarmind_tui.agents.spec import AgentSpec
-from valarmind_tui.agents.tasks import TaskList
+from valarmind_tui.agents.tasks import DelegationFollower, TaskList
 from valarmind_tui.config import Settings
 from valarmind_tui.errors import DenialEscalated
-from valarmind_tui.events import ModeChanged
+from valarmind_tui.events import AgentFinished, AgentSpawned, Event, ModeChanged
 from valarmind_tui.safety.approval import PermissionMode
 from valarmind_tui.tools.exit_plan_mode import ExitPlanModeTool
 from valarmind_tui.tools.registry import ToolRegistry
@@ -105,6 +105,8 @@ class Orchestrator:
         tracker = ChangeTracker(self.deps.bus, self.agent_id)
         self.delegator.on_result = tracker.record
         self.gates = None
+        follower = DelegationFollower(self.tasks, [s.name for s in self.registry.specialists()])
+        stop_following = self.deps.bus.add_listener(self._follow(follower))
         try:
             own = replace(self.deps, tools=self.tools.subset(self.spec.tools))
             loop = AgentLoop(self.spec, own, agent_id=self.agent_id, model=self.model,
@@ -131,10 +133,25 @@ class Orchestrator:
                 report.notes.append("Gates interrupted: the run was cancelled.")
                 return self._reported(outcome, report, "cancelled", outcome.text)
             report.files = tracker.files
+            follower.settle({v.name: v.verdict for v in report.verdicts})
             return self._reported(outcome, report, report.status, outcome.text)
         finally:
+            stop_following()
             tracker.close()
             self.delegator.on_result = None
+
+    def _follow(self, follower: DelegationFollower) -> Callable[[Event], None]:
+        """Tasks follow the delegations this agent makes (its own children only)."""
+        children: set[str] = set()
+
+        def on_event(event: Event) -> None:
+            if isinstance(event, AgentSpawned) and event.parent_id == self.agent_id:
+                children.add(event.agent_id)
+                follower.started(event.name)
+            elif isinstance(event, AgentFinished) and event.agent_id in children:
+                follower.ended(event.name, event.status)
+
+        return on_event
 
     def _reported(
         self, outcome: AgentOutcome, report: GateReport, status: str, text: str
