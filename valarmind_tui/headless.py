@@ -36,7 +36,8 @@ async def _run_prompt(
     settings: Settings, root: Path, args: argparse.Namespace, out: IO[str]
 ) -> int:
     prompt, output_format = args.prompt, args.output_format
-    session = Session.open(settings, root, approver=PolicyApprover(), resume=args.resume)
+    session = Session.open(settings, root, approver=headless_approver(settings, root),
+                           resume=args.resume)
     if not prompt.lstrip().startswith("/"):
         _require_model(session)
     writer = _writer(session, output_format, out)
@@ -57,6 +58,16 @@ async def _run_prompt(
         out.write("\n")
     out.flush()
     return EXIT_CODES.get(result.status, 1)
+
+
+def headless_approver(settings: Settings, root: Path) -> PolicyApprover:
+    """The headless policy; with `allow_project_commands` the project's detected commands pass
+    (by argv prefix, one simple command; the sandbox still confines them)."""
+    if not settings.allow_project_commands:
+        return PolicyApprover()
+    from valarmind_tui.agents.project_commands import commands_of, detect_commands
+
+    return PolicyApprover(project_commands=commands_of(detect_commands(root)))
 
 
 def _require_model(session: Session) -> Provider:
@@ -135,7 +146,7 @@ async def _run_profile(
     from valarmind_tui.agents.spec import AgentSpec
     from valarmind_tui.tools.base import ToolContext
 
-    session = Session(settings, root, approver=PolicyApprover())
+    session = Session(settings, root, approver=headless_approver(settings, root))
     provider = _require_model(session)
     tools = session.tools.subset(profile.tools or READ_ONLY_TOOLS)
     spec = AgentSpec(name=profile.name, description="runner profile", system_prompt=system_prompt,
