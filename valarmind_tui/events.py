@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-ToolStatus = Literal["ok", "error", "denied", "cancelled"]
+ToolStatus = Literal["ok", "error", "denied", "cancelled", "timeout"]
 ApprovalDecision = Literal["allow_once", "allow_session", "allow_project", "deny"]
 
 

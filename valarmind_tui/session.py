@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from valarmind_tui.agent_commands import register_mcp_prompts
-from valarmind_tui.agents.loop import LoopDeps, UsageTotals, run_gated
+from valarmind_tui.agents.loop import LoopDeps, UsageTotals, is_timeout, run_gated
 from valarmind_tui.agents.orchestrator import Orchestrator
 from valarmind_tui.agents.spec import AgentSpec
 from valarmind_tui.agents.tasks import TaskList
@@ -87,6 +87,14 @@ class InteractiveApprover:
         )
         try:
             answer = await future
+        except asyncio.CancelledError as exc:
+            # a time limit or Esc stopped the agent: the request is answered (denied), so the
+            # dialog closes
+            why = "timeout" if is_timeout(exc) else "cancelled"
+            self._bus.publish(ApprovalResolved(
+                agent_id=request.agent_id, request_id=request.request_id, decision="deny",
+                feedback=why))
+            raise
         finally:
             self._pending.pop(request.request_id, None)
         self._bus.publish(
