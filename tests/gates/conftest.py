@@ -60,6 +60,13 @@ APPROVED = ScriptedTurn(text=as_json({"files_reviewed": ["app.py", "util.py"], "
                                       "approved": True, "summary": "fine"}))
 
 
+def green_test_run(command: str = "make test") -> list[ScriptedTurn]:
+    """The test agent the gates start (the project has a test command): runs it, says green."""
+    return [ScriptedTurn(tool_calls=[call("bash", command=command)]),
+            ScriptedTurn(text=as_json({"command": command, "passed": True, "total": 1,
+                                       "passed_count": 1}))]
+
+
 def qa_claims_passed(command: str = "make test") -> ScriptedTurn:
     return ScriptedTurn(text=as_json({"passed": True, "summary": "all green", "checks": [
         {"name": "test", "command": command, "passed": True}]}))

@@ -13,6 +13,7 @@ from tests.gates.conftest import (
     as_json,
     call,
     code_change,
+    green_test_run,
     qa_claims_passed,
 )
 from valarmind_tui.events import AgentSpawned, ToolCallFinished
@@ -27,6 +28,7 @@ async def test_qa_whose_command_was_denied_is_not_run_and_the_prompt_unverified(
         *code_change(),
         ScriptedTurn(text="Added farewell."),
         APPROVED,
+        *green_test_run(),
         ScriptedTurn(tool_calls=[call("bash", command="make test")]),
         qa_claims_passed(),  # a claim the evidence does not back
     )
@@ -34,12 +36,14 @@ async def test_qa_whose_command_was_denied_is_not_run_and_the_prompt_unverified(
     outcome = await s.orchestrator.run("add a farewell function")
 
     bash = [e for e in s.of(ToolCallFinished) if e.name == "bash"]
-    assert [(e.status, e.exit_code) for e in bash] == [("denied", None)]
+    assert [(e.status, e.exit_code) for e in bash] == [("denied", None), ("denied", None)]
     assert outcome.status == "unverified"
     report = s.orchestrator.gates
     assert [(g["name"], g["verdict"]) for g in report.gates()] == [
-        ("review", "passed"), ("qa", "not_run")]
-    assert "`make test` was denied (QA reported it passed)" in report.gates()[1]["evidence"][0]
+        ("review", "passed"), ("test", "not_run"), ("qa", "not_run")]
+    assert report.gates()[1]["evidence"] == [
+        "`make test` was denied (the test agent reported it passed)"]
+    assert "`make test` was denied (QA reported it passed)" in report.gates()[2]["evidence"][0]
     assert "## Quality gates (NOT verified)" in outcome.text
     assert "QA: passed" not in outcome.text and "- QA: not run" in outcome.text
     assert fake_model.pending == 0
@@ -83,6 +87,7 @@ async def test_a_review_answer_of_empty_braces_fails_its_gate(
         ScriptedTurn(text="Added farewell."),
         ScriptedTurn(text="{}"),
         ScriptedTurn(text="{}"),  # the repair request gets the same
+        *green_test_run(),
         ScriptedTurn(tool_calls=[call("bash", command="make test")]),
         qa_claims_passed(),
     )
@@ -95,7 +100,7 @@ async def test_a_review_answer_of_empty_braces_fails_its_gate(
     assert "invalid ReviewResult" in gates["review"]["evidence"][0]
     assert "approved: Field required" in gates["review"]["evidence"][0]
     assert "findings: Field required" in gates["review"]["evidence"][0]
-    assert gates["qa"]["verdict"] == "passed"
+    assert gates["test"]["verdict"] == gates["qa"]["verdict"] == "passed"
     assert gates["qa"]["evidence"] == ["test: passed (`make test` exited 0)"]
 
 
@@ -107,6 +112,7 @@ async def test_every_gate_passed_on_evidence_is_done(
         *code_change(),
         ScriptedTurn(text="Added farewell."),
         APPROVED,
+        *green_test_run(),
         ScriptedTurn(tool_calls=[call("bash", command="make test")]),
         qa_claims_passed(),
     )
@@ -114,7 +120,7 @@ async def test_every_gate_passed_on_evidence_is_done(
     outcome = await s.orchestrator.run("add a farewell function")
     assert outcome.status == "done"
     assert "## Quality gates (passed)" in outcome.text
-    assert [e.name for e in s.of(AgentSpawned)] == ["code", "review", "qa"]
+    assert [e.name for e in s.of(AgentSpawned)] == ["code", "review", "test", "qa"]
     # the report is the last message of the conversation, not only text on screen
     assert outcome.messages[-1] == {"role": "assistant",
                                     "content": s.orchestrator.gates.render()}
@@ -130,6 +136,7 @@ async def test_a_check_qa_never_ran_is_not_run_even_when_qa_rejects(
         *code_change(),
         ScriptedTurn(text="Added farewell."),
         APPROVED,
+        *green_test_run(),
         ScriptedTurn(text=as_json({"passed": False, "checks": [], "blockers": ["no tools"]})),
     )
     s = stack(repo)

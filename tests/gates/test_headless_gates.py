@@ -15,6 +15,7 @@ from tests.gates.conftest import (
     as_json,
     call,
     code_change,
+    green_test_run,
     qa_claims_passed,
 )
 from valarmind_tui.headless import EXIT_CODES
@@ -31,6 +32,7 @@ def test_denied_qa_is_unverified_exit_5_with_gates_in_json(
         *code_change(),
         ScriptedTurn(text="Added farewell."),
         APPROVED,
+        *green_test_run(),
         ScriptedTurn(tool_calls=[call("bash", command="make test")]),  # headless policy: denied
         qa_claims_passed(),
     )
@@ -40,8 +42,8 @@ def test_denied_qa_is_unverified_exit_5_with_gates_in_json(
     summary = json.loads(out.stdout)
     assert summary["status"] == "unverified"
     assert [(g["name"], g["verdict"]) for g in summary["gates"]] == [
-        ("review", "passed"), ("qa", "not_run")]
-    assert summary["gates"][1]["evidence"] == [
+        ("review", "passed"), ("test", "not_run"), ("qa", "not_run")]
+    assert summary["gates"][2]["evidence"] == [
         "test: not run (`make test` was denied (QA reported it passed))"]
     assert "QA: passed" not in summary["result"]
     assert fake_model.pending == 0
@@ -54,6 +56,7 @@ def test_rejecting_qa_is_rejected_exit_6(make_repo: Any, fake_model: Any) -> Non
         *code_change(),
         ScriptedTurn(text="Added farewell."),
         APPROVED,
+        *green_test_run(),
         ScriptedTurn(tool_calls=[call("bash", command="make test")]),
         ScriptedTurn(text=as_json({"passed": False, "blockers": ["1 test fails"], "checks": [
             {"name": "test", "command": "make test", "passed": False}]})),
@@ -63,6 +66,7 @@ def test_rejecting_qa_is_rejected_exit_6(make_repo: Any, fake_model: Any) -> Non
     assert out.returncode == EXIT_CODES["rejected"] == 6, out.stderr
     assert "## Quality gates (REJECTED)" in out.stdout
     assert "  - test: FAILED (`make test` exited 2)" in out.stdout
+    assert "- Tests: failed (`make test` exited 2)" in out.stdout  # whatever the agent said
     assert "blocker: 1 test fails" in out.stdout
 
 
@@ -73,6 +77,7 @@ def test_resumed_conversation_holds_the_gate_report(make_repo: Any, fake_model: 
         *code_change(),
         ScriptedTurn(text="Added farewell."),
         APPROVED,
+        *green_test_run(),
         ScriptedTurn(tool_calls=[call("bash", command="make test")]),
         qa_claims_passed(),
         ScriptedTurn(text="QA could not run make test: it was denied."),

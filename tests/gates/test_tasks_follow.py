@@ -5,7 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from tests.fakes.model_server import ScriptedTurn
-from tests.gates.conftest import APPROVED, MAKE_OK, call, code_change, qa_claims_passed
+from tests.gates.conftest import (
+    APPROVED,
+    MAKE_OK,
+    call,
+    code_change,
+    green_test_run,
+    qa_claims_passed,
+)
 from valarmind_tui.agents.tasks import TaskList, agents_named
 from valarmind_tui.events import TaskItem, TaskListChanged
 from valarmind_tui.safety.approval import PermissionMode, PolicyApprover
@@ -33,6 +40,7 @@ async def test_review_and_qa_task_follows_the_gates_to_completed(
 ) -> None:
     repo = make_repo(MAKE_OK)
     fake_model.script(*_plan(), *code_change(), ScriptedTurn(text="Added farewell."), APPROVED,
+                      *green_test_run(),
                       ScriptedTurn(tool_calls=[call("bash", command="make test")]),
                       qa_claims_passed())
     s = stack(repo)
@@ -49,6 +57,7 @@ async def test_review_and_qa_task_is_blocked_when_qa_could_not_run(
 ) -> None:
     repo = make_repo(MAKE_OK)
     fake_model.script(*_plan(), *code_change(), ScriptedTurn(text="Added farewell."), APPROVED,
+                      *green_test_run(),
                       ScriptedTurn(tool_calls=[call("bash", command="make test")]),
                       qa_claims_passed())
     s = stack(repo, approver=PolicyApprover(allow_writes=True), mode=PermissionMode.ACCEPT_EDITS)

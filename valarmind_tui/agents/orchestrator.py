@@ -3,10 +3,11 @@
 It runs the orchestrator spec through AgentLoop with the delegate, task and plan tools; when the
 run changed 2+ files or risk code and the model did not have review and QA look at the final
 state, it runs them itself, sends blocking review findings to the code agent (bounded rounds),
-re-reviews, and appends what the gates found to the answer. The verdicts come from evidence
-(gate_verdicts): the outcome is `done` only when every gate passed, `rejected` when one failed,
-`unverified` when one could not run. The report is also kept in the conversation as an
-assistant message, so a resumed session sees what review and QA found.
+re-reviews, runs the test agent when the project has a test command (seed 001: review → fix →
+re-review → tests → QA), and appends what the gates found to the answer. The verdicts come
+from evidence (gate_verdicts): the outcome is `done` only when every gate passed, `rejected`
+when one failed, `unverified` when one could not run. The report is also kept in the
+conversation as an assistant message, so a resumed session sees what review and QA found.
 
 Repeated denials (DenialEscalated) stop the whole prompt wherever they happen, in the
 orchestrator or inside a specialist: the outcome's status is `escalated` and its text says why.
@@ -181,6 +182,9 @@ class Orchestrator:
             report.review = _as(review, ReviewResult, report)
         report.verdicts = [review_verdict(review)]
         tests = tracker.latest("test", finished=False)
+        if tests is None and self.registry.get("test").permissions.execute_allow:
+            tests = await self._delegate("test", _test_task(tracker.files), prompt)
+            report.ran.append("test")
         if tests is not None:
             report.verdicts.append(test_verdict(tests, tracker.runs_by(tests.agent_id)))
         qa = tracker.latest("qa")
@@ -219,6 +223,11 @@ def _fix_task(review: ReviewResult) -> str:
             + (f" Suggested fix: {f.suggested_fix}" if f.suggested_fix else "")
             for f in review.blocking()]
     return "Fix these review findings, changing only what they require:\n" + "\n".join(rows)
+
+
+def _test_task(files: list[str]) -> str:
+    return ("Run the project's tests for the current changes (quality gate) with its test "
+            "command, and report the result. Changed files: " + ", ".join(files))
 
 
 def _qa_task(files: list[str]) -> str:
