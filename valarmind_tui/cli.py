@@ -27,6 +27,15 @@ def _common(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _project_commands_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--allow-project-commands", dest="allow_project_commands", action="store_true",
+        default=None,
+        help="let the project's detected build, lint, type-check and test commands run headless "
+             "(matched by argv prefix, one simple command each, in the sandbox)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="valarmind", description="ValarMind: a terminal coding assistant."
@@ -37,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="run one task headless and print the answer")
     parser.add_argument("--output-format", choices=["text", "json", "jsonl"], default="text")
     parser.add_argument("--permission-mode", choices=["default", "accept-edits", "plan", "bypass"])
+    _project_commands_flag(parser)
     parser.add_argument("--plain", action="store_true", help="line-mode REPL (no full-screen UI)")
     parser.add_argument("--resume", metavar="SESSION", nargs="?", const="last",
                         help="resume a stored session (the last one by default)")
@@ -51,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--prompt", required=True, type=Path, help="system prompt file")
     run.add_argument("--output", required=True, type=Path, help="where the final answer goes")
     run.add_argument("--permission-mode", choices=["default", "accept-edits", "plan", "bypass"])
+    _project_commands_flag(run)
     run.add_argument("paths", nargs="*", help="paths for the agent to work on (after --)")
 
     mcp = sub.add_parser("mcp", help="MCP server for IDEs")
@@ -133,6 +144,8 @@ def _settings(args: argparse.Namespace, trusted: bool | None = None) -> Any:
     flags: dict[str, Any] = {"model": args.model, "api_base": args.api_base}
     if getattr(args, "permission_mode", None):
         flags["permission_mode"] = args.permission_mode
+    if getattr(args, "allow_project_commands", None):
+        flags["allow_project_commands"] = True
     root = _root(args)
     if trusted is None:
         trusted = decide(root, flag=getattr(args, "trust_project", False)).trusted

@@ -189,6 +189,10 @@ class Settings(BaseSettings):
     `off`: commands run unconfined (the user's own choice). User config, env or flags only."""
     sandbox_network: bool = False
     """Let sandboxed commands reach the network. User config, env or flags only."""
+    allow_project_commands: bool = False
+    """Headless runs (`-p`, `run`) let the project's detected build, lint, type-check and test
+    commands through (matched by argv prefix, one simple command; still in the sandbox), so QA
+    and the test agent can verify. User config, env or `--allow-project-commands` only."""
     untrusted_projects: list[str] = Field(default_factory=list)
     """Folders whose configuration the user declined to load (asked once)."""
     hooks: HooksTable = Field(default_factory=dict)
@@ -277,6 +281,7 @@ def config_files(project_root: Path) -> list[Path]:
 
 REPOSITORY_FORBIDDEN = (
     "permission_mode", "api_base", "api_key_env", "agent_models", "sandbox", "sandbox_network",
+    "allow_project_commands",
     "trusted_projects", "untrusted_projects", "trusted_plugin_projects", "mcp.project_env",
     "profiles.*.api_base", "profiles.*.api_key_env", "profiles.*.model",
 )

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-ToolStatus = Literal["ok", "error", "denied", "cancelled"]
+ToolStatus = Literal["ok", "error", "denied", "cancelled", "timeout"]
 ApprovalDecision = Literal["allow_once", "allow_session", "allow_project", "deny"]
 
 
@@ -87,6 +87,9 @@ class ToolCallFinished(Event):
     """What the model receives (possibly truncated)."""
     diff: str | None = None
     """Unified diff for file changes."""
+    exit_code: int | None = None
+    """A command's exit code when it ran (bash); None when it did not run or is not a command.
+    The quality gates read it as evidence of what QA and the test agent really ran."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -182,9 +185,13 @@ class ModeChanged(Event):
 class PromptFinished(Event):
     """The answer to one submitted prompt is complete."""
 
-    status: Literal["done", "failed", "incomplete", "cancelled", "escalated"]
-    """escalated: repeated denials stopped the prompt (the text says why)."""
+    status: Literal["done", "failed", "incomplete", "cancelled", "escalated", "unverified",
+                    "rejected"]
+    """escalated: repeated denials stopped the prompt (the text says why); unverified: a
+    required quality gate could not run; rejected: a required quality gate failed."""
     text: str
+    gates: tuple[dict[str, Any], ...] = ()
+    """The quality gates' verdicts when they were required: {name, verdict, evidence}."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -21,8 +21,10 @@ from valarmind_tui.providers.base import Provider
 from valarmind_tui.safety.approval import PolicyApprover
 from valarmind_tui.session import PromptResult, Session, offline_help
 
-EXIT_CODES = {"done": 0, "failed": 1, "cancelled": 1, "incomplete": 3, "escalated": 4}
-"""Exit codes of `-p` and `run` by prompt status (the README lists them)."""
+EXIT_CODES = {"done": 0, "failed": 1, "cancelled": 1, "incomplete": 3, "escalated": 4,
+              "unverified": 5, "rejected": 6}
+"""Exit codes of `-p` and `run` by prompt status (the README lists them): unverified, a required
+quality gate could not run (QA's command denied...); rejected, a required gate failed."""
 
 
 def run_prompt(settings: Settings, root: Path, args: argparse.Namespace) -> int:
@@ -34,7 +36,8 @@ async def _run_prompt(
     settings: Settings, root: Path, args: argparse.Namespace, out: IO[str]
 ) -> int:
     prompt, output_format = args.prompt, args.output_format
-    session = Session.open(settings, root, approver=PolicyApprover(), resume=args.resume)
+    session = Session.open(settings, root, approver=headless_approver(settings, root),
+                           resume=args.resume)
     if not prompt.lstrip().startswith("/"):
         _require_model(session)
     writer = _writer(session, output_format, out)
@@ -45,7 +48,8 @@ async def _run_prompt(
         await asyncio.sleep(0)
         writer.cancel()
         await session.close()
-    if output_format == "text" and result.status in ("done", "incomplete"):
+    if output_format == "text" and result.status in ("done", "incomplete", "unverified",
+                                                     "rejected"):
         out.write(result.text.rstrip() + "\n")
     elif output_format == "text":  # stdout carries only an answer; what went wrong goes to stderr
         print(f"valarmind: {result.status}: {result.text.rstrip()}", file=sys.stderr)
@@ -54,6 +58,16 @@ async def _run_prompt(
         out.write("\n")
     out.flush()
     return EXIT_CODES.get(result.status, 1)
+
+
+def headless_approver(settings: Settings, root: Path) -> PolicyApprover:
+    """The headless policy; with `allow_project_commands` the project's detected commands pass
+    (by argv prefix, one simple command; the sandbox still confines them)."""
+    if not settings.allow_project_commands:
+        return PolicyApprover()
+    from valarmind_tui.agents.project_commands import commands_of, detect_commands
+
+    return PolicyApprover(project_commands=commands_of(detect_commands(root)))
 
 
 def _require_model(session: Session) -> Provider:
@@ -94,6 +108,7 @@ def _summary(session: Session, result: PromptResult) -> dict[str, Any]:
         "session_id": session.session_id,
         "status": result.status,
         "result": result.text,
+        "gates": list(result.gates),
         "model": session.model,
         "usage": {
             "prompt_tokens": totals.prompt_tokens,
@@ -131,7 +146,7 @@ async def _run_profile(
     from valarmind_tui.agents.spec import AgentSpec
     from valarmind_tui.tools.base import ToolContext
 
-    session = Session(settings, root, approver=PolicyApprover())
+    session = Session(settings, root, approver=headless_approver(settings, root))
     provider = _require_model(session)
     tools = session.tools.subset(profile.tools or READ_ONLY_TOOLS)
     spec = AgentSpec(name=profile.name, description="runner profile", system_prompt=system_prompt,

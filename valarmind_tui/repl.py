@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     from valarmind_tui.config import Settings
     from valarmind_tui.session import Session
 
+_GATE_END = {"unverified": "a required quality gate could not run",
+             "rejected": "a required quality gate failed"}
 _STATUS_WORD = {"ok": "done", "error": "failed", "denied": "denied", "cancelled": "cancelled"}
 RESUME_SHOWN_MESSAGES = 12
 """On resume the REPL reprints about the last three exchanges."""
@@ -157,14 +159,22 @@ class Repl:
         elif isinstance(event, ApprovalRequested):
             self._approvals.put_nowait(event)
         elif isinstance(event, PromptFinished) and event.agent_id == "main":
-            if event.status == "cancelled":
-                self.line("[cancelled: the answer above is partial]")
-            elif event.status == "failed" and event.text:
-                self.line(f"[failed] {event.text}")
-            elif event.status == "incomplete":
-                self.line("[incomplete]")
-            elif not self._at_line_start:
-                self.write("\n")
+            self._prompt_finished(event)
+
+    def _prompt_finished(self, event: PromptFinished) -> None:
+        marker = event.text.rfind("## Quality gates") if event.gates else -1
+        if marker >= 0:  # the gates' report is not streamed
+            self.line("\n" + event.text[marker:])
+        if event.status == "cancelled":
+            self.line("[cancelled: the answer above is partial]")
+        elif event.status == "failed" and event.text:
+            self.line(f"[failed] {event.text}")
+        elif event.status == "incomplete":
+            self.line("[incomplete]")
+        elif event.status in _GATE_END:
+            self.line(f"[{event.status}: {_GATE_END[event.status]}]")
+        elif not self._at_line_start:
+            self.write("\n")
 
     async def _pump(self) -> None:
         subscription = self.session.bus.subscribe()

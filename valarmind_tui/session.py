@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from valarmind_tui.agent_commands import register_mcp_prompts
-from valarmind_tui.agents.loop import LoopDeps, UsageTotals, run_gated
+from valarmind_tui.agents.loop import LoopDeps, UsageTotals, is_timeout, run_gated
 from valarmind_tui.agents.orchestrator import Orchestrator
 from valarmind_tui.agents.spec import AgentSpec
 from valarmind_tui.agents.tasks import TaskList
@@ -63,8 +63,11 @@ class PromptResult:
     """The outcome of one submitted prompt."""
 
     status: str
-    """done, failed, incomplete or cancelled."""
+    """done, failed, incomplete, cancelled, escalated, unverified (a required quality gate
+    could not run) or rejected (a required quality gate failed)."""
     text: str
+    gates: tuple[dict[str, Any], ...] = ()
+    """The quality gates' verdicts when they were required: {name, verdict, evidence}."""
 
 
 MAX_ATTACH_BYTES = 200_000
@@ -89,6 +92,14 @@ class InteractiveApprover:
         )
         try:
             answer = await future
+        except asyncio.CancelledError as exc:
+            # a time limit or Esc stopped the agent: the request is answered (denied), so the
+            # dialog closes
+            why = "timeout" if is_timeout(exc) else "cancelled"
+            self._bus.publish(ApprovalResolved(
+                agent_id=request.agent_id, request_id=request.request_id, decision="deny",
+                feedback=why))
+            raise
         finally:
             self._pending.pop(request.request_id, None)
         self._bus.publish(
@@ -285,11 +296,14 @@ class Session:
         if outcome.status == "failed" and outcome.error:
             self.bus.publish(Notice(level="error", message=outcome.error))
         text = outcome.text if outcome.status != "failed" else (outcome.error or outcome.text)
-        return self._finish(outcome.status, text)
+        gates = tuple(orchestrator.gates.gates()) if orchestrator.gates is not None else ()
+        return self._finish(outcome.status, text, gates)
 
-    def _finish(self, status: str, text: str) -> PromptResult:
-        self.bus.publish(PromptFinished(status=status, text=text))  # type: ignore[arg-type]
-        return PromptResult(status, text)
+    def _finish(
+        self, status: str, text: str, gates: tuple[dict[str, Any], ...] = ()
+    ) -> PromptResult:
+        self.bus.publish(PromptFinished(status=status, text=text, gates=gates))  # type: ignore[arg-type]
+        return PromptResult(status, text, gates)
 
     def system_prompt(self, spec: AgentSpec, *, repo_map: str = "") -> str:
         """The agent's prompt plus what it should know about this project."""

@@ -85,7 +85,7 @@ async def test_review_agent_cannot_write_whatever_the_model_asks(
     assert "write_file" not in review_tools and "bash" not in review_tools
     fake_model.script(
         ScriptedTurn(tool_calls=[call("write_file", path="app.py", content="oops\n")]),
-        ScriptedTurn(text=as_json({"summary": "fine", "findings": []})),
+        ScriptedTurn(text=as_json({"summary": "fine", "findings": [], "approved": True})),
     )
     result = await s.orchestrator.delegator.run("review", "review app.py")
     assert result.valid

@@ -1,5 +1,5 @@
 """End to end: orchestrator → search → code (two files) → gates: review finds a bug, code fixes
-it, re-review approves, QA runs the project's detected command → done."""
+it, re-review approves, the test agent and QA run the project's detected command → done."""
 
 from __future__ import annotations
 
@@ -44,6 +44,9 @@ def _script(fake_model: Any) -> None:
         ScriptedTurn(text=as_json({"files_reviewed": ["app.py", "util.py"], "findings": [],
                                    "approved": True, "summary": "looks right"})),
         ScriptedTurn(tool_calls=[call("bash", command="make test")]),
+        ScriptedTurn(text=as_json({"command": "make test", "passed": True, "total": 1,
+                                   "passed_count": 1})),
+        ScriptedTurn(tool_calls=[call("bash", command="make test")]),
         ScriptedTurn(text=as_json({"passed": True, "summary": "all green", "checks": [
             {"name": "test", "command": "make test", "passed": True}]})),
     )
@@ -67,9 +70,10 @@ async def test_gates_send_review_findings_back_and_run_qa(
     assert "went back to the code agent 1 time" in outcome.text
 
     spawned = s.of(AgentSpawned)
-    assert [e.name for e in spawned] == ["search", "code", "review", "code", "review", "qa"]
+    assert [e.name for e in spawned] == ["search", "code", "review", "code", "review", "test",
+                                         "qa"]
     assert {e.parent_id for e in spawned} == {"main"}
-    assert len({e.agent_id for e in spawned}) == 6
+    assert len({e.agent_id for e in spawned}) == 7
     finished = s.of(AgentFinished)
     assert [(e.name, e.status) for e in finished] == [
         (e.name, "done") for e in spawned
@@ -77,12 +81,15 @@ async def test_gates_send_review_findings_back_and_run_qa(
     # the fix request carried the review finding to the code agent
     fix_request = fake_model.requests[10]["messages"]
     assert "util.py:2 NameError: nme is not defined" in fix_request[-1]["content"]
-    # QA really ran the detected command, as the qa agent
-    qa_id = spawned[-1].agent_id
+    # the test agent and QA really ran the detected command, each as itself
+    test_id, qa_id = spawned[-2].agent_id, spawned[-1].agent_id
     bash = [e for e in s.of(ToolCallFinished) if e.name == "bash"]
-    assert [(e.agent_id, e.status) for e in bash] == [(qa_id, "ok")]
+    assert [(e.agent_id, e.status, e.exit_code) for e in bash] == [(test_id, "ok", 0),
+                                                                   (qa_id, "ok", 0)]
     assert "ok" in bash[0].output
     report = s.orchestrator.gates
     assert report is not None and report.passed and report.fix_rounds == 1
+    assert [(g["name"], g["verdict"]) for g in report.gates()] == [
+        ("review", "passed"), ("test", "passed"), ("qa", "passed")]
     assert sorted(report.files) == ["app.py", "util.py"]
     assert fake_model.pending == 0

@@ -23,7 +23,8 @@ async def test_test_agent_writes_only_tests_and_qa_runs_only_detected_commands(
         ScriptedTurn(text=as_json({"passed": True, "command": "make test"})),
         ScriptedTurn(tool_calls=[call("bash", command="rm -rf tests")]),
         ScriptedTurn(tool_calls=[call("bash", command="make test")]),
-        ScriptedTurn(text=as_json({"passed": True, "summary": "ok"})),
+        ScriptedTurn(text=as_json({"passed": True, "summary": "ok", "checks": [
+            {"name": "test", "command": "make test", "passed": True}]})),
     )
     s = stack(git_repo)
     tester = await s.orchestrator.delegator.run("test", "add a test for greet")

@@ -3,7 +3,10 @@
 The Delegator builds a child AgentLoop from the specialist's spec (its tools, permissions,
 model), publishes AgentSpawned/AgentFinished, enforces the timeout (clean cancel, status
 `timeout`), bounds parallel read-only specialists, and validates the structured result (one
-repair request, then the raw text, flagged).
+repair request, then the raw text, flagged). The clock (ApprovalClock) stops while one of the
+specialist's calls waits for a person's approval, up to the agent's maximum timeout in wall
+time: an approval left open past it is answered as denied (its dialog closes) and the open call
+ends `timeout`, as does any call running when the working time runs out.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from valarmind_tui.agents.loop import AgentLoop, AgentOutcome, LoopDeps
+from valarmind_tui.agents.approval_clock import ApprovalClock
+from valarmind_tui.agents.loop import TIMEOUT, AgentLoop, AgentOutcome, LoopDeps
 from valarmind_tui.agents.registry import AgentRegistry
 from valarmind_tui.agents.results import parse_result, result_dict
 from valarmind_tui.agents.spec import AgentSpec
@@ -160,6 +164,7 @@ class Delegator:
         bus.publish(AgentSpawned(agent_id=child_id, parent_id=parent, name=spec.name, task=task))
         started = time.monotonic()
         status, summary = "cancelled", ""
+        clock = ApprovalClock(bus, child_id)
         try:
             try:
                 loop = self._child_loop(spec, child_id)
@@ -169,24 +174,26 @@ class Delegator:
                 return result
             message = f"{task}\n\n## Context\n{context}" if context.strip() else task
             outcome, timed_out = await _bounded(
-                loop.run(message, system_prompt=self._system_prompt(spec)), limit
+                loop.run(message, system_prompt=self._system_prompt(spec)), limit, clock,
+                max(limit, spec.max_timeout_s),
             )
             if timed_out:
                 result = DelegationResult(spec.name, child_id, "timeout", outcome.text,
                                           problem=f"exceeded {limit:g}s", elapsed_s=limit)
             else:
-                remaining = max(1.0, limit - (time.monotonic() - started))
-                result = await self._finish(spec, child_id, loop, outcome, remaining)
+                remaining = max(1.0, limit - clock.elapsed())
+                result = await self._finish(spec, child_id, loop, outcome, remaining, clock)
             result = replace(result, elapsed_s=round(time.monotonic() - started, 2))
             status, summary = result.status, _summary(result)
             return result
         finally:
+            clock.close()
             bus.publish(AgentFinished(agent_id=child_id, name=spec.name, status=status,  # type: ignore[arg-type]
                                       summary=summary))
 
     async def _finish(
         self, spec: AgentSpec, child_id: str, loop: AgentLoop, outcome: AgentOutcome,
-        remaining: float,
+        remaining: float, clock: ApprovalClock | None = None,
     ) -> DelegationResult:
         if outcome.status in ("failed", "cancelled", "escalated"):
             return DelegationResult(spec.name, child_id, outcome.status, outcome.text,
@@ -199,7 +206,8 @@ class Delegator:
             repair = self._child_loop(spec, child_id, max_turns=2)
             prompt = REPAIR.format(kind=spec.result, problem=problem)
             second, timed_out = await _bounded(
-                repair.run(prompt, history=outcome.messages), remaining
+                repair.run(prompt, history=outcome.messages), remaining, clock,
+                max(remaining, spec.max_timeout_s),
             )
             if not timed_out and second.status == "done":
                 parsed, problem2 = parse_result(spec.result, second.text)
@@ -281,19 +289,38 @@ def profile_provider(spec: AgentSpec, model: str | None) -> Provider:
                                           api_key_env=spec.api_key_env, api_key=key))
 
 
-async def _bounded(coro: Any, limit: float) -> tuple[AgentOutcome, bool]:
-    """Run an agent loop with a time limit: (outcome, timed_out). On timeout the loop is
-    cancelled and its partial outcome returned; a cancelled caller cancels the loop too."""
+async def _bounded(
+    coro: Any, limit: float, clock: ApprovalClock | None = None, wall_limit: float | None = None,
+) -> tuple[AgentOutcome, bool]:
+    """Run an agent loop with a time limit: (outcome, timed_out). The `clock` does not run while
+    an approval is pending, but `wall_limit` (the agent's maximum) always does. On timeout the
+    loop is cancelled with TIMEOUT (its open call ends `timeout`, a pending approval is denied)
+    and its partial outcome returned; a cancelled caller cancels the loop too."""
     task = asyncio.ensure_future(coro)
+    base = clock.elapsed() if clock is not None else 0.0
+    wall_start = time.monotonic()
     try:
-        done, _ = await asyncio.wait({task}, timeout=limit)
+        while True:
+            if clock is None:
+                done, _ = await asyncio.wait({task}, timeout=limit)
+                break
+            remaining = clock.remaining(limit, base)
+            if wall_limit is not None:
+                wall = wall_limit - (time.monotonic() - wall_start)
+                remaining = wall if remaining is None else min(remaining, wall)
+            if remaining is not None and remaining <= 0:
+                done = set()
+                break
+            done = await clock.wait(task, remaining)
+            if task in done:
+                break
     except asyncio.CancelledError:
         task.cancel()
         await asyncio.wait({task})
         raise
     if task in done:
         return task.result(), False
-    task.cancel()
+    task.cancel(TIMEOUT)
     await asyncio.wait({task})
     if task.cancelled():
         return AgentOutcome("cancelled", "", [], 0, Usage()), True

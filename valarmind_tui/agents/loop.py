@@ -54,6 +54,10 @@ from valarmind_tui.tools.registry import ToolRegistry
 
 MAX_TOOL_OUTPUT_CHARS = 30_000
 CANCELLED_MARK = "\n\n[cancelled by the user]"
+TIMEOUT = "timeout"
+"""The message a time limit cancels an agent's task with (`task.cancel(TIMEOUT)`), so its open
+call and partial answer say "timeout", not "cancelled by the user"."""
+TIMEOUT_MARK = "\n\n[stopped: the agent's time limit ran out]"
 
 
 @dataclass
@@ -88,7 +92,9 @@ class LoopDeps:
     """Called with every message appended to history (the session store persists them)."""
 
 
-Status = Literal["done", "incomplete", "failed", "cancelled", "escalated"]
+Status = Literal["done", "incomplete", "failed", "cancelled", "escalated", "unverified",
+                 "rejected"]
+"""unverified and rejected come only from the orchestrator's quality gates."""
 
 
 @dataclass(frozen=True)
@@ -137,11 +143,11 @@ class AgentLoop:
         self._append({"role": "user", "content": task})
         try:
             return await self._loop()
-        except asyncio.CancelledError:
+        except asyncio.CancelledError as exc:
             current = asyncio.current_task()
             if current is not None:
                 current.uncancel()
-            return self._cancelled()
+            return self._cancelled(timed_out=is_timeout(exc))
         except DenialEscalated as exc:
             self._answer_open_calls(f"Not run: {exc}")
             return self._outcome("escalated", str(exc), error=str(exc))
@@ -246,8 +252,12 @@ class AgentLoop:
         status, result = "error", None
         try:
             status, result = await self._execute(call)
-        except asyncio.CancelledError:
-            self._finish(call, "cancelled", ToolResult.error("cancelled by the user"))
+        except asyncio.CancelledError as exc:
+            if is_timeout(exc):
+                self._finish(call, "timeout", ToolResult.error(
+                    "stopped: the agent's time limit ran out"))
+            else:
+                self._finish(call, "cancelled", ToolResult.error("cancelled by the user"))
             raise
         except DenialEscalated as exc:
             self._finish(call, "denied", ToolResult.error(str(exc)))
@@ -275,7 +285,7 @@ class AgentLoop:
         self.deps.bus.publish(
             ToolCallFinished(
                 agent_id=self.agent_id, call_id=call.id, name=call.name, status=status,
-                output=_clip(result.output), diff=result.diff,
+                output=_clip(result.output), diff=result.diff, exit_code=_exit_code(result),
             )
         )
 
@@ -298,10 +308,11 @@ class AgentLoop:
                 self._append({"role": "tool", "tool_call_id": tc["id"], "content": content})
         return last.get("role") == "assistant"
 
-    def _cancelled(self) -> AgentOutcome:
-        if not self._answer_open_calls("cancelled") and self._partial:
-            self._append({"role": "assistant", "content": self._partial + CANCELLED_MARK})
-        return self._outcome("cancelled", self._partial + CANCELLED_MARK if self._partial else "")
+    def _cancelled(self, *, timed_out: bool = False) -> AgentOutcome:
+        mark = TIMEOUT_MARK if timed_out else CANCELLED_MARK
+        if not self._answer_open_calls(TIMEOUT if timed_out else "cancelled") and self._partial:
+            self._append({"role": "assistant", "content": self._partial + mark})
+        return self._outcome("cancelled", self._partial + mark if self._partial else "")
 
     def _outcome(
         self, status: Status, text: str,
@@ -360,6 +371,17 @@ async def _after_tool(
     if not notes:
         return result
     return dataclasses.replace(result, output=result.output + "\n\n" + "\n".join(notes))
+
+
+def is_timeout(exc: asyncio.CancelledError) -> bool:
+    """True when a time limit cancelled the task (`task.cancel(TIMEOUT)`), not a person."""
+    return bool(exc.args) and exc.args[0] == TIMEOUT
+
+
+def _exit_code(result: ToolResult) -> int | None:
+    data = result.data
+    code = data.get("exit_code") if isinstance(data, dict) else None
+    return code if isinstance(code, int) else None
 
 
 def _clip(text: str) -> str:

@@ -3,7 +3,11 @@
 It runs the orchestrator spec through AgentLoop with the delegate, task and plan tools; when the
 run changed 2+ files or risk code and the model did not have review and QA look at the final
 state, it runs them itself, sends blocking review findings to the code agent (bounded rounds),
-re-reviews, and appends what the gates found to the answer.
+re-reviews, runs the test agent when the project has a test command (seed 001: review → fix →
+re-review → tests → QA), and appends what the gates found to the answer. The verdicts come
+from evidence (gate_verdicts): the outcome is `done` only when every gate passed, `rejected`
+when one failed, `unverified` when one could not run. The report is also kept in the
+conversation as an assistant message, so a resumed session sees what review and QA found.
 
 Repeated denials (DenialEscalated) stop the whole prompt wherever they happen, in the
 orchestrator or inside a specialist: the outcome's status is `escalated` and its text says why.
@@ -22,15 +26,16 @@ from valarmind_tui.agents.delegate import (
     Delegator,
     raise_if_escalated,
 )
+from valarmind_tui.agents.gate_verdicts import qa_verdicts, review_verdict, test_verdict
 from valarmind_tui.agents.loop import AgentLoop, AgentOutcome, LoopDeps
 from valarmind_tui.agents.quality_gates import ChangeTracker, GateReport, gates_required
 from valarmind_tui.agents.registry import AgentRegistry
 from valarmind_tui.agents.results import QAResult, ReviewResult
 from valarmind_tui.agents.spec import AgentSpec
-from valarmind_tui.agents.tasks import TaskList
+from valarmind_tui.agents.tasks import DelegationFollower, TaskList
 from valarmind_tui.config import Settings
 from valarmind_tui.errors import DenialEscalated
-from valarmind_tui.events import ModeChanged
+from valarmind_tui.events import AgentFinished, AgentSpawned, Event, ModeChanged
 from valarmind_tui.safety.approval import PermissionMode
 from valarmind_tui.tools.exit_plan_mode import ExitPlanModeTool
 from valarmind_tui.tools.registry import ToolRegistry
@@ -101,6 +106,8 @@ class Orchestrator:
         tracker = ChangeTracker(self.deps.bus, self.agent_id)
         self.delegator.on_result = tracker.record
         self.gates = None
+        follower = DelegationFollower(self.tasks, [s.name for s in self.registry.specialists()])
+        stop_following = self.deps.bus.add_listener(self._follow(follower))
         try:
             own = replace(self.deps, tools=self.tools.subset(self.spec.tools))
             loop = AgentLoop(self.spec, own, agent_id=self.agent_id, model=self.model,
@@ -113,27 +120,54 @@ class Orchestrator:
             self.gates = report
             if outcome.status != "done":
                 report.notes.append(f"Gates not run: the run ended {outcome.status}.")
-                return replace(outcome, text=f"{outcome.text}\n\n{report.render()}")
+                return self._reported(outcome, report, outcome.status, outcome.text)
             try:
                 await self._enforce(report, tracker, prompt)
             except DenialEscalated as exc:
                 report.notes.append(f"Gates stopped: {exc}")
-                return replace(outcome, status="escalated", error=str(exc),
-                               text=f"{exc}\n\n{report.render()}")
+                return self._reported(replace(outcome, error=str(exc)), report, "escalated",
+                                      str(exc))
             except asyncio.CancelledError:
                 current = asyncio.current_task()
                 if current is not None:
                     current.uncancel()
                 report.notes.append("Gates interrupted: the run was cancelled.")
-                return replace(outcome, status="cancelled",
-                               text=f"{outcome.text}\n\n{report.render()}")
+                return self._reported(outcome, report, "cancelled", outcome.text)
             report.files = tracker.files
-            return replace(outcome, text=f"{outcome.text}\n\n{report.render()}".strip())
+            follower.settle({v.name: v.verdict for v in report.verdicts})
+            return self._reported(outcome, report, report.status, outcome.text)
         finally:
+            stop_following()
             tracker.close()
             self.delegator.on_result = None
 
+    def _follow(self, follower: DelegationFollower) -> Callable[[Event], None]:
+        """Tasks follow the delegations this agent makes (its own children only)."""
+        children: set[str] = set()
+
+        def on_event(event: Event) -> None:
+            if isinstance(event, AgentSpawned) and event.parent_id == self.agent_id:
+                children.add(event.agent_id)
+                follower.started(event.name)
+            elif isinstance(event, AgentFinished) and event.agent_id in children:
+                follower.ended(event.name, event.status)
+
+        return on_event
+
+    def _reported(
+        self, outcome: AgentOutcome, report: GateReport, status: str, text: str
+    ) -> AgentOutcome:
+        """The outcome with the gates' report appended to its text and kept in its history."""
+        rendered = report.render()
+        message = {"role": "assistant", "content": rendered}
+        outcome.messages.append(message)
+        if self.deps.on_message is not None:
+            self.deps.on_message(message)
+        return replace(outcome, status=status,  # type: ignore[arg-type]
+                       text=f"{text}\n\n{rendered}".strip())
+
     async def _enforce(self, report: GateReport, tracker: ChangeTracker, prompt: str) -> None:
+        """Review (with fix rounds), then QA; each verdict from what the agents really did."""
         review = tracker.latest("review")
         if review is None:
             review = await self._delegate("review", _review_task(tracker.files), prompt)
@@ -146,11 +180,21 @@ class Orchestrator:
             review = await self._delegate("review", _review_task(tracker.files), prompt)
             report.ran.append("review")
             report.review = _as(review, ReviewResult, report)
+        report.verdicts = [review_verdict(review)]
+        tests = tracker.latest("test", finished=False)
+        if tests is None and self.registry.get("test").permissions.execute_allow:
+            tests = await self._delegate("test", _test_task(tracker.files), prompt)
+            report.ran.append("test")
+        if tests is not None:
+            report.verdicts.append(test_verdict(tests, tracker.runs_by(tests.agent_id)))
         qa = tracker.latest("qa")
         if qa is None:
             qa = await self._delegate("qa", _qa_task(tracker.files), prompt)
             report.ran.append("qa")
         report.qa = _as(qa, QAResult, report)
+        detected = self.registry.get("qa").permissions.execute_allow or ()
+        verdict, report.checks = qa_verdicts(qa, tracker.runs_by(qa.agent_id), tuple(detected))
+        report.verdicts.append(verdict)
 
     async def _delegate(self, agent: str, task: str, prompt: str) -> DelegationResult:
         context = f"The user's request was:\n{prompt}"
@@ -179,6 +223,11 @@ def _fix_task(review: ReviewResult) -> str:
             + (f" Suggested fix: {f.suggested_fix}" if f.suggested_fix else "")
             for f in review.blocking()]
     return "Fix these review findings, changing only what they require:\n" + "\n".join(rows)
+
+
+def _test_task(files: list[str]) -> str:
+    return ("Run the project's tests for the current changes (quality gate) with its test "
+            "command, and report the result. Changed files: " + ", ".join(files))
 
 
 def _qa_task(files: list[str]) -> str:

@@ -2,7 +2,9 @@
 
 A ChangeTracker watches the bus for successful write_file/edit_file calls made by an agent and
 its descendants, and records specialist results in order, so the orchestrator can tell whether
-review and QA already ran after the last change.
+review and QA already ran after the last change. It also records every bash call of the agent
+tree (command, status, exit code): the evidence gate_verdicts weighs the specialists' claims
+against.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from valarmind_tui.agents.delegate import DelegationResult
+from valarmind_tui.agents.gate_verdicts import CommandRun, GateVerdict, prompt_status
 from valarmind_tui.agents.results import QAResult, ReviewResult
 from valarmind_tui.bus import EventBus
 from valarmind_tui.events import AgentSpawned, Event, ToolCallFinished, ToolCallStarted
@@ -52,6 +55,8 @@ class ChangeTracker:
         self.changes: dict[str, int] = {}
         self.results: list[tuple[int, DelegationResult]] = []
         self._pending: dict[tuple[str, str], str] = {}
+        self._commands: dict[tuple[str, str], str] = {}
+        self.runs: list[CommandRun] = []
         self._seq = itertools.count(1)
         self._remove = bus.add_listener(self._on_event)
 
@@ -65,25 +70,43 @@ class ChangeTracker:
     def record(self, result: DelegationResult) -> None:
         self.results.append((next(self._seq), result))
 
-    def latest(self, agent: str) -> DelegationResult | None:
-        """The agent's last finished result after the last file change, if any."""
+    def latest(self, agent: str, *, finished: bool = True) -> DelegationResult | None:
+        """The agent's last result after the last file change, if any: only one that ended
+        `done` unless `finished` is False (a timed-out QA is evidence too: its gate did not
+        run)."""
         last_change = max(self.changes.values(), default=0)
         for seq, result in reversed(self.results):
-            if result.agent == agent and seq > last_change and result.status == "done":
+            if result.agent == agent and seq > last_change and (
+                    not finished or result.status == "done"):
                 return result
         return None
+
+    def runs_by(self, agent_id: str) -> list[CommandRun]:
+        """The bash calls one agent made, in order."""
+        return [r for r in self.runs if r.agent_id == agent_id]
 
     def _on_event(self, event: Event) -> None:
         if isinstance(event, AgentSpawned):
             if event.parent_id in self.family:
                 self.family.add(event.agent_id)
         elif isinstance(event, ToolCallStarted):
-            if event.agent_id in self.family and event.name in WRITE_TOOLS:
+            if event.agent_id not in self.family:
+                return
+            key = (event.agent_id, event.call_id)
+            if event.name in WRITE_TOOLS:
                 path = _path_of(event.arguments)
                 if path:
-                    self._pending[(event.agent_id, event.call_id)] = path
+                    self._pending[key] = path
+            command = event.arguments.get("command")
+            if event.name == "bash" and isinstance(command, str):
+                self._commands[key] = command
         elif isinstance(event, ToolCallFinished):
-            path = self._pending.pop((event.agent_id, event.call_id), None)
+            key = (event.agent_id, event.call_id)
+            command = self._commands.pop(key, None)
+            if command is not None:
+                self.runs.append(CommandRun(event.agent_id, command, event.status,
+                                            event.exit_code))
+            path = self._pending.pop(key, None)
             if path and event.status == "ok":
                 self.changes.pop(path, None)
                 self.changes[path] = next(self._seq)
@@ -99,7 +122,8 @@ def _path_of(arguments: dict[str, Any]) -> str | None:
 
 @dataclass
 class GateReport:
-    """What the quality gates required, ran and found."""
+    """What the quality gates required, ran and found; `verdicts` are the evidence-based
+    outcome (gate_verdicts), the review and QA results what the agents claimed."""
 
     reasons: list[str]
     files: list[str]
@@ -109,36 +133,40 @@ class GateReport:
     ran: list[str] = field(default_factory=list)
     """Gates the orchestrator ran itself because the model had not."""
     notes: list[str] = field(default_factory=list)
+    verdicts: list[GateVerdict] = field(default_factory=list)
+    checks: list[GateVerdict] = field(default_factory=list)
+    """QA's checks one by one (the qa verdict sums them up)."""
 
     @property
     def required(self) -> bool:
         return bool(self.reasons)
 
     @property
+    def status(self) -> str:
+        """done when every gate passed, rejected when one failed, unverified otherwise."""
+        if not self.verdicts:
+            return "unverified"
+        return prompt_status(self.verdicts)
+
+    @property
     def passed(self) -> bool:
-        review_ok = self.review is not None and not self.review.blocking()
-        qa_ok = self.qa is not None and self.qa.passed
-        return review_ok and qa_ok
+        return self.status == "done"
 
     def render(self) -> str:
-        """The "Quality gates" section appended to the final answer."""
-        lines = [f"## Quality gates ({'passed' if self.passed else 'NOT passed'})",
-                 f"Required because {'; '.join(self.reasons)}."]
-        if self.review is not None:
-            blocking = self.review.blocking()
-            lines.append(f"- Review: {len(self.review.findings)} finding(s), "
-                         f"{len(blocking)} blocking; {self.review.summary}".rstrip("; "))
-            lines += [f"  - [{f.severity}] {f.file}:{f.line or '?'} {f.message}" for f in blocking]
-        else:
-            lines.append("- Review: no structured result")
-        if self.qa is not None:
-            checks = ", ".join(f"{c.name} {'ok' if c.passed else 'FAILED'}" for c in self.qa.checks)
-            blockers = "; ".join(self.qa.blockers)
-            lines.append(f"- QA: {'passed' if self.qa.passed else 'rejected'}"
-                         + (f" ({checks})" if checks else "")
-                         + (f"; blockers: {blockers}" if blockers else ""))
-        else:
-            lines.append("- QA: no structured result")
+        """The "Quality gates" section appended to the final answer (and kept in history)."""
+        title = {"done": "passed", "rejected": "REJECTED"}.get(self.status, "NOT verified")
+        lines = [f"## Quality gates ({title})", f"Required because {'; '.join(self.reasons)}."]
+        for verdict in self.verdicts:
+            name, word = verdict.name, verdict.verdict.replace("_", " ")
+            label = {"review": "Review", "qa": "QA", "test": "Tests"}.get(name, name)
+            if name == "qa" and self.checks:
+                lines.append(f"- {label}: {word}")
+                lines += [f"  - {c.render()}" for c in self.checks]
+                lines += [f"  - {e}" for e in verdict.evidence if e.startswith("blocker: ")
+                          or e in ("QA rejected the delivery", "no check was run")]
+            else:
+                lines.append(f"- {label}: {word}"
+                             + (f" ({'; '.join(verdict.evidence)})" if verdict.evidence else ""))
         if self.fix_rounds:
             lines.append(f"- Review findings went back to the code agent "
                          f"{self.fix_rounds} time(s), then re-reviewed.")
@@ -148,7 +176,12 @@ class GateReport:
     def to_dict(self) -> dict[str, Any]:
         return {
             "required": self.required, "reasons": self.reasons, "files": self.files,
-            "passed": self.passed, "fix_rounds": self.fix_rounds, "ran": self.ran,
+            "passed": self.passed, "status": self.status, "fix_rounds": self.fix_rounds,
+            "ran": self.ran, "gates": self.gates(),
             "review": self.review.model_dump(mode="json") if self.review else None,
             "qa": self.qa.model_dump(mode="json") if self.qa else None, "notes": self.notes,
         }
+
+    def gates(self) -> list[dict[str, Any]]:
+        """The verdicts for scripts: [{name, verdict, evidence}]."""
+        return [v.to_dict() for v in self.verdicts]

@@ -20,9 +20,9 @@ class _Result(BaseModel):
 
 class SearchFinding(_Result):
     file: str
-    line: int | None = None
+    line: int | None = Field(None, ge=0)
     snippet: str | None = None
-    relevance: float = 0.5
+    relevance: float = Field(0.5, ge=0, le=1)
     context: str | None = None
 
 
@@ -30,7 +30,7 @@ class SearchResult(_Result):
     query: str = ""
     findings: list[SearchFinding] = Field(default_factory=list)
     summary: str
-    confidence: float = 0.5
+    confidence: float = Field(0.5, ge=0, le=1)
     suggested_next_steps: list[str] = Field(default_factory=list)
 
 
@@ -81,7 +81,7 @@ BLOCKING: tuple[str, ...] = ("critical", "major")
 class ReviewFinding(_Result):
     severity: Severity = "minor"
     file: str
-    line: int | None = None
+    line: int | None = Field(None, ge=0)
     message: str
     category: str = "correctness"
     suggested_fix: str | None = None
@@ -99,13 +99,13 @@ class Suggestion(_Result):
 
 class ReviewResult(_Result):
     files_reviewed: list[str] = Field(default_factory=list)
-    findings: list[ReviewFinding] = Field(
-        default_factory=list, validation_alias=AliasChoices("findings", "issues")
-    )
+    findings: list[ReviewFinding] = Field(validation_alias=AliasChoices("findings", "issues"))
+    """Required: a review that does not say what it found is not a review (`{}` fails)."""
     suggestions: list[Suggestion] = Field(default_factory=list)
-    overall_score: float | None = None
+    overall_score: float | None = Field(None, ge=0, le=10)
     summary: str = ""
-    approved: bool = True
+    approved: bool
+    """Required; the gate passes only when approved and no critical or major finding remains."""
 
     def blocking(self) -> list[ReviewFinding]:
         return [f for f in self.findings if f.severity in BLOCKING]
@@ -122,15 +122,15 @@ class TestFailure(_Result):
 class TestResult(_Result):
     __test__ = False  # not a pytest class
 
-    command: str = ""
+    command: str
     passed: bool
-    total: int = 0
-    passed_count: int = 0
-    failed_count: int = 0
-    skipped_count: int = 0
+    total: int = Field(0, ge=0)
+    passed_count: int = Field(0, ge=0)
+    failed_count: int = Field(0, ge=0)
+    skipped_count: int = Field(0, ge=0)
     coverage: dict[str, float] | None = None
     failures: list[TestFailure] = Field(default_factory=list)
-    duration_ms: float = 0
+    duration_ms: float = Field(0, ge=0)
 
 
 class QACheck(_Result):
@@ -142,7 +142,8 @@ class QACheck(_Result):
 
 
 class QAResult(_Result):
-    checks: list[QACheck] = Field(default_factory=list)
+    checks: list[QACheck]
+    """Required; each claim is checked against the commands QA really ran (gate_verdicts)."""
     passed: bool
     blockers: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)

@@ -1,7 +1,15 @@
-"""The orchestrator's live task list; every change is published as TaskListChanged."""
+"""The orchestrator's live task list; every change is published as TaskListChanged.
+
+Tasks linked to a specialist (owned by it, or naming it: "Review and QA") follow its delegations
+(DelegationFollower): in progress while it runs, completed when every agent they name finished
+`done`, blocked when one did not, and, for review, QA and tests, what the quality gates decided.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import re
+from collections.abc import Collection, Mapping
 from dataclasses import replace
 
 from valarmind_tui.bus import EventBus
@@ -118,3 +126,61 @@ class TaskList:
     def _publish(self) -> None:
         if self._bus is not None:
             self._bus.publish(TaskListChanged(agent_id=self._agent_id, tasks=self.items()))
+
+
+def agents_named(item: TaskItem, agents: Collection[str]) -> set[str]:
+    """The specialists a task belongs to: its owner when that is one, else those its title
+    names (`Review and QA` → review, qa; `Run the tests` → test)."""
+    if item.owner and item.owner.lower() in agents:
+        return {item.owner.lower()}
+    words = set(re.findall(r"[a-z]+", item.title.lower()))
+    words |= {w[:-1] for w in words if w.endswith("s")}
+    return {a for a in agents if a in words}
+
+
+_AFTER_DELEGATION = {"done": "completed", "cancelled": "cancelled"}
+"""A task's status once its agent finished (anything else - failed, timeout... - blocks it)."""
+_AFTER_GATE = {"passed": "completed", "failed": "blocked", "not_run": "blocked"}
+
+
+class DelegationFollower:
+    """Moves linked tasks along as the orchestrator's delegations start and finish."""
+
+    def __init__(self, tasks: TaskList, agents: Collection[str]) -> None:
+        self.tasks = tasks
+        self.agents = set(agents)
+        self.finished: dict[str, str] = {}
+
+    def started(self, agent: str) -> None:
+        self.finished.pop(agent, None)
+        for item, _named in self._linked(agent):
+            if item.status in ("pending", "blocked"):
+                self._set(item.id, "in_progress")
+
+    def ended(self, agent: str, status: str) -> None:
+        self.finished[agent] = status
+        for item, named in self._linked(agent):
+            if item.status in ("completed", "cancelled"):
+                continue
+            if status != "done":
+                self._set(item.id, _AFTER_DELEGATION.get(status, "blocked"))
+            elif all(self.finished.get(a) == "done" for a in named):
+                self._set(item.id, "completed")
+
+    def settle(self, verdicts: Mapping[str, str]) -> None:
+        """The quality gates decided: tasks naming review, QA or tests take their verdict
+        (whatever the model marked them)."""
+        for item in self.tasks.items():
+            named = agents_named(item, self.agents) & set(verdicts)
+            if not named:
+                continue
+            worst = [v for v in ("failed", "not_run") if any(verdicts[a] == v for a in named)]
+            self._set(item.id, _AFTER_GATE[worst[0] if worst else "passed"])
+
+    def _linked(self, agent: str) -> list[tuple[TaskItem, set[str]]]:
+        found = [(item, agents_named(item, self.agents)) for item in self.tasks.items()]
+        return [(item, named) for item, named in found if agent in named]
+
+    def _set(self, task_id: str, status: str) -> None:
+        with contextlib.suppress(ToolError):  # an unfinished dependency: the status stays
+            self.tasks.update(task_id, status=status)

@@ -73,6 +73,9 @@ class PolicyApprover:
     allow_execute: bool = False
     allow_sampling: bool = False
     """Answer MCP servers' sampling requests (tool `mcp_sampling`) with our model."""
+    project_commands: tuple[str, ...] = ()
+    """Commands the project declares (detected build/lint/typecheck/test) that pass: a call
+    that is one simple command starting with one of them (`--allow-project-commands`)."""
     denied: list[ApprovalRequest] = field(default_factory=list)
 
     async def request(self, request: ApprovalRequest) -> ApprovalAnswer:
@@ -91,7 +94,7 @@ class PolicyApprover:
             allowed = self.allow_sampling
         else:
             allowed = (request.command is None and self.allow_writes) or (
-                request.command is not None and self.allow_execute
+                request.command is not None and (self.allow_execute or self._declared(request))
             )
         if allowed:
             return ApprovalAnswer("allow_once")
@@ -99,3 +102,10 @@ class PolicyApprover:
         return ApprovalAnswer(
             "deny", feedback="Denied by the headless policy; the person was not asked."
         )
+
+    def _declared(self, request: ApprovalRequest) -> bool:
+        if not self.project_commands or request.command is None or request.tool != "bash":
+            return False
+        from valarmind_tui.safety.allowed_commands import allowed_by_prefix
+
+        return allowed_by_prefix(request.command, self.project_commands) is not None

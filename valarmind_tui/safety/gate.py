@@ -8,7 +8,8 @@
   `sh -c 'rm x'`, `/bin/rm`, `env rm` all run `rm`); when a deny rule exists for the tool and
   the command cannot be parsed statically, the call asks, even in bypass;
 - agent permissions refuse a tool whose risk the agent was not granted (and narrow writes to
-  `write_globs`, commands to `execute_allow`);
+  `write_globs`, commands to `execute_allow`: one simple command whose words start with an
+  allowed command's words, safety.allowed_commands);
 - a path outside the project is refused (a bash redirection target too); a sensitive path
   (`.env`, keys...) always asks, even in bypass and accept-edits, and no remembered rule
   answers for it;
@@ -51,6 +52,7 @@ from valarmind_tui.bus import EventBus
 from valarmind_tui.config import PermissionSettings
 from valarmind_tui.errors import DenialEscalated, HookStopped, ToolError
 from valarmind_tui.events import Notice
+from valarmind_tui.safety.allowed_commands import allowed_by_prefix
 from valarmind_tui.safety.approval import ApprovalRequest, Approver, PermissionMode
 from valarmind_tui.safety.call import Call, GatedTool, agent_kind, describe_call
 from valarmind_tui.safety.hook_points import NO_OPINION, GateHooks, HookVerdict
@@ -220,10 +222,12 @@ class PermissionGate:
                         f"{', '.join(outside)} is not among them.")
         command = call.subject.command
         if call.risk == "execute" and permissions.execute_allow is not None:
-            allowed_commands = {c.strip() for c in permissions.execute_allow}
-            if command is None or command.strip() not in allowed_commands:
-                listed = "; ".join(permissions.execute_allow) or "none"
-                return f"The {agent} agent may run only these commands: {listed}."
+            allowed = permissions.execute_allow
+            if command is None or allowed_by_prefix(command, allowed) is None:
+                listed = "; ".join(allowed) or "none"
+                return (f"The {agent} agent may run only these commands: {listed} (with more "
+                        "arguments after them, as one simple command: no ;, &&, pipes, "
+                        "redirections or substitutions).")
         return None
 
     def _by_mode(self, call: Call) -> str | None:

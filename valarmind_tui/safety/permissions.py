@@ -18,7 +18,8 @@ class AgentPermissions:
     """When set, writes are allowed only to project-relative paths matching one of these globs
     (the test agent writes only test files, the docs agent only documentation)."""
     execute_allow: tuple[str, ...] | None = None
-    """When set, bash may run only these exact commands (QA runs only detected commands)."""
+    """When set, bash may run only these commands, with more arguments after them, each call one
+    simple command (QA runs only detected commands; the test agent `pytest -q tests/x.py`)."""
 
     @classmethod
     def full(cls) -> AgentPermissions:

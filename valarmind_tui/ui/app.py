@@ -272,7 +272,8 @@ class ValarMindApp(App[int]):
         self.set_timer(0.5, garbage.settle_idle)  # while the person reads the answer
         self.query_one(StatusBar).busy = self.turn_running
         chat = self.query_one(ChatView)
-        await chat.finish_answer(event.status)
+        marker = event.text.rfind("## Quality gates") if event.gates else -1
+        await chat.finish_answer(event.status, event.text[marker:] if marker >= 0 else "")
         if event.status == "failed" and event.text and event.text != self._last_notice:
             await chat.add(NoticeLine(event.text, "error"))
 

@@ -18,6 +18,8 @@ _END_LABEL = {
     "cancelled": "⏹ cancelled: the answer above is partial",
     "failed": "✗ failed",
     "incomplete": "… incomplete: the agent stopped before finishing",
+    "unverified": "⚠ unverified: a required quality gate could not run (see the report above)",
+    "rejected": "✗ rejected: a required quality gate failed (see the report above)",
 }
 
 
@@ -58,6 +60,7 @@ class AssistantMessage(Vertical):
     AssistantMessage StreamingMarkdown { padding: 0 1; }
     AssistantMessage .answer-end { color: $warning; padding: 0 1; }
     AssistantMessage.-failed .answer-end { color: $error; }
+    AssistantMessage.-rejected .answer-end { color: $error; }
     """
 
     def __init__(self) -> None:

@@ -186,11 +186,14 @@ class ChatView(VerticalScroll):
         if current is not None:
             await current.finish(status)
 
-    async def finish_answer(self, status: str) -> None:
-        """The prompt ended: flush the answer and mark it when it is not complete."""
-        if self.current is None and status != "done":
+    async def finish_answer(self, status: str, report: str = "") -> None:
+        """The prompt ended: flush the answer, add the quality gates' `report` (it is not
+        streamed), and mark the answer when it is not complete or the gates did not pass."""
+        if self.current is None and (status != "done" or report):
             self.current = _new_answer()
             await self._append(self.current)
+        if report and self.current is not None:
+            self.current.append_text(("\n\n" if self.current.text else "") + report)
         await self._close_current(status)
         for block in self.tool_blocks.values():
             if block.state == "running" and status == "cancelled":

@@ -15,7 +15,8 @@ from valarmind_tui.ui.widgets.diff import diff_content
 PREVIEW_LINES = 12
 ARGS_WIDTH = 100
 STATES = ("running", "done", "failed", "denied", "cancelled")
-_FROM_STATUS = {"ok": "done", "error": "failed", "denied": "denied", "cancelled": "cancelled"}
+_FROM_STATUS = {"ok": "done", "error": "failed", "denied": "denied", "cancelled": "cancelled",
+                "timeout": "cancelled"}
 _STATE_STYLE = {
     "running": "$accent", "done": "$success", "failed": "$error", "denied": "$warning",
     "cancelled": "$text-muted",
