@@ -1,0 +1,284 @@
+"""What a change breaks elsewhere, from the repo map's definitions and references.
+
+Both sides of every changed source file are parsed with the repo map's tags query (the old one
+from `git show BASE:path`, the new one from the work tree, the index or HEAD's side of a range).
+A definition that is gone (removed, or renamed: a new definition of the same kind whose header
+reads the same with the new name), or a function whose parameters changed so that old calls
+break (a parameter gone, a new one without a default), is reported when other files still
+reference its name. References come from the repo map's per-file cache of the work tree, so on
+a warm cache only the changed files are parsed again.
+
+Names are matched by text, not resolved: a name that other files define too may be theirs, so
+such findings carry a lower severity and confidence, and methods with common names defined
+elsewhere are not reported at all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from valarmind_tui.agents.results import ReviewFinding
+from valarmind_tui.agents.review_diff import INDEX, WORK_TREE, ReviewDiff, show_file
+from valarmind_tui.repomap.languages import language_for
+from valarmind_tui.safety.content import holds_secrets
+
+SHOWN_LOCATIONS = 5
+_PARAMS_KINDS = ("function", "method")
+_VARIADIC = re.compile(r"^\s*\*")
+_PARAM_NAME = re.compile(r"^\s*[*&]{0,2}\s*(?:mut\s+)?([A-Za-z_$][\w$]*)")
+
+
+@dataclass(frozen=True)
+class Def:
+    """A definition as the repo map stores it."""
+
+    name: str
+    line: int
+    kind: str
+    signature: tuple[str, ...]
+    parent: int
+
+    @property
+    def header(self) -> str:
+        return " ".join(" ".join(self.signature).split())
+
+
+@dataclass
+class Break:
+    """One definition the change takes away from its callers."""
+
+    rule: str
+    """removed, renamed or signature"""
+    file: str
+    line: int
+    old: Def
+    new: Def | None
+    nested: bool
+    why: str = ""
+
+
+async def change_impact(root: Path, change: ReviewDiff) -> list[ReviewFinding]:
+    """Findings for definitions the change removes, renames or re-signs while other files
+    still reference them; [] when there is no old side to compare with."""
+    if change.base is None:
+        return []
+    pairs: list[tuple[str, bytes, bytes]] = []
+    for path in [*change.files, *change.deleted]:
+        if language_for(path) is None or holds_secrets(root, path):
+            continue
+        old = await show_file(root, change.base, path)
+        if old is None:
+            continue  # a new file breaks nobody
+        new = b"" if path in change.deleted else await new_content(root, change.head, path)
+        pairs.append((path, old, new or b""))
+    if not pairs:
+        return []
+    return await asyncio.to_thread(_impact, root, pairs)
+
+
+async def new_content(root: Path, head: str, path: str) -> bytes | None:
+    """`path` on the new side of the change."""
+    if head == WORK_TREE:
+        try:
+            return (root / path).read_bytes()
+        except OSError:
+            return None
+    return await show_file(root, head if head != INDEX else INDEX, path)
+
+
+def _impact(root: Path, pairs: list[tuple[str, bytes, bytes]]) -> list[ReviewFinding]:
+    from valarmind_tui.repomap.builder import RepoMap
+
+    breaks = [b for path, old, new in pairs for b in compare(path, old, new)]
+    if not breaks:
+        return []
+    repo_map = RepoMap(root)
+    try:
+        index = repo_map.file_tags()
+    finally:
+        repo_map.close()
+    findings = []
+    for item in breaks:
+        finding = _finding(root, item, index)
+        if finding is not None:
+            findings.append(finding)
+    return findings
+
+
+def compare(path: str, old_src: bytes, new_src: bytes) -> list[Break]:
+    """Definitions of `path` that the change removed, renamed or re-signed in a breaking way."""
+    lang = language_for(path)
+    if lang is None:
+        return []
+    old_defs, new_defs = _defs(old_src, lang), _defs(new_src, lang) if new_src else []
+    old_names = {d.name for d in old_defs}
+    new_by_name: dict[str, Def] = {}
+    for d in new_defs:
+        new_by_name.setdefault(d.name, d)
+    added = [d for d in new_defs if d.name not in old_names and _considered(d, new_defs)]
+    out: list[Break] = []
+    for d in old_defs:
+        if not _considered(d, old_defs) or d.name.startswith("__"):
+            continue
+        nested = d.parent != -1
+        now = new_by_name.get(d.name)
+        if now is None:
+            twin = _renamed_to(d, added, old_defs, new_defs)
+            if twin is not None:
+                added.remove(twin)
+                out.append(Break("renamed", path, twin.line, d, twin, nested))
+            else:
+                out.append(Break("removed", path, d.line, d, None, nested))
+        elif d.kind in _PARAMS_KINDS and now.kind in _PARAMS_KINDS and now.header != d.header:
+            why = breaking_params(d.header, now.header)
+            if why:
+                out.append(Break("signature", path, now.line, d, now, nested, why))
+    return out
+
+
+def _defs(src: bytes, lang: str) -> list[Def]:
+    from valarmind_tui.repomap.tags import extract, skip_reason
+
+    if skip_reason(src, "") is not None:
+        return []
+    try:
+        tags = extract(src, lang)
+    except Exception:  # a grammar that fails on one file: no impact known, not a crash
+        return []
+    return [Def(d.name, d.line, d.kind, d.signature, d.parent) for d in tags.definitions]
+
+
+def _considered(d: Def, defs: list[Def]) -> bool:
+    """Top-level definitions and the members of top-level classes: what other files can use."""
+    if d.parent == -1:
+        return True
+    parent = defs[d.parent]
+    return parent.parent == -1 and parent.kind in ("class", "interface", "module")
+
+
+def _renamed_to(d: Def, added: list[Def], old_defs: list[Def], new_defs: list[Def]) -> Def | None:
+    """The added definition that is `d` under a new name: same kind and nesting, and the same
+    header with the name replaced; else the only added one of its kind and nesting."""
+    same = [a for a in added if a.kind == d.kind and (a.parent == -1) == (d.parent == -1)]
+    for a in same:
+        if re.sub(rf"\b{re.escape(a.name)}\b", d.name, a.header) == d.header:
+            return a
+    return same[0] if len(same) == 1 else None
+
+
+def breaking_params(old_header: str, new_header: str) -> str:
+    """Why calls written for `old_header` may fail against `new_header` ('' when they
+    should not): a parameter removed or renamed, or a new one without a default."""
+    old, new = _params(old_header), _params(new_header)
+    if old is None or new is None:
+        return ""
+    if any(variadic for _, _, variadic in new):
+        return ""  # *args / **kwargs still take what old calls pass
+    new_names = {n for n, _, _ in new}
+    old_names = {n for n, _, _ in old}
+    gone = [n for n, _, variadic in old if n not in new_names and not variadic]
+    needed = [n for n, required, _ in new if required and n not in old_names]
+    parts = []
+    if gone:
+        parts.append("no longer takes " + ", ".join(f"`{n}`" for n in gone))
+    if needed:
+        parts.append("now requires " + ", ".join(f"`{n}`" for n in needed))
+    return " and ".join(parts)
+
+
+def _params(header: str) -> list[tuple[str, bool, bool]] | None:
+    """(name, required, variadic) of each parameter in the first parenthesised list."""
+    start = header.find("(")
+    if start < 0:
+        return None
+    depth, end = 0, -1
+    for i in range(start, len(header)):
+        depth += header[i] in "([{<"
+        depth -= header[i] in ")]}>"
+        if depth == 0:
+            end = i
+            break
+    if end < 0:
+        return None
+    pieces, depth, cur = [], 0, ""
+    for ch in header[start + 1:end]:
+        depth += ch in "([{<"
+        depth -= ch in ")]}>"
+        if ch == "," and depth == 0:
+            pieces.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    pieces.append(cur)
+    out = []
+    for piece in pieces:
+        text = piece.strip()
+        match = _PARAM_NAME.match(text)
+        if not text or text in ("*", "/") or match is None or match.group(1) in ("self", "cls"):
+            continue
+        out.append((match.group(1), "=" not in text and not text.endswith("?"),
+                    bool(_VARIADIC.match(text)) or text.startswith("...")))
+    return out
+
+
+def _finding(root: Path, item: Break, index: dict[str, tuple[list, dict[str, int]]]
+             ) -> ReviewFinding | None:
+    name = item.old.name
+    defined_in = {f for f, (defs, _) in index.items() if any(d[0] == name for d in defs)}
+    others = defined_in - {item.file}
+    referrers = sorted(f for f, (_, refs) in index.items()
+                       if refs.get(name) and f != item.file and f not in others)
+    if not referrers or (item.nested and others):
+        return None
+    locations = first_locations(root, referrers[:SHOWN_LOCATIONS], name)
+    shown = ", ".join(locations)
+    more = len(referrers) - len(locations)
+    where = shown + (f" and {more} more" if more > 0 else "")
+    count = f"{len(referrers)} other file{'s' if len(referrers) != 1 else ''}"
+    what = "method" if item.nested else item.old.kind
+    if item.rule == "renamed":
+        new = item.new.name if item.new else "?"
+        message = (f"`{name}` renamed to `{new}`, but {count} still reference `{name}` "
+                   f"(breaks {len(referrers)} caller file(s)): {where}")
+        fix = f"Update the callers, or keep the old name: `{name} = {new}`."
+    elif item.rule == "removed":
+        message = (f"{what} `{name}` removed, but {count} still reference it "
+                   f"(breaks {len(referrers)} caller file(s)): {where}")
+        fix = f"Keep `{name}` (deprecated) until the callers are updated, or update them."
+    else:
+        message = (f"`{name}` {item.why}: `{item.old.header}` → "
+                   f"`{item.new.header if item.new else ''}`; {count} reference it: {where}")
+        fix = "Give the new parameters defaults, or update the callers."
+    if others:
+        message += f" (`{name}` is also defined in {len(others)} other file(s); some of these "
+        message += "references may be to those)"
+    severe = item.rule != "signature"
+    severity = ("minor" if others else "critical" if severe and not item.nested else "major")
+    confidence = 0.4 if others else 0.6 if item.nested else 0.9 if severe else 0.8
+    return ReviewFinding(
+        severity=severity, file=item.file, line=item.line, message=message, category="impact",
+        suggested_fix=fix, source="static:impact", rule=f"impact:{item.rule}",
+        confidence=confidence, related=locations,
+    )
+
+
+def first_locations(root: Path, files: list[str], name: str) -> list[str]:
+    """`file:line` of the first line of each file naming `name` as a whole word."""
+    word = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
+    out = []
+    for rel in files:
+        line = 0
+        if not holds_secrets(root, rel):
+            try:
+                with open(root / rel, encoding="utf-8", errors="replace") as fh:
+                    for number, text in enumerate(fh, 1):
+                        if word.search(text):
+                            line = number
+                            break
+            except OSError:
+                pass
+        out.append(f"{rel}:{line}" if line else rel)
+    return out
