@@ -122,27 +122,30 @@ async def _static_review(root: Path, change: ReviewDiff, report: ReviewReport,
 
 
 def merge_findings(first: list[ReviewFinding], more: list[ReviewFinding]) -> list[ReviewFinding]:
-    """`first` then each of `more` not already there: same file and line, and the same rule
-    or category (a secret found by two scanners, a model repeating a linter)."""
+    """`first` then each of `more` that repeats none of them (see `_same`)."""
     out = list(first)
-    seen = {(f.file, f.line, key) for f in out for key in _keys(f)}
+    at: dict[tuple[str, int | None], list[ReviewFinding]] = {}
+    for f in out:
+        at.setdefault((f.file, f.line), []).append(f)
     for f in more:
-        keys = _keys(f)
-        if any((f.file, f.line, key) in seen for key in keys):
-            continue
-        out.append(f)
-        seen.update((f.file, f.line, key) for key in keys)
+        here = at.setdefault((f.file, f.line), [])
+        if not any(_same(f, g) for g in here):
+            out.append(f)
+            here.append(f)
     return out
 
 
-def _keys(f: ReviewFinding) -> list[str]:
-    """What makes two findings on one line the same: the rule, a linter code the message
-    cites, or the category (not for impact findings: two definitions can share a line)."""
-    keys = [f.rule] if f.rule else []
-    if f.category != "impact" or not f.rule:
-        keys.append(f.category)
-    keys += re.findall(r"\b[A-Z]{1,3}\d{3,4}\b", f.message)  # a linter's code the model cites
-    return keys
+def _same(a: ReviewFinding, b: ReviewFinding) -> bool:
+    """Two findings on one line that say the same: one secret found by two scanners, the same
+    rule twice, or a model's finding (no rule) in the same category or citing the rule."""
+    if a.category == b.category == "secret":
+        return True
+    if a.rule and b.rule:
+        return a.rule == b.rule
+    ruled, other = (a, b) if a.rule else (b, a)
+    if not ruled.rule:
+        return a.category == b.category and a.message == b.message
+    return other.category == ruled.category or ruled.rule in other.message
 
 
 async def _model_review(report: ReviewReport, delegator: Delegator) -> None:
