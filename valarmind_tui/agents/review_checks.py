@@ -189,8 +189,17 @@ def scan_lines(file: str, lines: dict[int, str]) -> list[tuple[int, str, str]]:
             if found.line_number in seen or not found.secret_value:
                 continue  # one finding per line: an AWS key is also a high-entropy string
             seen.add(found.line_number)
-            out.append((found.line_number, found.type, found.secret_value))
+            value = whole_token(lines.get(found.line_number, ""), found.secret_value)
+            out.append((found.line_number, found.type, value))
     return out
+
+
+def whole_token(line: str, part: str) -> str:
+    """The whole token of `line` around `part` (a plugin may report only a prefix, as
+    detect-secrets' GitHub plugin reports `ghp`), so all of it is scrubbed."""
+    match = re.search(rf"[^\s'\"`=:,;()\[\]{{}}<>]*{re.escape(part)}[^\s'\"`=:,;()\[\]{{}}<>]*",
+                      line)
+    return match.group(0) if match else part
 
 
 _PATTERNS = (
