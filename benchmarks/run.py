@@ -11,7 +11,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-BENCHES = ["startup_bench", "loop_bench", "ui_bench", "token_bench", "repomap_bench", "mcp_bench"]
+BENCHES = ["startup_bench", "loop_bench", "ui_bench", "token_bench", "repomap_bench", "mcp_bench",
+           "review_bench"]
 
 
 def main(names: list[str]) -> int:
