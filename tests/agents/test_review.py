@@ -78,3 +78,25 @@ async def test_model_review_adds_agent_findings(
     task = fake_model.requests[0]["messages"][1]["content"]
     assert "+    return 'Hello ' + nmae" in task and "F821" in task
     assert (git_repo / "app.py").read_text() == CHANGED
+
+
+async def test_model_is_told_the_impact_and_its_repeats_are_merged(
+    git_repo: Path, fake_model: Any, stack: Any
+) -> None:
+    (git_repo / "caller.py").write_text("from app import greet\n\n\ndef hi():\n"
+                                        "    return greet('x')\n")
+    commit_all(git_repo, "a caller")
+    (git_repo / "app.py").write_text("def welcome(name):\n    return 'Hello ' + name\n")
+    fake_model.script(ScriptedTurn(text=as_json({
+        "summary": "rename breaks caller.py", "approved": False, "findings": [
+            {"severity": "major", "file": "app.py", "line": 1, "category": "impact",
+             "message": "greet was renamed; caller.py breaks"},  # what static found already
+            {"severity": "minor", "file": "app.py", "line": 2, "category": "style",
+             "message": "use an f-string", "confidence": 0.3}]})))
+    report = await run_review(git_repo, [], delegator=stack(git_repo).orchestrator.delegator)
+    task = fake_model.requests[0]["messages"][1]["content"]
+    assert "Reference impact" in task and "`greet` renamed to `welcome`" in task
+    assert "caller.py:1" in task
+    sources = [(f.source, f.rule, f.line, f.confidence) for f in report.findings]
+    assert ("static:impact", "impact:renamed", 1, 0.9) in sources
+    assert [s for s in sources if s[0] == "model"] == [("model", None, 2, 0.3)]
