@@ -119,3 +119,18 @@ def test_breaking_params() -> None:
     assert breaking_params("function f(a, b) {", "function f(a) {") == "no longer takes `b`"
     assert breaking_params("func F(a int) error {", "func F(a int, b string) error {") == (
         "now requires `b`")
+
+
+async def test_same_name_from_elsewhere_is_not_a_caller(project: Path) -> None:
+    write(project, {
+        "pkg/text.py": "def escape(s):\n    return s\n",
+        "pkg/web.py": "from html import escape\n\n\ndef page(s):\n    return escape(s)\n",
+        "pkg/local.py": "def render(s):\n    def escape(v):\n        return v\n\n"
+                        "    return escape(s)\n",
+        "pkg/view.py": "from pkg.text import escape\n\n\ndef show(s):\n    return escape(s)\n",
+    })
+    commit(project, "escapes")
+    write(project, {"pkg/text.py": "def escape_text(s):\n    return s\n"})
+    renamed = impact(await run_review(project, []))["impact:renamed"]
+    assert renamed.related == ["pkg/view.py:1"]  # html's escape and a local one are not ours
+    assert "1 other file still references `escape`" in renamed.message

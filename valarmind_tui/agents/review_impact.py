@@ -227,30 +227,36 @@ def _params(header: str) -> list[tuple[str, bool, bool]] | None:
 def _finding(root: Path, item: Break, index: dict[str, tuple[list, dict[str, int]]]
              ) -> ReviewFinding | None:
     name = item.old.name
-    defined_in = {f for f, (defs, _) in index.items() if any(d[0] == name for d in defs)}
-    others = defined_in - {item.file}
-    referrers = sorted(f for f, (_, refs) in index.items()
-                       if refs.get(name) and f != item.file and f not in others)
+    # a module-level name is taken by another module-level definition, not by a method
+    others = {f for f, (defs, _) in index.items() if f != item.file
+              and any(d[0] == name and (item.nested or d[4] == -1) for d in defs)}
+    candidates = sorted(f for f, (defs, refs) in index.items() if refs.get(name)
+                        and f != item.file and not any(d[0] == name for d in defs))
+    places = referrer_lines(root, candidates, name)
+    referrers = [f for f in candidates if places.get(f) is not None]
     if not referrers or (item.nested and others):
         return None
-    locations = first_locations(root, referrers[:SHOWN_LOCATIONS], name)
+    locations = [f"{f}:{places[f]}" if places[f] else f for f in referrers[:SHOWN_LOCATIONS]]
     shown = ", ".join(locations)
     more = len(referrers) - len(locations)
     where = shown + (f" and {more} more" if more > 0 else "")
-    count = f"{len(referrers)} other file{'s' if len(referrers) != 1 else ''}"
+    many = len(referrers) != 1
+    count = f"{len(referrers)} other file{'s' if many else ''}"
+    still = "still reference" if many else "still references"
     what = "method" if item.nested else item.old.kind
     if item.rule == "renamed":
         new = item.new.name if item.new else "?"
-        message = (f"`{name}` renamed to `{new}`, but {count} still reference `{name}` "
+        message = (f"`{name}` renamed to `{new}`, but {count} {still} `{name}` "
                    f"(breaks {len(referrers)} caller file(s)): {where}")
         fix = f"Update the callers, or keep the old name: `{name} = {new}`."
     elif item.rule == "removed":
-        message = (f"{what} `{name}` removed, but {count} still reference it "
+        message = (f"{what} `{name}` removed, but {count} {still} it "
                    f"(breaks {len(referrers)} caller file(s)): {where}")
         fix = f"Keep `{name}` (deprecated) until the callers are updated, or update them."
     else:
         message = (f"`{name}` {item.why}: `{item.old.header}` → "
-                   f"`{item.new.header if item.new else ''}`; {count} reference it: {where}")
+                   f"`{item.new.header if item.new else ''}`; {count} "
+                   f"{'reference' if many else 'references'} it: {where}")
         fix = "Give the new parameters defaults, or update the callers."
     if others:
         message += f" (`{name}` is also defined in {len(others)} other file(s); some of these "
@@ -265,20 +271,40 @@ def _finding(root: Path, item: Break, index: dict[str, tuple[list, dict[str, int
     )
 
 
-def first_locations(root: Path, files: list[str], name: str) -> list[str]:
-    """`file:line` of the first line of each file naming `name` as a whole word."""
+_IMPORT_FROM = re.compile(r"^\s*from\s+([.\w]+)\s+import\s+(\([^)]*\)|[^\n#]*)", re.M)
+
+
+def referrer_lines(root: Path, files: list[str], name: str) -> dict[str, int | None]:
+    """For each file that references `name`: the line to show (an import of it, else a call,
+    else any mention; 0 when none is found), or None when the file is not a caller after all:
+    a Python file that imports `name` only from outside the project (`from html import
+    escape` does not use the project's `escape`)."""
     word = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
-    out = []
+    call = re.compile(rf"(?<![\w$]){re.escape(name)}\s*\(")
+    tops = {p.name.removesuffix(".py") for p in root.iterdir()} if files else set()
+    out: dict[str, int | None] = {}
     for rel in files:
-        line = 0
-        if not holds_secrets(root, rel):
-            try:
-                with open(root / rel, encoding="utf-8", errors="replace") as fh:
-                    for number, text in enumerate(fh, 1):
-                        if word.search(text):
-                            line = number
-                            break
-            except OSError:
-                pass
-        out.append(f"{rel}:{line}" if line else rel)
+        try:
+            text = "" if holds_secrets(root, rel) else (root / rel).read_text(errors="replace")
+        except OSError:
+            text = ""
+        sources = [m.group(1) for m in _IMPORT_FROM.finditer(text) if word.search(m.group(2))]
+        if rel.endswith((".py", ".pyi")) and sources and not any(
+                s.startswith(".") or s.split(".")[0] in tops for s in sources):
+            out[rel] = None
+            continue
+        out[rel] = _first_line(text, (_import_of(name), call, word))
     return out
+
+
+def _import_of(name: str) -> re.Pattern[str]:
+    return re.compile(rf"\bimport\b.*(?<![\w$]){re.escape(name)}(?![\w$])")
+
+
+def _first_line(text: str, patterns: tuple[re.Pattern[str], ...]) -> int:
+    lines = text.splitlines()
+    for pattern in patterns:
+        for number, line in enumerate(lines, 1):
+            if pattern.search(line):
+                return number
+    return 0
