@@ -100,3 +100,21 @@ async def test_model_is_told_the_impact_and_its_repeats_are_merged(
     sources = [(f.source, f.rule, f.line, f.confidence) for f in report.findings]
     assert ("static:impact", "impact:renamed", 1, 0.9) in sources
     assert [s for s in sources if s[0] == "model"] == [("model", None, 2, 0.3)]
+
+
+async def test_a_secret_the_model_repeats_is_not_shown(
+    git_repo: Path, fake_model: Any, stack: Any
+) -> None:
+    key = "AKIAZ3MXQ7RT5PLW2KVN"
+    (git_repo / "conf.py").write_text(f'KEY = "{key}"\n')
+    fake_model.script(ScriptedTurn(tool_calls=[call("read_file", path="conf.py")]),
+                      ScriptedTurn(text=as_json({
+                          "summary": f"{key} is leaked", "approved": False, "findings": [
+                              {"severity": "critical", "file": "conf.py", "line": 1,
+                               "category": "security", "message": f"the key {key} is leaked",
+                               "suggested_fix": f"rotate {key}"}]})))
+    report = await run_review(git_repo, [], delegator=stack(git_repo).orchestrator.delegator)
+    assert report.model_ran
+    assert key not in fake_model.requests[0]["messages"][1]["content"]  # the task's diff
+    shown = report.to_markdown() + str(report.to_dict())
+    assert key not in shown and "the key [secret redacted] is leaked" in shown

@@ -10,6 +10,7 @@ merged with them, a finding both report kept once (the static one).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import shutil
@@ -48,6 +49,8 @@ class ReviewReport:
     model_ran: bool = False
     linters: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    secret_values: list[str] = field(default_factory=list, repr=False)
+    """Secrets found in the change, only to scrub them from what is shown; never output."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -100,16 +103,18 @@ async def _static_review(root: Path, change: ReviewDiff, report: ReviewReport,
                          sandbox: Sandbox | None) -> None:
     """Every check that needs no model; secret values are scrubbed from the diff."""
     added = checks.added_lines(change.diff)
-    lint, report.linters = await static_findings(root, change.files, sandbox)
-    security = await checks.security_findings(root, change.files, added, sandbox)
+    (lint, report.linters), security, (secrets, values), impact = await asyncio.gather(
+        static_findings(root, change.files, sandbox),
+        checks.security_findings(root, change.files, added, sandbox),
+        asyncio.to_thread(checks.secret_findings, root, change.files, added),
+        change_impact(root, change))
+    report.secret_values = values
     if security is None:
         report.notes.append("ruff is not installed with ValarMind: the security rules were "
                             "skipped.")
     else:
         report.linters.append("ruff (security rules)")
-    secrets, values = checks.secret_findings(root, change.files, added)
     report.diff = checks.scrub(change.diff, values)
-    impact = await change_impact(root, change)
     findings = [*impact, *secrets, *(security or []), *lint,
                 *checks.risk_findings(change.files, change.deleted, added),
                 *checks.untested_findings(change.files, change.deleted)]
@@ -153,9 +158,13 @@ async def _model_review(report: ReviewReport, delegator: Delegator) -> None:
     report.model_ran = True
     if isinstance(outcome.result, ReviewResult):
         report.result = outcome.result
-        model = [f.model_copy(update={"source": "model",
-                                      "confidence": f.confidence or MODEL_CONFIDENCE})
-                 for f in outcome.result.findings]
+        hide = report.secret_values  # the agent may have read the file: never show a value
+        model = [f.model_copy(update={
+            "source": "model", "confidence": f.confidence or MODEL_CONFIDENCE,
+            "message": checks.scrub(f.message, hide),
+            "suggested_fix": checks.scrub(f.suggested_fix, hide) if f.suggested_fix else None,
+        }) for f in outcome.result.findings]
+        outcome.result.summary = checks.scrub(outcome.result.summary, hide)
         report.findings = merge_findings(report.findings, model)
     else:
         why = outcome.problem or outcome.status
