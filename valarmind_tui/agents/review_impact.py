@@ -23,6 +23,7 @@ from pathlib import Path
 from valarmind_tui.agents.results import ReviewFinding
 from valarmind_tui.agents.review_diff import INDEX, WORK_TREE, ReviewDiff, show_file
 from valarmind_tui.repomap.languages import language_for
+from valarmind_tui.repomap.references import callers
 from valarmind_tui.safety.content import holds_secrets
 
 SHOWN_LOCATIONS = 5
@@ -230,13 +231,11 @@ def _finding(root: Path, item: Break, index: dict[str, tuple[list, dict[str, int
     # a module-level name is taken by another module-level definition, not by a method
     others = {f for f, (defs, _) in index.items() if f != item.file
               and any(d[0] == name and (item.nested or d[4] == -1) for d in defs)}
-    candidates = sorted(f for f, (defs, refs) in index.items() if refs.get(name)
-                        and f != item.file and not any(d[0] == name for d in defs))
-    places = referrer_lines(root, candidates, name)
-    referrers = [f for f in candidates if places.get(f) is not None]
+    used = callers(root, index, name, item.file, lambda rel: not holds_secrets(root, rel))
+    referrers = [f for f, _ in used]
     if not referrers or (item.nested and others):
         return None
-    locations = [f"{f}:{places[f]}" if places[f] else f for f in referrers[:SHOWN_LOCATIONS]]
+    locations = [f"{f}:{line}" if line else f for f, line in used[:SHOWN_LOCATIONS]]
     shown = ", ".join(locations)
     more = len(referrers) - len(locations)
     where = shown + (f" and {more} more" if more > 0 else "")
@@ -269,42 +268,3 @@ def _finding(root: Path, item: Break, index: dict[str, tuple[list, dict[str, int
         suggested_fix=fix, source="static:impact", rule=f"impact:{item.rule}",
         confidence=confidence, related=locations,
     )
-
-
-_IMPORT_FROM = re.compile(r"^\s*from\s+([.\w]+)\s+import\s+(\([^)]*\)|[^\n#]*)", re.M)
-
-
-def referrer_lines(root: Path, files: list[str], name: str) -> dict[str, int | None]:
-    """For each file that references `name`: the line to show (an import of it, else a call,
-    else any mention; 0 when none is found), or None when the file is not a caller after all:
-    a Python file that imports `name` only from outside the project (`from html import
-    escape` does not use the project's `escape`)."""
-    word = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
-    call = re.compile(rf"(?<![\w$]){re.escape(name)}\s*\(")
-    tops = {p.name.removesuffix(".py") for p in root.iterdir()} if files else set()
-    out: dict[str, int | None] = {}
-    for rel in files:
-        try:
-            text = "" if holds_secrets(root, rel) else (root / rel).read_text(errors="replace")
-        except OSError:
-            text = ""
-        sources = [m.group(1) for m in _IMPORT_FROM.finditer(text) if word.search(m.group(2))]
-        if rel.endswith((".py", ".pyi")) and sources and not any(
-                s.startswith(".") or s.split(".")[0] in tops for s in sources):
-            out[rel] = None
-            continue
-        out[rel] = _first_line(text, (_import_of(name), call, word))
-    return out
-
-
-def _import_of(name: str) -> re.Pattern[str]:
-    return re.compile(rf"\bimport\b.*(?<![\w$]){re.escape(name)}(?![\w$])")
-
-
-def _first_line(text: str, patterns: tuple[re.Pattern[str], ...]) -> int:
-    lines = text.splitlines()
-    for pattern in patterns:
-        for number, line in enumerate(lines, 1):
-            if pattern.search(line):
-                return number
-    return 0
