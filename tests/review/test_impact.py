@@ -134,3 +134,15 @@ async def test_same_name_from_elsewhere_is_not_a_caller(project: Path) -> None:
     renamed = impact(await run_review(project, []))["impact:renamed"]
     assert renamed.related == ["pkg/view.py:1"]  # html's escape and a local one are not ours
     assert "1 other file still references `escape`" in renamed.message
+
+
+async def test_no_cache_dir_is_a_note_not_a_crash(project: Path, tmp_path: Path,
+                                                  monkeypatch) -> None:  # noqa: ANN001
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    write(project, {"pkg/core.py": CORE.replace("def sympify(", "def to_expr(")})
+    report = await run_review(project, [])
+    assert impact(report) == {}
+    assert any(n.startswith("What the change breaks elsewhere was not checked") for n in
+               report.notes)

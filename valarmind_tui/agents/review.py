@@ -14,6 +14,7 @@ import asyncio
 import json
 import re
 import shutil
+import sqlite3
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -107,7 +108,7 @@ async def _static_review(root: Path, change: ReviewDiff, report: ReviewReport,
         static_findings(root, change.files, sandbox),
         checks.security_findings(root, change.files, added, sandbox),
         asyncio.to_thread(checks.secret_findings, root, change.files, added),
-        change_impact(root, change))
+        _impact(root, change, report))
     report.secret_values = values
     if security is None:
         report.notes.append("ruff is not installed with ValarMind: the security rules were "
@@ -121,9 +122,18 @@ async def _static_review(root: Path, change: ReviewDiff, report: ReviewReport,
     report.findings = merge_findings([], findings)
     if not report.linters:
         report.notes.append("No linter was found for the changed files.")
-    if change.base is not None and not impact:
+    if change.base is not None and not impact and not any("not checked" in n
+                                                          for n in report.notes):
         report.notes.append("No definition that other files use was removed, renamed or "
                             "re-signed.")
+
+
+async def _impact(root: Path, change: ReviewDiff, report: ReviewReport) -> list[ReviewFinding]:
+    try:
+        return await change_impact(root, change)
+    except (OSError, sqlite3.Error) as exc:  # e.g. no writable cache dir for the repo map
+        report.notes.append(f"What the change breaks elsewhere was not checked: {exc}")
+        return []
 
 
 def merge_findings(first: list[ReviewFinding], more: list[ReviewFinding]) -> list[ReviewFinding]:
