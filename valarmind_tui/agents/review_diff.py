@@ -158,17 +158,40 @@ async def _diff(
             [n for n in gone.split("\0") if n])
 
 
-async def show_file(root: Path, rev: str, path: str) -> bytes | None:
-    """`path`'s content at `rev` (a verified ref, or INDEX for the staged content); None when
-    it did not exist there."""
-    spec = f":{path}" if rev == INDEX else f"{rev}:{path}"
-    env = await safe_git_env(root)
+async def show_files(root: Path, rev: str, paths: list[str]) -> dict[str, bytes | None]:
+    """Each path's content at `rev` (a verified ref, or INDEX for the staged content); None
+    for a path that did not exist there. One `git cat-file --batch` (no filters, no textconv)
+    for all of them."""
+    wanted = [p for p in paths if "\n" not in p]
+    if not wanted:
+        return dict.fromkeys(paths)
+    prefix = ":" if rev == INDEX else f"{rev}:"
     proc = await asyncio.create_subprocess_exec(
-        "git", *SAFE_FLAGS, "show", "--no-textconv", "--end-of-options", spec, cwd=root,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
-        stdin=asyncio.subprocess.DEVNULL, env=env)
-    out, _ = await asyncio.wait_for(proc.communicate(), TOOL_TIMEOUT_S)
-    return out if proc.returncode == 0 else None
+        "git", *SAFE_FLAGS, "cat-file", "--batch", cwd=root, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL, stdin=asyncio.subprocess.PIPE,
+        env=await safe_git_env(root), start_new_session=True)
+    query = "".join(f"{prefix}{p}\n" for p in wanted).encode()
+    try:
+        out, _ = await asyncio.wait_for(proc.communicate(query), TOOL_TIMEOUT_S)
+    except (TimeoutError, asyncio.CancelledError):
+        kill_group(proc.pid)
+        await proc.wait()
+        raise
+    found: dict[str, bytes | None] = dict.fromkeys(paths)
+    pos = 0
+    for path in wanted:
+        end = out.find(b"\n", pos)
+        if end < 0:
+            break
+        header = out[pos:end].split()
+        pos = end + 1
+        if len(header) == 3 and header[1] == b"blob":
+            size = int(header[2])
+            found[path] = out[pos:pos + size]
+            pos += size + 1
+        elif len(header) == 3:
+            pos += int(header[2]) + 1  # not a blob (a submodule's commit): nothing to compare
+    return found
 
 
 def _in_project(root: Path, paths: list[str]) -> list[str]:

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from valarmind_tui.agents.results import ReviewFinding
-from valarmind_tui.agents.review_diff import INDEX, WORK_TREE, ReviewDiff, show_file
+from valarmind_tui.agents.review_diff import WORK_TREE, ReviewDiff, show_files
 from valarmind_tui.repomap.languages import language_for
 from valarmind_tui.repomap.references import callers
-from valarmind_tui.safety.content import holds_secrets
+from valarmind_tui.safety.content import holds_secrets, unquote_git_path
 
 SHOWN_LOCATIONS = 5
 _PARAMS_KINDS = ("function", "method")
@@ -66,28 +66,48 @@ async def change_impact(root: Path, change: ReviewDiff) -> list[ReviewFinding]:
     still reference them; [] when there is no old side to compare with."""
     if change.base is None:
         return []
-    pairs: list[tuple[str, bytes, bytes]] = []
-    for path in [*change.files, *change.deleted]:
-        if language_for(path) is None or holds_secrets(root, path):
-            continue
-        old = await show_file(root, change.base, path)
-        if old is None:
-            continue  # a new file breaks nobody
-        new = b"" if path in change.deleted else await new_content(root, change.head, path)
-        pairs.append((path, old, new or b""))
+    shrunk = files_losing_lines(change.diff)  # a file that only gains lines breaks nobody
+    paths = [p for p in [*change.files, *change.deleted]
+             if language_for(p) is not None and not holds_secrets(root, p)
+             and (p in change.deleted or p in shrunk or not change.diff)]
+    olds = await show_files(root, change.base, paths)
+    kept = [p for p in paths if olds.get(p) is not None]  # a new file breaks nobody
+    news = await new_contents(root, change.head, [p for p in kept if p not in change.deleted])
+    pairs = [(p, olds[p] or b"", b"" if p in change.deleted else news[p] or b"") for p in kept
+             if p in change.deleted or news.get(p) is not None]
     if not pairs:
         return []
     return await asyncio.to_thread(_impact, root, pairs)
 
 
-async def new_content(root: Path, head: str, path: str) -> bytes | None:
-    """`path` on the new side of the change."""
-    if head == WORK_TREE:
+async def new_contents(root: Path, head: str, paths: list[str]) -> dict[str, bytes | None]:
+    """The files on the new side of the change."""
+    if head != WORK_TREE:
+        return await show_files(root, head, paths)
+    out: dict[str, bytes | None] = {}
+    for path in paths:
         try:
-            return (root / path).read_bytes()
+            out[path] = (root / path).read_bytes()
         except OSError:
-            return None
-    return await show_file(root, head if head != INDEX else INDEX, path)
+            out[path] = None
+    return out
+
+
+def files_losing_lines(diff: str) -> set[str]:
+    """Files of a unified diff with at least one removed line."""
+    out: set[str] = set()
+    old = ""
+    for line in diff.splitlines():
+        if line.startswith("diff "):
+            old = ""
+        elif line.startswith("--- ") and not old:
+            old = unquote_git_path(line[4:].strip()).removeprefix("a/")
+        elif line.startswith("+++ "):
+            new = unquote_git_path(line[4:].strip()).removeprefix("b/")
+            current = new if new != "/dev/null" else old
+        elif line.startswith("-") and old and old != "/dev/null":
+            out.add(current)
+    return out
 
 
 def _impact(root: Path, pairs: list[tuple[str, bytes, bytes]]) -> list[ReviewFinding]:
@@ -146,7 +166,7 @@ def _defs(src: bytes, lang: str) -> list[Def]:
     if skip_reason(src, "") is not None:
         return []
     try:
-        tags = extract(src, lang)
+        tags = extract(src, lang, references="tokens")  # only definitions are compared
     except Exception:  # a grammar that fails on one file: no impact known, not a crash
         return []
     return [Def(d.name, d.line, d.kind, d.signature, d.parent) for d in tags.definitions]
@@ -231,7 +251,8 @@ def _finding(root: Path, item: Break, index: dict[str, tuple[list, dict[str, int
     # a module-level name is taken by another module-level definition, not by a method
     others = {f for f, (defs, _) in index.items() if f != item.file
               and any(d[0] == name and (item.nested or d[4] == -1) for d in defs)}
-    used = callers(root, index, name, item.file, lambda rel: not holds_secrets(root, rel))
+    used = callers(root, index, name, item.file, lambda rel: not holds_secrets(root, rel),
+                   located=SHOWN_LOCATIONS)
     referrers = [f for f, _ in used]
     if not referrers or (item.nested and others):
         return None

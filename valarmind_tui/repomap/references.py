@@ -25,9 +25,11 @@ def referencing_files(index: FileTagsIndex, name: str, exclude: str = "") -> lis
 
 
 def referrer_lines(root: Path, files: list[str], name: str,
-                   readable: Callable[[str], bool] = lambda rel: True) -> dict[str, int | None]:
-    """For each file: the line to show (0 when none is found, or the file may not be read), or
-    None when it is not a user of the project's `name` after all."""
+                   readable: Callable[[str], bool] = lambda rel: True,
+                   located: int = 1_000_000) -> dict[str, int | None]:
+    """For each file: the line to show (0 when none is found, the file may not be read, or it
+    comes after the first `located` users), or None when it is not a user of the project's
+    `name` after all."""
     word = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
     call = re.compile(rf"(?<![\w$]){re.escape(name)}\s*\(")
     imported = re.compile(rf"\bimport\b.*(?<![\w$]){re.escape(name)}(?![\w$])")
@@ -43,15 +45,18 @@ def referrer_lines(root: Path, files: list[str], name: str,
                 s.startswith(".") or s.split(".")[0] in tops for s in sources):
             out[rel] = None
             continue
-        out[rel] = _first_line(text, (imported, call, word))
+        out[rel] = _first_line(text, (imported, call, word)) if located > 0 else 0
+        located -= 1
     return out
 
 
 def callers(root: Path, index: FileTagsIndex, name: str, exclude: str = "",
-            readable: Callable[[str], bool] = lambda rel: True) -> list[tuple[str, int]]:
-    """(file, line) of every file that uses `name` (line 0 when unknown), sorted by file."""
+            readable: Callable[[str], bool] = lambda rel: True,
+            located: int = 1_000_000) -> list[tuple[str, int]]:
+    """(file, line) of every file that uses `name`, sorted by file; the line is found for the
+    first `located` files only (0 otherwise, or when unknown)."""
     files = referencing_files(index, name, exclude)
-    lines = referrer_lines(root, files, name, readable)
+    lines = referrer_lines(root, files, name, readable, located)
     return [(f, line) for f in files if (line := lines[f]) is not None]
 
 
