@@ -87,10 +87,18 @@ def build_parser() -> argparse.ArgumentParser:
     map_.add_argument("--tokens", type=int, default=1024)
     map_.add_argument("--json", action="store_true")
 
-    review = sub.add_parser("review", help="review the working tree, a ref range or files")
+    review = sub.add_parser(
+        "review", help="review the working tree, --staged, a ref range (A..B, A...B) or files",
+        description="Static findings (linters, security rules, secrets, what the change breaks "
+                    "elsewhere, risk areas) and, with a model, the review agent's.")
     _common(review)
-    review.add_argument("target", nargs="*")
-    review.add_argument("--json", action="store_true")
+    review.add_argument("target", nargs="*", help="--staged, a ref, A..B, A...B or files")
+    review.add_argument("--json", action="store_true", help="the report as JSON on stdout")
+    review.add_argument("--sarif", type=Path, metavar="FILE",
+                        help="also write the findings as SARIF 2.1.0 (for code scanning)")
+    review.add_argument("--fail-on", dest="fail_on",
+                        choices=["critical", "major", "minor", "info"],
+                        help="exit 1 when a finding is this severe or worse")
 
     undo = sub.add_parser("undo", help="take back the files the last turn changed")
     _common(undo)
@@ -194,7 +202,11 @@ def main(argv: list[str] | None = None) -> int:
             from valarmind_tui.headless import run_session_command
 
             return run_session_command(settings, root, args)
-        if args.command in ("init", "map", "review"):
+        if args.command == "review":
+            from valarmind_tui.headless import run_review_command
+
+            return run_review_command(settings, root, args)
+        if args.command in ("init", "map"):
             from valarmind_tui.headless import run_subcommand
 
             return run_subcommand(settings, root, args)

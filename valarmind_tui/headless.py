@@ -189,28 +189,48 @@ READ_ONLY_TOOLS = ("read_file", "read_many_files", "glob", "grep", "tree_view", 
 
 
 def run_subcommand(settings: Settings, root: Path, args: argparse.Namespace) -> int:
-    """`valarmind init|map|review`: each is its slash command run headless."""
-    line = {"init": "/init", "map": "/map", "review": "/review"}[args.command]
+    """`valarmind init|map`: each is its slash command run headless."""
+    line = {"init": "/init", "map": "/map"}[args.command]
     extra: list[str] = []
     if args.command == "init" and args.yes:
         extra.append("--yes")
     if args.command == "map":
         extra += ["--tokens", str(args.tokens)] + (["--json"] if args.json else [])
-    if args.command == "review":
-        extra += list(args.target) + (["--json"] if args.json else [])
-    return asyncio.run(_run_line(settings, root, " ".join([line, *extra])))
+    result = asyncio.run(_run_line(settings, root, " ".join([line, *extra])))
+    sys.stdout.write(result.text.rstrip() + "\n")
+    return 0 if result.ok else 1
 
 
-async def _run_line(settings: Settings, root: Path, line: str) -> int:
+def run_review_command(settings: Settings, root: Path, args: argparse.Namespace) -> int:
+    """`valarmind review`: /review headless; `--sarif FILE` also writes SARIF 2.1.0, and
+    `--fail-on SEVERITY` exits 1 when a finding is that severe or worse (for CI and
+    pre-commit)."""
+    import shlex
+
+    from valarmind_tui.agents.review_output import fails, sarif
+
+    words = [*args.target, *(["--json"] if args.json else [])]
+    result = asyncio.run(_run_line(settings, root, "/review " + shlex.join(words)))
+    sys.stdout.write(result.text.rstrip() + "\n")
+    report = result.data
+    if not result.ok or report is None:
+        return 1
+    if args.sarif is not None:
+        args.sarif.parent.mkdir(parents=True, exist_ok=True)
+        args.sarif.write_text(json.dumps(sarif(report), indent=2) + "\n", encoding="utf-8")
+    if args.fail_on and fails(report.findings, args.fail_on):
+        return 1
+    return 0
+
+
+async def _run_line(settings: Settings, root: Path, line: str) -> Any:
     session = Session(settings, root, approver=PolicyApprover(allow_writes="--yes" in line))
     for notice in session.startup_notices:
         print(f"valarmind: {notice}", file=sys.stderr)
     try:
-        result = await session.run_command(line)
+        return await session.run_command(line)
     finally:
         await session.close()
-    sys.stdout.write(result.text.rstrip() + "\n")
-    return 0 if result.ok else 1
 
 
 

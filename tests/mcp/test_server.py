@@ -64,11 +64,11 @@ async def test_stdio_tools_listed_search_and_review_in_raw_mode(git_repo: Path) 
     assert review.meta == {"mode": "raw"}
     raw = review.structured_content["raw_data"]
     assert "+import os" in raw["diff"] and raw["files"] == ["app.py"]
-    assert {(f["file"], f["line"], f["source"]) for f in raw["findings"]} == {
-        ("app.py", 1, "ruff")}
+    assert {(f["file"], f["line"], f["source"]) for f in raw["findings"]
+            if f["category"] == "lint"} == {("app.py", 1, "static:ruff")}
     assert "F401" in {f["message"].split()[0] for f in raw["findings"]}  # os imported, unused
     assert raw["model_ran"] is False and "model review was skipped" in " ".join(raw["notes"])
-    assert "| app.py:1 |" in review.content[0].text
+    assert "**app.py:1** `F401`" in review.content[0].text
 
 
 async def test_search_and_review_run_our_agents(git_repo: Path, fake_model: Any) -> None:
@@ -110,12 +110,15 @@ async def test_search_and_review_run_our_agents(git_repo: Path, fake_model: Any)
 
     assert not review.is_error, review.content
     assert review.meta == {"mode": "own-model"}
-    findings = {(f["file"], f["line"], f["source"])
+    findings = {(f["file"], f.get("line"), f["source"])
                 for f in review.structured_content["result"]["findings"]}
-    assert {("app.py", 1, "ruff"), ("app.py", 4, "model")} <= findings
-    assert "| critical | app.py:4 | hard-coded password |" in review.content[0].text
+    assert {("app.py", 1, "static:ruff"), ("app.py", 4, "model"),
+            ("app.py", 4, "static:secrets")} <= findings
+    assert "- **app.py:4** hard-coded password" in review.content[0].text
+    assert "hunter2hunter2" not in review.content[0].text
     prompt = fake_model.requests[2]["messages"][-1]["content"]
-    assert "hunter2hunter2" in prompt and "F401" in prompt  # the diff and the linter's finding
+    assert "+    password = '[secret redacted]'" in prompt  # the diff, its secret scrubbed
+    assert "hunter2hunter2" not in prompt and "F401" in prompt  # and the linter's finding
     offered = {t["function"]["name"] for t in fake_model.requests[2]["tools"]}
     assert offered == {"read_file", "read_many_files", "glob", "grep", "git_diff", "git_status",
                        "repo_map"}  # the review spec's tools, nothing that writes or runs
@@ -152,9 +155,10 @@ async def test_agent_tools_think_with_the_clients_model(git_repo: Path) -> None:
     assert all(p.tools is None for p in asked)
 
     assert review.meta == {"mode": "sampling"}, review.content
-    found = {(f["file"], f["line"], f["source"])
+    found = {(f["file"], f.get("line"), f["source"])
              for f in review.structured_content["result"]["findings"]}
-    assert {("app.py", 1, "ruff"), ("app.py", 2, "model")} <= found
+    assert {("app.py", 1, "static:ruff"), ("app.py", 3, "static:security"),
+            ("app.py", 2, "model")} <= found
     review_prompt = asked[1].messages[-1].content.text
     assert "+    return eval(name)" in review_prompt and "F401" in review_prompt
 

@@ -300,7 +300,8 @@ async def test_review_runs_a_project_linter_confined(sandbox: Sandbox, git_repo:
     linter.chmod(0o755)
     (git_repo / "app.py").write_text("x = 1\n")
     report = await run_review(git_repo, sandbox=sandbox)
-    assert report.linters == ["ruff"]
+    # the project's ruff for its lint rules; ours (never the project's) for the security rules
+    assert report.linters == ["ruff", "ruff (security rules)"]
     assert SENTINEL not in (git_repo / "envdump").read_text()
     assert not (outside / "owned").exists()
 

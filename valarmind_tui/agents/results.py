@@ -86,7 +86,15 @@ class ReviewFinding(_Result):
     category: str = "correctness"
     suggested_fix: str | None = None
     source: str = "model"
-    """Who found it: the review model, or a linter (`ruff`, `eslint`...)."""
+    """Who found it: `model`, or a static check (`static:ruff`, `static:security`,
+    `static:secrets`, `static:impact`, `static:risk`, `static:tests`...)."""
+    rule: str | None = None
+    """The rule that fired (`F821`, `S307`, `detect-secrets:AWS Access Key`,
+    `impact:renamed`...); None for a model's finding without one."""
+    confidence: float | None = None
+    """How sure the source is, 0-1."""
+    related: list[str] = Field(default_factory=list)
+    """Other places involved, as `file:line`: the callers a change breaks."""
 
 
 class Suggestion(_Result):

@@ -1,23 +1,31 @@
-"""/review [target]: the change's diff, linters' findings on the changed files, and (with a
-model) the review agent's findings, as one ReviewReport.
+"""/review [target]: the change's diff, static findings (the project's linters, security
+rules, secrets, what the change breaks elsewhere, risk areas, untested changes) and, with a
+model, the review agent's findings, as one ReviewReport.
 
 Targets: nothing (working tree against HEAD, untracked files included), `--staged`, a ref range
-`main..HEAD`, a ref (`main`), or file paths.
+`main..HEAD`, a PR-style range `main...feature` (from their merge base), a ref (`main`), or file
+paths. The review agent is told the static findings and the reference impact; its findings are
+merged with them, a finding both report kept once (the static one).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import shutil
+import sqlite3
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from valarmind_tui.agents import review_checks as checks
 from valarmind_tui.agents.delegate import Delegator
 from valarmind_tui.agents.results import ReviewFinding, ReviewResult, result_dict
-from valarmind_tui.agents.review_diff import gather_diff, run_command
+from valarmind_tui.agents.review_diff import ReviewDiff, gather_diff, run_command
+from valarmind_tui.agents.review_impact import change_impact
+from valarmind_tui.agents.review_output import SEVERITY_ORDER, markdown
 from valarmind_tui.bus import EventBus
 from valarmind_tui.config import Settings
 from valarmind_tui.providers.base import Provider
@@ -27,7 +35,7 @@ if TYPE_CHECKING:
     from valarmind_tui.safety.sandbox import Sandbox
 
 MAX_DIFF_CHARS = 60_000
-_SEVERITY_ORDER = {"critical": 0, "major": 1, "minor": 2, "info": 3}
+MODEL_CONFIDENCE = 0.6
 
 
 @dataclass
@@ -42,6 +50,8 @@ class ReviewReport:
     model_ran: bool = False
     linters: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    secret_values: list[str] = field(default_factory=list, repr=False)
+    """Secrets found in the change, only to scrub them from what is shown; never output."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -53,23 +63,7 @@ class ReviewReport:
         }
 
     def to_markdown(self) -> str:
-        lines = [f"Review of {self.target}: {len(self.files)} file(s), "
-                 f"{len(self.findings)} finding(s)."]
-        if self.findings:
-            lines += ["", "| severity | location | message | category | fix | source |",
-                      "|---|---|---|---|---|---|"]
-            for f in self.findings:
-                where = f"{f.file}:{f.line}" if f.line else f.file
-                lines.append(f"| {f.severity} | {where} | {_cell(f.message)} | {f.category} | "
-                             f"{_cell(f.suggested_fix or '')} | {f.source} |")
-        if self.result is not None and self.result.summary:
-            lines += ["", self.result.summary]
-        lines += [f"\n_{note}_" for note in self.notes]
-        return "\n".join(lines)
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+        return markdown(self)
 
 
 async def run_review(
@@ -86,47 +80,133 @@ async def run_review(
     own `node_modules/.bin/eslint`...) run in `sandbox` with the allowlisted environment."""
     root = Path(root).resolve()
     args = target.split() if isinstance(target, str) else list(target or [])
-    label, diff, files, left_out = await gather_diff(root, args, paths)
-    report = ReviewReport(label, files, diff)
-    if left_out:
-        report.notes.append(f"Content of {', '.join(left_out)} left out: the file(s) may hold "
-                            "secrets.")
-    if not files:
+    change = await gather_diff(root, args, paths)
+    report = ReviewReport(change.label, change.files, change.diff)
+    if change.left_out:
+        report.notes.append(f"Content of {', '.join(change.left_out)} left out: the file(s) "
+                            "may hold secrets.")
+    if not change.files and not change.deleted:
         report.notes.append("Nothing to review: no changes found.")
         return report
-    report.findings, report.linters = await static_findings(root, files, sandbox)
-    if not report.linters:
-        report.notes.append("No linter was found for the changed files.")
+    await _static_review(root, change, report, sandbox)
     if delegator is None and provider is not None:
         delegator = _private_delegator(root, provider, settings, bus, sandbox)
     if delegator is None:
         report.notes.append("No model is configured, so the model review was skipped; "
-                            "only the linters' findings are shown.")
+                            "only the static findings are shown.")
     else:
         await _model_review(report, delegator)
-    report.findings.sort(key=lambda f: (_SEVERITY_ORDER.get(f.severity, 9), f.file, f.line or 0))
+    report.findings.sort(key=lambda f: (SEVERITY_ORDER.get(f.severity, 9), f.file, f.line or 0))
     return report
 
 
+async def _static_review(root: Path, change: ReviewDiff, report: ReviewReport,
+                         sandbox: Sandbox | None) -> None:
+    """Every check that needs no model; secret values are scrubbed from the diff."""
+    added = checks.added_lines(change.diff)
+    (lint, report.linters), security, (secrets, values), impact = await asyncio.gather(
+        static_findings(root, change.files, sandbox),
+        checks.security_findings(root, change.files, added, sandbox),
+        asyncio.to_thread(checks.secret_findings, root, change.files, added),
+        _impact(root, change, report))
+    report.secret_values = values
+    if security is None:
+        report.notes.append("ruff is not installed with ValarMind: the security rules were "
+                            "skipped.")
+    else:
+        report.linters.append("ruff (security rules)")
+    report.diff = checks.scrub(change.diff, values)
+    findings = [*impact, *secrets, *(security or []), *lint,
+                *checks.risk_findings(change.files, change.deleted, added),
+                *checks.untested_findings(change.files, change.deleted)]
+    report.findings = merge_findings([], findings)
+    if not report.linters:
+        report.notes.append("No linter was found for the changed files.")
+    if change.base is not None and not impact and not any("not checked" in n
+                                                          for n in report.notes):
+        report.notes.append("No definition that other files use was removed, renamed or "
+                            "re-signed.")
+
+
+async def _impact(root: Path, change: ReviewDiff, report: ReviewReport) -> list[ReviewFinding]:
+    try:
+        return await change_impact(root, change)
+    except (OSError, sqlite3.Error) as exc:  # e.g. no writable cache dir for the repo map
+        report.notes.append(f"What the change breaks elsewhere was not checked: {exc}")
+        return []
+
+
+def merge_findings(first: list[ReviewFinding], more: list[ReviewFinding]) -> list[ReviewFinding]:
+    """`first` then each of `more` that repeats none of them (see `_same`)."""
+    out = list(first)
+    at: dict[tuple[str, int | None], list[ReviewFinding]] = {}
+    for f in out:
+        at.setdefault((f.file, f.line), []).append(f)
+    for f in more:
+        here = at.setdefault((f.file, f.line), [])
+        if not any(_same(f, g) for g in here):
+            out.append(f)
+            here.append(f)
+    return out
+
+
+def _same(a: ReviewFinding, b: ReviewFinding) -> bool:
+    """Two findings on one line that say the same: one secret found by two scanners, the same
+    rule twice, or a model's finding (no rule) in the same category or citing the rule."""
+    if a.category == b.category == "secret":
+        return True
+    if a.rule and b.rule:
+        return a.rule == b.rule
+    ruled, other = (a, b) if a.rule else (b, a)
+    if not ruled.rule:
+        return a.category == b.category and a.message == b.message
+    return other.category == ruled.category or ruled.rule in other.message
+
+
 async def _model_review(report: ReviewReport, delegator: Delegator) -> None:
-    static = "\n".join(f"- {f.file}:{f.line} {f.message} ({f.source})" for f in report.findings)
-    diff = report.diff
-    if len(diff) > MAX_DIFF_CHARS:
-        diff = diff[:MAX_DIFF_CHARS] + "\n[diff truncated; read the files for the rest]"
-    task = (f"Review {report.target}. Changed files: {', '.join(report.files)}.\n\n"
-            + (f"Linters already reported (do not repeat them):\n{static}\n\n" if static else "")
-            + (f"```diff\n{diff}\n```" if diff else "Review the files as they are."))
-    outcome = await delegator.run("review", task)
+    outcome = await delegator.run("review", _review_task(report))
     report.model_ran = True
     if isinstance(outcome.result, ReviewResult):
         report.result = outcome.result
-        report.findings += [f.model_copy(update={"source": "model"})
-                            for f in outcome.result.findings]
+        hide = report.secret_values  # the agent may have read the file: never show a value
+        model = [f.model_copy(update={
+            "source": "model", "confidence": f.confidence or MODEL_CONFIDENCE,
+            "message": checks.scrub(f.message, hide),
+            "suggested_fix": checks.scrub(f.suggested_fix, hide) if f.suggested_fix else None,
+        }) for f in outcome.result.findings]
+        outcome.result.summary = checks.scrub(outcome.result.summary, hide)
+        report.findings = merge_findings(report.findings, model)
     else:
         why = outcome.problem or outcome.status
         report.notes.append(f"The review agent did not return valid findings ({why}).")
         if outcome.text.strip():
             report.notes.append("Its answer: " + outcome.text.strip()[:2000])
+
+
+def _review_task(report: ReviewReport) -> str:
+    """The review agent's task: the change, what static checks found, and who depends on it."""
+    impact = [f for f in report.findings if f.category == "impact"]
+    static = [f for f in report.findings if f.category != "impact"]
+    diff = report.diff
+    if len(diff) > MAX_DIFF_CHARS:
+        diff = diff[:MAX_DIFF_CHARS] + "\n[diff truncated; read the files for the rest]"
+    parts = [f"Review {report.target}. Changed files: {', '.join(report.files)}."]
+    if impact:
+        parts.append("Reference impact (from the repository map; check whether these callers "
+                     "really break):\n" + "\n".join(f"- {_line(f)}" for f in impact))
+    else:
+        parts.append("Reference impact: no definition used by other files was removed, "
+                     "renamed or re-signed.")
+    if static:
+        parts.append("Static checks already reported (do not repeat them; say if one is "
+                     "wrong):\n" + "\n".join(f"- {_line(f)}" for f in static))
+    parts.append(f"```diff\n{diff}\n```" if diff else "Review the files as they are.")
+    return "\n\n".join(parts)
+
+
+def _line(f: ReviewFinding) -> str:
+    return (f"[{f.severity}] {f.file}:{f.line or ''} {f.rule or ''} {f.message} "
+            f"({f.source})").replace("  ", " ")
 
 
 def _private_delegator(
@@ -194,7 +274,7 @@ async def _ruff(root: Path, exe: str, files: list[str],
         found.append(ReviewFinding(
             severity=severity, file=_rel(root, row.get("filename", "")),
             line=(row.get("location") or {}).get("row"), message=f"{rule} {row.get('message')}",
-            category="lint", suggested_fix=fix, source="ruff",
+            category="lint", suggested_fix=fix, source="static:ruff", rule=rule, confidence=0.9,
         ))
     return found
 
@@ -210,7 +290,8 @@ async def _eslint(root: Path, exe: str, files: list[str],
         ReviewFinding(severity="major" if m.get("severity") == 2 else "minor",
                       file=_rel(root, r.get("filePath", "")), line=m.get("line"),
                       message=f"{m.get('ruleId') or 'eslint'} {m.get('message')}",
-                      category="lint", source="eslint")
+                      category="lint", source="static:eslint", rule=m.get("ruleId"),
+                      confidence=0.9)
         for r in reports for m in r.get("messages", [])
     ]
 
@@ -226,7 +307,8 @@ async def _shellcheck(root: Path, exe: str, files: list[str],
     return [
         ReviewFinding(severity=levels.get(r.get("level"), "info"), file=r.get("file", ""),  # type: ignore[arg-type]
                       line=r.get("line"), message=f"SC{r.get('code')} {r.get('message')}",
-                      category="lint", source="shellcheck")
+                      category="lint", source="static:shellcheck", rule=f"SC{r.get('code')}",
+                      confidence=0.9)
         for r in rows
     ]
 

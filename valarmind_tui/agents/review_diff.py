@@ -12,6 +12,7 @@ that may hold secrets are named, never diffed, and the whole diff goes through
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,17 +29,37 @@ from valarmind_tui.tools.git import SAFE_FLAGS, safe_git_env
 
 if TYPE_CHECKING:
     from valarmind_tui.safety.sandbox import Sandbox
-from valarmind_tui.tools.git_refs import BadRevision, verify_revision
+from valarmind_tui.tools.git_refs import BadRevision, revision_sides, verify_revision
 
 TOOL_TIMEOUT_S = 60.0
 STAGED_FLAGS = ("--staged", "--cached")
 DIFF_FLAGS = ("diff", "--no-ext-diff", "--no-textconv", "--no-color")
+WORK_TREE, INDEX = "", ":"
+"""`ReviewDiff.head` values that are not refs: the files on disk, and the staged content."""
+
+
+@dataclass
+class ReviewDiff:
+    """What a review target resolved to."""
+
+    label: str
+    diff: str
+    files: list[str]
+    """Changed files that still exist on the new side."""
+    left_out: list[str] = field(default_factory=list)
+    """Sensitive files whose content was left out of `diff`."""
+    deleted: list[str] = field(default_factory=list)
+    base: str | None = None
+    """The verified commit the change starts from (`git show BASE:path`), None outside git or
+    for files reviewed as they are."""
+    head: str = WORK_TREE
+    """Where the new side lives: WORK_TREE, INDEX or a verified ref."""
 
 
 async def gather_diff(
     root: Path, args: list[str], paths: list[str] | None = None
-) -> tuple[str, str, list[str], list[str]]:
-    """(label, unified diff, changed files, sensitive files left out) for a /review target.
+) -> ReviewDiff:
+    """The diff, changed files and both sides of a /review target.
 
     `args` mixes flags, refs and paths as typed after /review; `paths` (the MCP face's
     separate argument) are only ever paths, and then every word of `args` must be a flag or a
@@ -53,17 +74,19 @@ async def gather_diff(
         named = rest + list(paths or [])
         if not named:
             raise UsageError(f"{root} is not a git repository: name the files to review")
-        return "files " + " ".join(named), "", _existing(root, named), []
+        return ReviewDiff("files " + " ".join(named), "", _existing(root, named))
     refs, given = await _split_targets(root, rest, strict=paths is not None)
     given = _in_project(root, given + list(paths or []))
     if staged:
         if refs:
             raise UsageError("--staged compares the index with HEAD; give no ref with it")
-        return "the staged changes", *(await _diff(root, ["--cached"], [], given))
+        diff, files, left_out, deleted = await _diff(root, ["--cached"], [], given)
+        return ReviewDiff("the staged changes", diff, files, left_out, deleted, "HEAD", INDEX)
     if refs:
         label = refs[0] if ".." in refs[0] else f"changes since {refs[0]}"
-        return label, *(await _diff(root, [], refs[:1], given))
-    diff, files, left_out = await _diff(root, [], ["HEAD"], given)
+        base, head = await _sides(root, refs[0])
+        return ReviewDiff(label, *(await _diff(root, [], refs[:1], given)), base, head)
+    diff, files, left_out, deleted = await _diff(root, [], ["HEAD"], given)
     untracked = await _git(root, ["ls-files", "--others", "--exclude-standard", "-z", "--",
                                   *given])
     for name in untracked.split("\0"):
@@ -71,10 +94,22 @@ async def gather_diff(
             continue
         files.append(name)
         diff += await _untracked_diff(root, name, left_out)
-    if given and not files:
-        return "files " + " ".join(given), "", _existing(root, given), []
+    if given and not files and not deleted:
+        return ReviewDiff("files " + " ".join(given), "", _existing(root, given))
     label = "files " + " ".join(given) if given else "the working tree"
-    return label, diff, files, left_out
+    return ReviewDiff(label, diff, files, left_out, deleted, "HEAD", WORK_TREE)
+
+
+async def _sides(root: Path, revision: str) -> tuple[str, str]:
+    """(base, head) of a verified revision: `A..B` is (A, B), `A...B` (merge base, B), a ref
+    R alone (R, the work tree)."""
+    sides = revision_sides(revision)
+    if len(sides) == 1:
+        return sides[0], WORK_TREE
+    if "..." in revision:
+        merge = await _git(root, ["merge-base", "--end-of-options", *sides], check=False)
+        return merge.strip() or sides[0], sides[1]
+    return sides[0], sides[1]
 
 
 async def _split_targets(root: Path, words: list[str], *, strict: bool) -> tuple[list[str],
@@ -112,12 +147,51 @@ async def _untracked_diff(root: Path, name: str, left_out: list[str]) -> str:
 
 async def _diff(
     root: Path, flags: list[str], refs: list[str], paths: list[str]
-) -> tuple[str, list[str], list[str]]:
+) -> tuple[str, list[str], list[str], list[str]]:
+    """(redacted diff, changed files, files left out, deleted files)."""
     tail = ["--end-of-options", *refs, "--", *paths]
     names = await _git(root, ["diff", "--name-only", "-z", "--diff-filter=d", *flags, *tail])
+    gone = await _git(root, ["diff", "--name-only", "-z", "--diff-filter=D", *flags, *tail])
     diff = await _git(root, [*DIFF_FLAGS, *flags, *tail])
     text, left_out = redact_sensitive_diff(diff, root)
-    return text, [n for n in names.split("\0") if n], left_out
+    return (text, [n for n in names.split("\0") if n], left_out,
+            [n for n in gone.split("\0") if n])
+
+
+async def show_files(root: Path, rev: str, paths: list[str]) -> dict[str, bytes | None]:
+    """Each path's content at `rev` (a verified ref, or INDEX for the staged content); None
+    for a path that did not exist there. One `git cat-file --batch` (no filters, no textconv)
+    for all of them."""
+    wanted = [p for p in paths if "\n" not in p]
+    if not wanted:
+        return dict.fromkeys(paths)
+    prefix = ":" if rev == INDEX else f"{rev}:"
+    proc = await asyncio.create_subprocess_exec(
+        "git", *SAFE_FLAGS, "cat-file", "--batch", cwd=root, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL, stdin=asyncio.subprocess.PIPE,
+        env=await safe_git_env(root), start_new_session=True)
+    query = "".join(f"{prefix}{p}\n" for p in wanted).encode()
+    try:
+        out, _ = await asyncio.wait_for(proc.communicate(query), TOOL_TIMEOUT_S)
+    except (TimeoutError, asyncio.CancelledError):
+        kill_group(proc.pid)
+        await proc.wait()
+        raise
+    found: dict[str, bytes | None] = dict.fromkeys(paths)
+    pos = 0
+    for path in wanted:
+        end = out.find(b"\n", pos)
+        if end < 0:
+            break
+        header = out[pos:end].split()
+        pos = end + 1
+        if len(header) == 3 and header[1] == b"blob":
+            size = int(header[2])
+            found[path] = out[pos:pos + size]
+            pos += size + 1
+        elif len(header) == 3:
+            pos += int(header[2]) + 1  # not a blob (a submodule's commit): nothing to compare
+    return found
 
 
 def _in_project(root: Path, paths: list[str]) -> list[str]:

@@ -101,6 +101,14 @@ class RepoMap:
         cache.put_result(key, marshal.dumps(asdict(result)), time.time_ns())
         return result
 
+    def file_tags(self) -> dict[str, tuple[list, dict[str, int]]]:
+        """Every parsed file's (definitions, reference counts), through the per-file cache
+        (only changed files are parsed). A definition is (name, line, kind, signature, parent),
+        as in `FileTags.dumps`."""
+        entries = self._scan()
+        self.stats = BuildStats(files_seen=len(entries))
+        return self._file_tags(entries)[0]
+
     def close(self) -> None:
         if self._cache is not None:
             self._cache.close()

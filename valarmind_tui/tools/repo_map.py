@@ -19,6 +19,10 @@ class Params(BaseModel):
         description="Paths you are working on: the map favours what they use and omits them.")
     identifiers: list[str] = Field(
         default_factory=list, description="Names (functions, classes) to rank higher.")
+    callers: list[str] = Field(
+        default_factory=list, max_length=20,
+        description="Names whose users you want (what changing or renaming them would touch): "
+                    "for each, the files that reference it and a line in each.")
 
 
 class RepoMapTool(BuiltinTool):
@@ -31,16 +35,44 @@ class RepoMapTool(BuiltinTool):
         assert isinstance(params, Params)
         from valarmind_tui.repomap import RepoMap
 
-        def build() -> object:
+        def build() -> tuple[object, dict[str, list[tuple[str, int]]]]:
             repo_map = RepoMap(ctx.project_root)
             try:
-                return repo_map.build(params.tokens, params.focus_files, params.identifiers)
+                result = repo_map.build(params.tokens, params.focus_files, params.identifiers)
+                users = _callers(ctx, repo_map.file_tags(), params.callers) if params.callers \
+                    else {}
+                return result, users
             finally:
                 repo_map.close()
 
-        result = await asyncio.to_thread(build)
+        result, users = await asyncio.to_thread(build)
         text = result.text or "No definitions found (no supported source files)."  # type: ignore[attr-defined]
         skipped = result.skipped  # type: ignore[attr-defined]
         if skipped:
             text += "\n(skipped: " + ", ".join(f"{n} {k}" for k, n in sorted(skipped.items())) + ")"
-        return ToolResult(text, data=result.to_dict())  # type: ignore[attr-defined]
+        data = result.to_dict()  # type: ignore[attr-defined]
+        if users:
+            text += "\n\n" + "\n".join(_render_callers(n, found) for n, found in users.items())
+            data["callers"] = {name: [f"{f}:{line}" if line else f for f, line in found]
+                               for name, found in users.items()}
+        return ToolResult(text, data=data)
+
+
+def _callers(ctx: ToolContext, index: dict, names: list[str]) -> dict[str, list[tuple[str, int]]]:
+    from valarmind_tui.repomap.references import callers
+    from valarmind_tui.safety.content import holds_secrets
+
+    root = ctx.project_root
+    return {name: callers(root, index, name, readable=lambda rel: not holds_secrets(root, rel))
+            for name in dict.fromkeys(names)}
+
+
+def _render_callers(name: str, found: list[tuple[str, int]]) -> str:
+    if not found:
+        return f"`{name}`: no other file references it."
+    shown = ", ".join(f"{f}:{line}" if line else f for f, line in found[:CALLERS_SHOWN])
+    more = f" and {len(found) - CALLERS_SHOWN} more" if len(found) > CALLERS_SHOWN else ""
+    return f"`{name}`: used by {len(found)} file(s): {shown}{more}"
+
+
+CALLERS_SHOWN = 20
