@@ -3,6 +3,7 @@ commands that create, modify, delete, rename and chmod; the files come back byte
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.checkpoints.conftest import bash, edit, git_state, shell_turn, tree_state, write
+from tests.fakes.model_server import ScriptedTurn
 from valarmind_tui.events import CheckpointCreated, FilesRestored
 
 MIXED_TURN = shell_turn(
@@ -19,6 +21,15 @@ MIXED_TURN = shell_turn(
     bash("mv README.md DOCS.md && chmod +x run.sh && chmod -x tool.sh && rm gone.txt"),
     write("notes.md", "written by the agent\n"),
     bash("ln -s app.py link.py && printf 'more\\n' >> keep.txt"),
+)
+
+
+# the change touches several files, so review and QA run; no project command is detected here,
+# so QA has nothing to run and the turn ends "unverified" (the files are what this test is about)
+GATES_PASS = (
+    ScriptedTurn(text=json.dumps({"files_reviewed": ["app.py"], "findings": [], "approved": True,
+                                  "summary": "fine"})),
+    ScriptedTurn(text=json.dumps({"passed": True, "summary": "nothing to run", "checks": []})),
 )
 
 
@@ -46,9 +57,9 @@ async def test_undo_and_redo_a_turn_of_edits_and_commands(
     session = open_session(root)
     events: list[Any] = []
     session.bus.add_listener(events.append)
-    fake_model.script(*MIXED_TURN)
+    fake_model.script(*MIXED_TURN, *GATES_PASS)
     result = await session.submit("change things")
-    assert result.status == "done", result.text
+    assert result.status == "unverified" and "QA: not run" in result.text, result.text
     after = tree_state(root)
     assert after["DOCS.md"][1] == b"# demo\n" and "gone.txt" not in after
     assert after["run.sh"][2] & 0o111 and not after["tool.sh"][2] & 0o111

@@ -31,7 +31,8 @@ def test_print_mode_runs_the_pre_tool_use_hook(
         ScriptedTurn(tool_calls=[{"name": "delegate", "arguments": {
             "agent": "qa", "task": "clean the build, then run the tests"}}]),
         ScriptedTurn(tool_calls=[{"name": "bash", "arguments": {"command": "rm -rf build"}}]),
-        ScriptedTurn(text=json.dumps({"summary": "could not clean", "passed": False})),
+        ScriptedTurn(text=json.dumps({"summary": "could not clean", "passed": False,
+                                      "checks": []})),
         ScriptedTurn(text="The hook refused rm -rf."),
     )
     out = valarmind("-p", "clean the build", "--output-format", "jsonl",

@@ -48,7 +48,8 @@ async def test_rm_rf_blocked_by_exit_2_and_the_model_reads_why(
         ScriptedTurn(tool_calls=[{"name": "delegate", "arguments": {
             "agent": "qa", "task": "clean the build, then run the tests"}}]),
         ScriptedTurn(tool_calls=[{"name": "bash", "arguments": {"command": "rm -rf build"}}]),
-        ScriptedTurn(text=json.dumps({"summary": "could not clean the build", "passed": False})),
+        ScriptedTurn(text=json.dumps({"summary": "could not clean the build", "passed": False,
+                                      "checks": []})),
         ScriptedTurn(text="I could not delete build."),
     )
     run = await live(git_repo, hook_table("PreToolUse", hook, matcher="Bash"))

@@ -150,7 +150,7 @@ open("{seen}", "a").write(json.dumps(data) + "\\n")
 if not data["stop_hook_active"]:
     print(json.dumps({{"decision": "block", "reason": "Also run the linter."}}))
 """)
-    qa = json.dumps({"summary": "checked", "passed": True})
+    qa = json.dumps({"summary": "checked", "passed": True, "checks": []})
     fake_model.script(
         ScriptedTurn(tool_calls=[{"name": "delegate", "arguments": {
             "agent": "qa", "task": "check the project"}}]),
