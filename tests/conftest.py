@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -95,3 +96,30 @@ def fake_model():
         yield server
     finally:
         server.stop()
+
+
+# -- the attack suite's report (tests/security/: a passing test is a contained attack) --------
+_ATTACKS: Counter[tuple[str, str]] = Counter()
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    path = Path(str(report.fspath))
+    if path.parent.name != "security" or not path.name.startswith("test_"):
+        return
+    if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
+        outcome = "contained" if report.passed else "leaked"
+        _ATTACKS[(path.stem.removeprefix("test_"), outcome)] += 1
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if not _ATTACKS:
+        return
+    terminalreporter.section("security: attack attempts")
+    for attack_class in sorted({c for c, _ in _ATTACKS}):
+        contained = _ATTACKS[(attack_class, "contained")]
+        leaked = _ATTACKS[(attack_class, "leaked")]
+        terminalreporter.write_line(
+            f"{attack_class:<28} {contained:>3} contained  {leaked:>3} got through")
+    total_c = sum(n for (_, o), n in _ATTACKS.items() if o == "contained")
+    total_l = sum(n for (_, o), n in _ATTACKS.items() if o == "leaked")
+    terminalreporter.write_line(f"{'all':<28} {total_c:>3} contained  {total_l:>3} got through")
