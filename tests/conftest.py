@@ -41,7 +41,7 @@ if REPO.parent != REPO.parent.parent:  # a clone at / has no "beside" to guard
 
 @pytest.fixture(autouse=True)
 def no_reads_beside_the_repo() -> None:
-    """Fails a test that read a path outside the repository (e.g. ../shared)."""
+    """Fails a test that read a path outside the repository (a folder beside the clone)."""
     _BESIDE_REPO.clear()
     yield
     found, _BESIDE_REPO[:] = list(_BESIDE_REPO), []

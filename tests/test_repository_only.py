@@ -7,7 +7,7 @@ from tests import conftest
 
 
 def test_a_read_beside_the_repository_is_caught() -> None:
-    sibling = conftest.REPO.parent / "shared" / "fixtures"
+    sibling = conftest.REPO.parent / "a-folder-beside-the-clone" / "fixtures"
     with contextlib.suppress(OSError):
         open(sibling / "no-such-file.json")  # noqa: SIM115 - the attempt is what is recorded
     with contextlib.suppress(OSError):
