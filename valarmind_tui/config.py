@@ -12,9 +12,21 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
+from pydantic import Field, PrivateAttr, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from valarmind_tui.config_repository import allowed_project_servers, strip_forbidden
+from valarmind_tui.config_sections import (  # noqa: F401 - the tables are imported from here
+    HOOK_EVENTS,
+    AgentProfile,
+    HookEvent,
+    HookHandler,
+    HookMatcher,
+    HooksTable,
+    McpServerConfig,
+    McpSettings,
+    PermissionSettings,
+)
 from valarmind_tui.errors import ConfigError
 from valarmind_tui.safe_files import read_regular_text
 from valarmind_tui.user_dirs import user_config_dir
@@ -34,103 +46,6 @@ KNOWN_KEYS: dict[str, str] = {
     "MOONSHOT_API_KEY": "moonshot/kimi-k2-0905-preview",
 }
 
-
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class McpServerConfig(_Section):
-    """One MCP server: a stdio command or a streamable-HTTP url."""
-
-    command: str | None = None
-    """Executable to start (stdio)."""
-    args: list[str] = Field(default_factory=list)
-    """Arguments for the command."""
-    env: dict[str, str] = Field(default_factory=dict)
-    """Extra environment set for the server (values given here, not inherited)."""
-    env_passthrough: list[str] = Field(default_factory=list)
-    """Names of our environment variables the server may see, beyond HOME, PATH, USER, NODE_PATH."""
-    tool_allowlist: list[str] | None = None
-    """Only these tools are exposed; None exposes all."""
-    url: str | None = None
-    """Streamable HTTP endpoint instead of a command."""
-    timeout_s: float = 30.0
-    """How long start-up may take before the server is reported failed."""
-
-
-class McpSettings(_Section):
-    """MCP client settings."""
-
-    servers: dict[str, McpServerConfig] = Field(default_factory=dict)
-    """Servers by name; `.mcp.json` in the project adds more."""
-    startup_timeout_s: float = 30.0
-    """Time allowed for all servers to start in parallel."""
-    project_env: list[str] = Field(default_factory=list)
-    """Environment variables a trusted project's servers may receive (`${VAR}` in `.mcp.json`,
-    `env_passthrough`); nothing else of yours reaches them. User config only."""
-
-
-class AgentProfile(_Section):
-    """A headless runner profile (seed 000): `valarmind run --agent NAME`."""
-
-    model: str | None = None
-    """LiteLLM model string; the global model when unset."""
-    api_base: str | None = None
-    """Base URL of an OpenAI-compatible or Anthropic endpoint."""
-    api_key_env: str | None = None
-    """Environment variable holding the key."""
-    max_turns: int = 50
-    """Turns before the output is marked INCOMPLETE."""
-    mcp_servers: list[str] = Field(default_factory=list)
-    """Names of MCP servers this profile starts."""
-    tool_overrides: dict[str, list[str]] = Field(default_factory=dict)
-    """Per-server tool lists that replace that server's allowlist."""
-    tools: list[str] | None = None
-    """Built-in tools the profile may use; default read-only tools."""
-
-
-class PermissionSettings(_Section):
-    """Remembered rules."""
-
-    allow: list[str] = Field(default_factory=list)
-    """Rules like `edit_file`, `bash(git status)`, `write_file(src/**)` allowed without asking."""
-    deny: list[str] = Field(default_factory=list)
-    """Rules always refused, whatever the mode."""
-
-
-HOOK_EVENTS = (
-    "PreToolUse", "PermissionRequest", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop",
-    "SessionStart", "SessionEnd", "PreCompact", "Notification",
-)
-"""The hook events, named as in the Claude Code hooks format."""
-HookEvent = Literal[
-    "PreToolUse", "PermissionRequest", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop",
-    "SessionStart", "SessionEnd", "PreCompact", "Notification",
-]
-
-
-class HookHandler(_Section):
-    """One hook handler: a shell command run with the event's JSON on stdin."""
-
-    type: Literal["command"] = "command"
-    """Only `command` handlers are supported."""
-    command: str
-    """Run with `bash -c` in the project folder."""
-    timeout: float | None = Field(default=None, gt=0)
-    """Seconds before the command is killed and reported; 60 when unset."""
-
-
-class HookMatcher(_Section):
-    """A group of handlers for one event, chosen by a regex on the tool name."""
-
-    matcher: str = ""
-    """Full-match regex on the tool name (`Bash`, `Edit|Write`, `mcp__github__.*`); empty or
-    `*` matches every tool. Ignored by events without tools (UserPromptSubmit, Stop...)."""
-    hooks: list[HookHandler] = Field(default_factory=list)
-    """The handlers run, in parallel, when the matcher matches."""
-
-
-HooksTable = dict[HookEvent, list[HookMatcher]]
 
 _FILE_DATA: ContextVar[dict[str, Any]] = ContextVar("valarmind_file_settings")
 
@@ -279,62 +194,6 @@ def config_files(project_root: Path) -> list[Path]:
     return [user_config_dir() / "config.toml", project_root / PROJECT_DIR / "config.toml"]
 
 
-REPOSITORY_FORBIDDEN = (
-    "permission_mode", "api_base", "api_key_env", "agent_models", "sandbox", "sandbox_network",
-    "allow_project_commands",
-    "trusted_projects", "untrusted_projects", "trusted_plugin_projects", "mcp.project_env",
-    "profiles.*.api_base", "profiles.*.api_key_env", "profiles.*.model",
-)
-"""What a repository's config may never set, even when trusted: the mode, endpoints, key
-variables, which model a built-in agent uses, the sandbox and the trust lists."""
-
-
-def _strip_forbidden(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """The project layer without REPOSITORY_FORBIDDEN keys, and the keys that were dropped."""
-    kept = {k: v for k, v in data.items() if k not in REPOSITORY_FORBIDDEN}
-    dropped = [k for k in data if k in REPOSITORY_FORBIDDEN]
-    mcp = kept.get("mcp")
-    if isinstance(mcp, dict) and "project_env" in mcp:
-        kept["mcp"] = {k: v for k, v in mcp.items() if k != "project_env"}
-        dropped.append("mcp.project_env")
-    profiles = kept.get("profiles")
-    if isinstance(profiles, dict):
-        cleaned: dict[str, Any] = {}
-        for name, profile in profiles.items():
-            if isinstance(profile, dict):
-                bad = [k for k in ("api_base", "api_key_env", "model") if k in profile]
-                dropped += [f"profiles.{name}.{k}" for k in bad]
-                profile = {k: v for k, v in profile.items() if k not in bad}
-            cleaned[name] = profile
-        kept["profiles"] = cleaned
-    return kept, dropped
-
-
-def _mcp_servers(data: dict[str, Any]) -> dict[str, Any]:
-    mcp = data.get("mcp")
-    servers = mcp.get("servers") if isinstance(mcp, dict) else None
-    return servers if isinstance(servers, dict) else {}
-
-
-def _project_servers(
-    data: dict[str, Any], user: dict[str, Any], ignored: list[str]
-) -> frozenset[str]:
-    """A project's `[mcp.servers]` may pass through only the names the user allowed
-    (`mcp.project_env`), and may not redefine a server of the user's own config."""
-    servers = _mcp_servers(data)
-    user_mcp = user.get("mcp") if isinstance(user.get("mcp"), dict) else {}
-    allowed_env = user_mcp.get("project_env", []) if isinstance(user_mcp, dict) else []
-    for name in [n for n in servers if n in _mcp_servers(user)]:
-        del servers[name]
-        ignored.append(f"mcp.servers.{name}")
-    for server in servers.values():
-        if isinstance(server, dict) and isinstance(server.get("env_passthrough"), list):
-            server["env_passthrough"] = [
-                n for n in server["env_passthrough"] if n in allowed_env
-            ]
-    return frozenset(servers)
-
-
 def read_config_text(path: Path) -> str | None:
     """A config file's text; None when it does not exist, ConfigError when it cannot be read."""
     try:
@@ -433,8 +292,8 @@ def load_settings(project_root: Path, *, trusted: bool = False, **flags: Any) ->
     ignored: list[str] = []
     project_servers: frozenset[str] = frozenset()
     if trusted:
-        project_data, ignored = _strip_forbidden(_read_toml(project_path))
-        project_servers = _project_servers(project_data, layers[0][1], ignored)
+        project_data, ignored = strip_forbidden(_read_toml(project_path))
+        project_servers = allowed_project_servers(project_data, layers[0][1], ignored)
         layers.append((project_path, project_data))
     merged: dict[str, Any] = {}
     for _path, data in layers:
