@@ -11,7 +11,6 @@ merged with them, a finding both report kept once (the static one).
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import shutil
 import sqlite3
@@ -23,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from valarmind_tui.agents import review_checks as checks
 from valarmind_tui.agents.delegate import Delegator
 from valarmind_tui.agents.results import ReviewFinding, ReviewResult, result_dict
-from valarmind_tui.agents.review_diff import ReviewDiff, gather_diff, run_command
+from valarmind_tui.agents.review_diff import ReviewDiff, gather_diff, run_json
 from valarmind_tui.agents.review_impact import change_impact
 from valarmind_tui.agents.review_output import SEVERITY_ORDER, markdown
 from valarmind_tui.bus import EventBus
@@ -259,11 +258,9 @@ def _find(root: Path, name: str) -> str | None:
 
 async def _ruff(root: Path, exe: str, files: list[str],
                sandbox: Sandbox | None = None) -> list[ReviewFinding] | None:
-    code, out, _ = await run_command([exe, "check", "--output-format", "json", "--no-fix",
-                               "--exit-zero", "--", *files], root, sandbox=sandbox)
-    try:
-        rows = json.loads(out or "[]")
-    except ValueError:
+    rows = await run_json([exe, "check", "--output-format", "json", "--no-fix", "--exit-zero",
+                           "--", *files], root, sandbox=sandbox)
+    if rows is None:
         return None
     found = []
     for row in rows:
@@ -281,10 +278,8 @@ async def _ruff(root: Path, exe: str, files: list[str],
 
 async def _eslint(root: Path, exe: str, files: list[str],
                  sandbox: Sandbox | None = None) -> list[ReviewFinding] | None:
-    _, out, _ = await run_command([exe, "--format", "json", "--", *files], root, sandbox=sandbox)
-    try:
-        reports = json.loads(out or "[]")
-    except ValueError:
+    reports = await run_json([exe, "--format", "json", "--", *files], root, sandbox=sandbox)
+    if reports is None:
         return None
     return [
         ReviewFinding(severity="major" if m.get("severity") == 2 else "minor",
@@ -298,10 +293,8 @@ async def _eslint(root: Path, exe: str, files: list[str],
 
 async def _shellcheck(root: Path, exe: str, files: list[str],
                      sandbox: Sandbox | None = None) -> list[ReviewFinding] | None:
-    _, out, _ = await run_command([exe, "-f", "json", "--", *files], root, sandbox=sandbox)
-    try:
-        rows = json.loads(out or "[]")
-    except ValueError:
+    rows = await run_json([exe, "-f", "json", "--", *files], root, sandbox=sandbox)
+    if rows is None:
         return None
     levels = {"error": "major", "warning": "minor"}
     return [

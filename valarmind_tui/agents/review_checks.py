@@ -12,14 +12,13 @@
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from valarmind_tui.agents.results import ReviewFinding, Severity
-from valarmind_tui.agents.review_diff import run_command
+from valarmind_tui.agents.review_diff import run_json
 from valarmind_tui.repomap.languages import language_for
 from valarmind_tui.safety.content import holds_secrets, unquote_git_path
 
@@ -98,12 +97,10 @@ async def security_findings(
     exe = _our_ruff()
     if exe is None:
         return None
-    code, out, _ = await run_command(
+    rows = await run_json(
         [*exe, "check", "--isolated", "--select", "S", "--output-format", "json", "--no-fix",
          "--exit-zero", "--", *chosen], root, sandbox=sandbox)
-    try:
-        rows = json.loads(out or "[]")
-    except ValueError:
+    if rows is None:
         return None
     found = []
     for row in rows:

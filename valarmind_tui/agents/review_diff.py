@@ -12,9 +12,10 @@ that may hold secrets are named, never diffed, and the whole diff goes through
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from valarmind_tui.errors import PathOutsideProject, UsageError
 from valarmind_tui.safety.content import (
@@ -251,3 +252,12 @@ async def run_command(
         await proc.wait()
         raise
     return proc.returncode or 0, out.decode(errors="replace"), err.decode(errors="replace")
+
+
+async def run_json(cmd: list[str], cwd: Path, *, sandbox: Sandbox | None = None) -> Any:
+    """A linter's JSON report (stdout; empty output is `[]`); None when it is not JSON."""
+    _, out, _ = await run_command(cmd, cwd, sandbox=sandbox)
+    try:
+        return json.loads(out or "[]")
+    except ValueError:
+        return None
