@@ -28,7 +28,7 @@ REPOSITORY_CONFIG = (
 
 @dataclass(frozen=True)
 class ProjectTrust:
-    """The trust decision for one project, and what it means for this run."""
+    """The trust decision for one project (composition.trust_notices says what it skipped)."""
 
     root: Path
     trusted: bool
@@ -36,20 +36,6 @@ class ProjectTrust:
     """Why: "listed in your config", "--trust-project", "you declined", "not decided"."""
     present: tuple[str, ...] = field(default_factory=tuple)
     """Repository configuration that exists in the project."""
-
-    @property
-    def skipped(self) -> tuple[str, ...]:
-        return () if self.trusted else self.present
-
-    def notice(self) -> str | None:
-        """One line saying what was skipped; None when nothing was."""
-        if not self.skipped:
-            return None
-        return (
-            f"This folder is not trusted, so its own configuration was skipped: "
-            f"{', '.join(self.skipped)}. Trust it with /trust yes (or --trust-project when "
-            "headless) if you know this repository."
-        )
 
 
 def repository_config(root: Path) -> tuple[str, ...]:
