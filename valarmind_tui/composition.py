@@ -87,7 +87,7 @@ def build_gate(
         mode=PermissionMode(mode or settings.permission_mode), rules=settings.permissions,
         user_rules=settings.user_permissions,
         unconfined_commands_ask=sandbox is not None and sandbox.unavailable,
-        on_remember=lambda rule: remember_allow_rule(project_root, rule), bus=bus,
+        on_remember=lambda rule: _remember(project_root, rule), bus=bus,
         hooks=hooks,
     )
 
@@ -128,3 +128,8 @@ def build_stack(
                        'in every mode, until you set sandbox = "off" in your config.')
     return Stack(settings, root, bus, chosen_approver, gate, registry, agents, commands, plugins,
                  mcp, sandbox, hooks, notices)
+
+
+def _remember(project_root: Path, rule: str) -> None:
+    """"Always allow for this project": the rule goes into the project's config file."""
+    remember_allow_rule(project_root, rule)

@@ -100,7 +100,7 @@ class PromptToolkitReader:
         history_file = user_data_dir() / "repl_history"
         with contextlib.suppress(OSError):
             history_file.parent.mkdir(parents=True, exist_ok=True)
-        self._prompt = PromptSession(
+        self._prompt: PromptSession[str] = PromptSession(
             history=FileHistory(str(history_file)), completer=SlashCompleter(),
             key_bindings=bindings, **prompt_kwargs,
         )

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from acp import helpers
-from acp.schema import ToolCallLocation, ToolCallUpdate
+from acp.schema import PlanEntryStatus, ToolCallLocation, ToolCallStatus, ToolCallUpdate
 
 from valarmind_tui.events import (
     AgentFinished,
@@ -33,10 +33,11 @@ from valarmind_tui.tools.base import Risk, Tool
 
 KIND_BY_RISK = {Risk.READ: "read", Risk.WRITE: "edit", Risk.EXECUTE: "execute",
                 Risk.WEB: "fetch", Risk.SPAWN: "think"}
-STATUS_BY_OUTCOME = {"ok": "completed", "error": "failed", "denied": "failed",
-                     "cancelled": "failed"}
-PLAN_STATUS = {"pending": "pending", "in_progress": "in_progress", "completed": "completed",
-               "blocked": "pending", "cancelled": "completed"}
+STATUS_BY_OUTCOME: dict[str, ToolCallStatus] = {
+    "ok": "completed", "error": "failed", "denied": "failed", "cancelled": "failed"}
+PLAN_STATUS: dict[str, PlanEntryStatus] = {
+    "pending": "pending", "in_progress": "in_progress", "completed": "completed",
+    "blocked": "pending", "cancelled": "completed"}
 MAX_OUTPUT = 4000
 """Characters of a tool's output shown in the client (the model may have read more)."""
 MAX_FILE = 400_000
@@ -72,7 +73,7 @@ class UpdateTranslator:
                 status="in_progress", content=[_text(event.task)],
                 raw_input={"agent": event.name, "task": event.task})]
         if isinstance(event, AgentFinished) and event.agent_id in self._agents:
-            status = "completed" if event.status == "done" else "failed"
+            status: ToolCallStatus = "completed" if event.status == "done" else "failed"
             summary = event.summary or event.status
             return [helpers.update_tool_call(agent_call_id(event.agent_id), status=status,
                                              content=[_text(summary)])]

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from valarmind_tui.agents import review_checks as checks
 from valarmind_tui.agents.delegate import Delegator
-from valarmind_tui.agents.results import ReviewFinding, ReviewResult, result_dict
+from valarmind_tui.agents.results import ReviewFinding, ReviewResult, Severity, result_dict
 from valarmind_tui.agents.review_diff import ReviewDiff, gather_diff, run_json
 from valarmind_tui.agents.review_impact import change_impact
 from valarmind_tui.agents.review_output import SEVERITY_ORDER, markdown
@@ -265,7 +265,7 @@ async def _ruff(root: Path, exe: str, files: list[str],
     found = []
     for row in rows:
         rule = row.get("code") or "syntax"
-        severity = ("critical" if rule in ("syntax", "E999") or rule.startswith("E9")
+        severity: Severity = ("critical" if rule in ("syntax", "E999") or rule.startswith("E9")
                     else "major" if re.match(r"F(821|822|823|811|632|7)", rule) else "minor")
         fix = (row.get("fix") or {}).get("message")
         found.append(ReviewFinding(

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from valarmind_tui.agents.results import ReviewFinding
+from valarmind_tui.agents.results import ReviewFinding, Severity
 from valarmind_tui.agents.review_diff import WORK_TREE, ReviewDiff, show_files
 from valarmind_tui.repomap.languages import language_for
 from valarmind_tui.repomap.references import callers
@@ -282,7 +282,8 @@ def _finding(root: Path, item: Break, index: dict[str, tuple[list, dict[str, int
         message += f" (`{name}` is also defined in {len(others)} other file(s); some of these "
         message += "references may be to those)"
     severe = item.rule != "signature"
-    severity = ("minor" if others else "critical" if severe and not item.nested else "major")
+    severity: Severity = ("minor" if others
+                          else "critical" if severe and not item.nested else "major")
     confidence = 0.4 if others else 0.6 if item.nested else 0.9 if severe else 0.8
     return ReviewFinding(
         severity=severity, file=item.file, line=item.line, message=message, category="impact",

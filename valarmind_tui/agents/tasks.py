@@ -70,8 +70,8 @@ class TaskList:
             changes["depends_on"] = tuple(depends_on)
         if status is not None:
             self._check_status(status)
-            deps = changes.get("depends_on", item.depends_on)
-            open_deps = [d for d in deps if self._items[d].status != "completed"]  # type: ignore[union-attr]
+            deps = tuple(depends_on) if depends_on is not None else item.depends_on
+            open_deps = [d for d in deps if self._items[d].status != "completed"]
             if status in ("in_progress", "completed") and open_deps:
                 raise ToolError(
                     f"{task_id} depends on unfinished {', '.join(open_deps)}; finish those first "

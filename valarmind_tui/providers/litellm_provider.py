@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -184,7 +184,7 @@ class LiteLLMProvider:
 
     async def _attempt(
         self, request: ModelRequest, model: str, acc: TurnAccumulator
-    ) -> AsyncIterator[Any]:
+    ) -> AsyncGenerator[Any, None]:
         litellm = load_litellm()
         response = await litellm.acompletion(**self._kwargs(request, model))
         if not self.config.stream:

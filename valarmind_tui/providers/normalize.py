@@ -64,7 +64,8 @@ def text_of(content: Any) -> tuple[str, str]:
         return "", ""
     if isinstance(content, str):
         return content, ""
-    text, reasoning = [], []
+    text: list[str] = []
+    reasoning: list[str] = []
     for part in content if isinstance(content, list) else []:
         kind = _get(part, "type")
         if kind == "text":

@@ -149,7 +149,7 @@ async def run_process(
         stderr=asyncio.subprocess.PIPE,
     )
     comm = asyncio.ensure_future(proc.communicate())
-    waiters: set[asyncio.Future[object]] = {comm}
+    waiters: set[asyncio.Future[Any]] = {comm}
     cancel_wait = None
     if cancel_event is not None:
         cancel_wait = asyncio.ensure_future(cancel_event.wait())

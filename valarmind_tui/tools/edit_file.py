@@ -21,7 +21,7 @@ from valarmind_tui.tools.edit_match import EditNotApplied, EditPlan, plan_edit
 from valarmind_tui.tools.write_file import commit_change
 
 
-class Params(BaseModel):
+class EditParams(BaseModel):
     path: str = Field(description="Path of the file to edit, relative to the project root.")
     old_string: str = Field(
         description="The exact text to replace, including enough surrounding lines to be "
@@ -46,12 +46,12 @@ def _note(plan: EditPlan) -> str:
 
 class EditFile(BuiltinTool):
     name = "edit_file"
-    Params: ClassVar[type[BaseModel]] = Params
+    Params: ClassVar[type[BaseModel]] = EditParams
     risk = Risk.WRITE
     path_params = ("path",)
     description = "Replace text in a file."
 
-    def _plan(self, params: Params, ctx: ToolContext) -> tuple[Path, str | None, str, str]:
+    def _plan(self, params: EditParams, ctx: ToolContext) -> tuple[Path, str | None, str, str]:
         """(path, old text or None for a new file, new text, note); ToolError when impossible."""
         path = resolve(ctx, params.path)
         shown = rel(ctx, path)
@@ -79,7 +79,7 @@ class EditFile(BuiltinTool):
         return path, text, plan.new_text, _note(plan)
 
     async def preview(self, params: BaseModel, ctx: ToolContext) -> Preview:
-        assert isinstance(params, Params)
+        assert isinstance(params, EditParams)
         try:
             path, old, new, note = self._plan(params, ctx)
         except ToolError as exc:
@@ -90,7 +90,7 @@ class EditFile(BuiltinTool):
                        paths=(shown,))
 
     async def execute(self, params: BaseModel, ctx: ToolContext) -> ToolResult:
-        assert isinstance(params, Params)
+        assert isinstance(params, EditParams)
         try:
             path, old, new, note = self._plan(params, ctx)
         except ToolError as exc:

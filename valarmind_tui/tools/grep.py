@@ -34,7 +34,7 @@ RG_TIMEOUT_S = 60.0
 Backend = Literal["auto", "rg", "python"]
 
 
-class Params(BaseModel):
+class GrepParams(BaseModel):
     pattern: str = Field(description="Regular expression to search for (ripgrep/Python syntax).")
     path: str | None = Field(
         default=None, description="File or directory to search (default: the project root)."
@@ -56,7 +56,7 @@ def find_rg() -> str | None:
 
 class Grep(BuiltinTool):
     name = "grep"
-    Params: ClassVar[type[BaseModel]] = Params
+    Params: ClassVar[type[BaseModel]] = GrepParams
     risk = Risk.READ
     path_params = ("path",)
     description = "Search file contents with a regular expression."
@@ -68,7 +68,7 @@ class Grep(BuiltinTool):
         return None if self.backend == "python" else find_rg()
 
     async def execute(self, params: BaseModel, ctx: ToolContext) -> ToolResult:
-        assert isinstance(params, Params)
+        assert isinstance(params, GrepParams)
         target = resolve(ctx, params.path or ".")
         if not target.exists():
             return ToolResult.error(f"{rel(ctx, target)} does not exist.")
@@ -94,7 +94,7 @@ class Grep(BuiltinTool):
                       secret=lambda name: holds_secrets(root, name))
 
     async def _ripgrep(
-        self, rg: str, params: Params, target: Path, ctx: ToolContext
+        self, rg: str, params: GrepParams, target: Path, ctx: ToolContext
     ) -> ToolResult | list[tuple[str, int, str]]:
         root = ctx.project_root.resolve()
         argv = [rg, "--null", "--line-number", "--no-heading", "--color", "never", "--hidden",
@@ -120,7 +120,9 @@ class Grep(BuiltinTool):
                 found.append((name.removeprefix("./"), int(number), text))
         return found
 
-    def _python(self, params: Params, target: Path, ctx: ToolContext) -> list[tuple[str, int, str]]:
+    def _python(
+        self, params: GrepParams, target: Path, ctx: ToolContext
+    ) -> list[tuple[str, int, str]]:
         regex = re.compile(params.pattern, re.IGNORECASE if params.ignore_case else 0)
         root = ctx.project_root.resolve()
         walker = GitignoreWalker(root)

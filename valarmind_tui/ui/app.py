@@ -121,7 +121,7 @@ class ValarMindApp(App[int]):
         self.query_one(Sidebar).display = self.size.width >= SIDEBAR_MIN_WIDTH
         self.query_one(PromptInput).focus()
         if self.session is not None:
-            await self._attach(self.session)
+            await self._attach_session(self.session)
         else:
             status.starting = True
             self.call_after_refresh(self._open_session)
@@ -144,7 +144,7 @@ class ValarMindApp(App[int]):
             self.startup_error = exc
             self.exit(1, return_code=1)
             return
-        await self._attach(session)
+        await self._attach_session(session)
 
     async def _trust_answer(self) -> bool | None:
         """Ask whether to trust the folder's own configuration, when it has some and nobody
@@ -159,7 +159,7 @@ class ValarMindApp(App[int]):
         await asyncio.to_thread(remember, trust.root, trusted)
         return trusted
 
-    async def _attach(self, session: Session) -> None:
+    async def _attach_session(self, session: Session) -> None:
         """The session exists: listen to its bus, show its state, send what was queued."""
         self.session = session
         self.run_worker(pump_events(session.bus, self), name="bridge", group="bridge")

@@ -37,11 +37,14 @@ _STYLES_LOCK = threading.Lock()  # rewraps render in a thread too
 def to_strip(line: Line) -> Strip:
     """A rendered line as a Strip to draw."""
     styles = _STYLES
-    return Strip([Segment(line[i], styles[line[i + 1]]) for i in range(0, len(line), 2)])
+    # a Line alternates text and style number; no conversions in this per-frame loop
+    return Strip([Segment(line[i], styles[line[i + 1]])  # type: ignore[arg-type,index]
+                  for i in range(0, len(line), 2)])
 
 
 def _pack(segments: list[Segment]) -> Line:
-    numbers, packed = _STYLE_NUMBERS, []
+    numbers = _STYLE_NUMBERS
+    packed: list[str | int] = []
     for text, style, control in segments:
         if control or not text:
             continue
