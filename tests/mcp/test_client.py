@@ -15,6 +15,7 @@ from valarmind_tui.config import McpServerConfig, McpSettings
 from valarmind_tui.events import Notice
 from valarmind_tui.mcp.client import McpManager
 from valarmind_tui.mcp.config_files import server_configs
+from valarmind_tui.safety.child_env import ENV_ALLOWLIST
 from valarmind_tui.tools.base import Risk, ToolContext
 from valarmind_tui.tools.registry import ToolRegistry
 
@@ -118,7 +119,7 @@ async def test_api_key_never_reaches_a_stdio_server(
     assert "sk-secret" not in result.output and "OPENAI_API_KEY" not in env
     assert env["SOME_TOKEN"] == "tok-passed" and env["EXPLICIT"] == "yes"
     assert env["NODE_PATH"] == "/opt/node" and env["HOME"] == os.environ["HOME"]
-    assert set(env) <= {"HOME", "PATH", "USER", "NODE_PATH", "SOME_TOKEN", "EXPLICIT"} | {
+    assert set(env) <= ENV_ALLOWLIST | {"SOME_TOKEN", "EXPLICIT"} | {
         "LC_CTYPE"}  # Python may set LC_CTYPE itself when coercing the C locale
 
 

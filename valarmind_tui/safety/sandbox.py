@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from valarmind_tui.safety.child_env import child_env
 from valarmind_tui.user_dirs import user_config_dir, user_data_dir
 
 PROBE_TIMEOUT_S = 5.0
@@ -53,7 +54,6 @@ BASE_FLAGS = (
 )
 """Every sandboxed command's flags (and the probe's): the file system, namespaces, no TIOCSTI
 (`--new-session`), no capabilities."""
-MINIMAL_ENV = ("PATH", "HOME", "LANG", "TERM")
 """What a command keeps of our environment when the caller passes none."""
 
 
@@ -142,7 +142,7 @@ class Sandbox:
              network: bool | None = None, root: Path | None = None) -> list[str]:
         """`argv` run in `cwd` inside the sandbox; `root` (default `cwd`) is the writable project
         root. `env` is the whole environment the command gets (`--clearenv`, then each variable;
-        pass `tools.common.child_env(cwd)`), by default only MINIMAL_ENV; `network=True` allows
+        pass `safety.child_env.child_env(cwd)`), by default `child_env()`; `network=True` allows
         the network for this call even when the policy does not."""
         if not self.active:
             return list(argv)
@@ -150,7 +150,7 @@ class Sandbox:
         root = Path(root or cwd).resolve()
         allow_net = self.policy.network if network is None else (network or self.policy.network)
         if env is None:
-            env = {name: os.environ[name] for name in MINIMAL_ENV if name in os.environ}
+            env = child_env()
         args = [self.bwrap, *BASE_FLAGS, *_tools_under_tmp(argv, env)]
         if not allow_net:
             args.append("--unshare-net")

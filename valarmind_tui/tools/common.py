@@ -15,20 +15,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from valarmind_tui.errors import ToolError
+from valarmind_tui.safety.child_env import child_env
 from valarmind_tui.safety.content import read_regular_bytes
 from valarmind_tui.safety.paths import relative, resolve_in_project
 from valarmind_tui.tools.base import Tool, ToolContext, ToolResult
 
 BINARY_SNIFF_BYTES = 8192
 
-ENV_ALLOWLIST = frozenset({
-    "PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TERM", "SHELL", "TMPDIR", "TEMP",
-    "TMP", "TZ", "VIRTUAL_ENV", "CONDA_PREFIX", "COLORTERM", "EDITOR", "VISUAL", "DISPLAY",
-    "XDG_RUNTIME_DIR", "GOPATH", "GOROOT", "CARGO_HOME", "RUSTUP_HOME",
-    "NVM_DIR", "JAVA_HOME", "PYENV_ROOT",
-})
-"""What a child process may see of our environment; `LC_*` passes too. API keys never do."""
-_SECRETISH = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH")
 
 
 def resolve(ctx: ToolContext, path: str | Path) -> Path:
@@ -83,21 +76,6 @@ def read_text_file(path: Path) -> str:
     if looks_binary(data):
         raise ValueError(f"{path.name} is a binary file")
     return data.decode("utf-8", errors="replace")
-
-
-def child_env(cwd: Path, environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The allowlisted environment for tool subprocesses: no API keys, tokens or secrets."""
-    source = os.environ if environ is None else environ
-    env: dict[str, str] = {}
-    for name, value in source.items():
-        if name not in ENV_ALLOWLIST and not name.startswith("LC_"):
-            continue
-        if any(word in name.upper() for word in _SECRETISH) or value.startswith("()"):
-            continue
-        env[name] = value
-    env.setdefault("PATH", os.defpath)
-    env.update(PWD=str(cwd), PAGER="cat", GIT_PAGER="cat", GIT_TERMINAL_PROMPT="0")
-    return env
 
 
 @dataclass(frozen=True)
