@@ -13,35 +13,69 @@ import os
 import stat
 import tempfile
 from pathlib import Path
+from typing import BinaryIO
 
 
-def read_regular_bytes(path: Path | str) -> bytes:
-    """The bytes of a regular file (symlinks followed); OSError for FIFOs, devices, sockets."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+class NotRegular(OSError):
+    """A path that is a FIFO, device, socket or directory: reading it could hang or never end."""
+
+
+def file_kind(mode: int) -> str:
+    kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
+             (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISLNK, "a symlink"))
+    return next((label for test, label in kinds if test(mode)), "a special file")
+
+
+def check_regular(path: Path | str, shown: str | None = None) -> os.stat_result:
+    """The file's stat (symlinks followed); NotRegular unless it is a regular file."""
+    info = os.stat(path)
+    if not stat.S_ISREG(info.st_mode):
+        name = shown or str(path)
+        raise NotRegular(f"{name} is {file_kind(info.st_mode)}, not a regular file; not read.")
+    return info
+
+
+def open_regular(path: Path | str, shown: str | None = None) -> BinaryIO:
+    """Open a regular file for binary reading; refuses anything else before opening, and opens
+    with O_NONBLOCK so a file swapped for a FIFO in between cannot block the open."""
+    check_regular(path, shown)
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(f"{path} is not a regular file; not read")
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            return handle.read()
-    finally:
+            raise NotRegular(f"{shown or path} is not a regular file; not read.")
+        if hasattr(os, "O_NONBLOCK"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
         os.close(fd)
+        raise
+
+
+def read_regular_bytes(
+    path: Path | str, shown: str | None = None, limit: int | None = None
+) -> bytes:
+    """The bytes of a regular file (at most `limit`); NotRegular (an OSError) otherwise."""
+    with open_regular(path, shown) as handle:
+        return handle.read() if limit is None else handle.read(limit)
 
 
 def read_regular_text(path: Path | str, errors: str = "strict") -> str:
     return read_regular_bytes(path).decode("utf-8", errors=errors)
 
 
-def atomic_write(path: Path, content: str) -> None:
-    """Write via a temp file in the same directory and os.replace; an existing file keeps its
-    mode, and on any failure the old file is left as it was."""
-    mode: int | None = None
-    with contextlib.suppress(FileNotFoundError):
-        mode = stat.S_IMODE(path.stat().st_mode)
+def atomic_write(path: Path, content: str | bytes, *, mode: int | None = None) -> None:
+    """Write via a temp file in the same directory and os.replace; the file gets `mode`, else
+    an existing file keeps its own, and on any failure the old file is left as it was."""
+    if mode is None:
+        with contextlib.suppress(FileNotFoundError):
+            mode = stat.S_IMODE(path.stat().st_mode)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(content)
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         if mode is None:

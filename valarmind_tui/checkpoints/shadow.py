@@ -24,6 +24,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from valarmind_tui.safe_files import atomic_write
 from valarmind_tui.tools.common import child_env
 from valarmind_tui.tools.git import GIT_ENV, SAFE_FLAGS
 
@@ -376,8 +377,4 @@ def _write(root: Path, relpath: str, data: bytes, mode: str) -> None:
         return
     perms = stat.S_IMODE(old.st_mode) if old is not None and stat.S_ISREG(old.st_mode) else 0o644
     perms = perms | ((perms & 0o444) >> 2) if mode == "100755" else perms & ~0o111
-    temp = path.with_name(f".{path.name}.valarmind-restore")
-    with open(temp, "wb") as handle:
-        handle.write(data)
-    os.chmod(temp, perms)
-    os.replace(temp, path)
+    atomic_write(path, data, mode=perms)

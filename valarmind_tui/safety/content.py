@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from pathlib import Path
 from typing import BinaryIO
 
+from valarmind_tui import safe_files
 from valarmind_tui.errors import ToolError
 from valarmind_tui.safety.paths import is_sensitive, relative
 
@@ -180,43 +180,27 @@ def redact_sensitive_diff(diff: str, root: Path | str | None = None) -> tuple[st
 
 def check_regular(path: Path, shown: str | None = None) -> os.stat_result:
     """The file's stat (symlinks followed); NotRegularFile unless it is a regular file."""
-    info = os.stat(path)
-    if not stat.S_ISREG(info.st_mode):
-        name = shown or str(path)
-        raise NotRegularFile(f"{name} is {file_kind(info.st_mode)}, not a regular file; not read.")
-    return info
-
-
-def file_kind(mode: int) -> str:
-    kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
-             (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
-             (stat.S_ISBLK, "a block device"), (stat.S_ISLNK, "a symlink"))
-    return next((label for test, label in kinds if test(mode)), "a special file")
+    try:
+        return safe_files.check_regular(path, shown)
+    except safe_files.NotRegular as exc:
+        raise NotRegularFile(str(exc)) from None
 
 
 def not_regular_reason(path: Path, shown: str | None = None) -> str | None:
     """Why `path` may not be read (a FIFO, a device...), or None for a regular file."""
     try:
-        check_regular(path, shown)
-    except NotRegularFile as exc:
+        safe_files.check_regular(path, shown)
+    except safe_files.NotRegular as exc:
         return str(exc)
     return None
 
 
 def open_regular(path: Path, shown: str | None = None) -> BinaryIO:
-    """Open a regular file for binary reading; refuses anything else before opening, and opens
-    with O_NONBLOCK so a file swapped for a FIFO in between cannot block the open."""
-    check_regular(path, shown)
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    """safe_files.open_regular for tools: refusals are NotRegularFile, a ToolError."""
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise NotRegularFile(f"{shown or path} is not a regular file; not read.")
-        if hasattr(os, "O_NONBLOCK"):
-            os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
+        return safe_files.open_regular(path, shown)
+    except safe_files.NotRegular as exc:
+        raise NotRegularFile(str(exc)) from None
 
 
 def read_regular_bytes(path: Path, shown: str | None = None, limit: int | None = None) -> bytes:

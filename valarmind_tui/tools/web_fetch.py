@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -12,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from valarmind_tui.safe_files import atomic_write
 from valarmind_tui.tools.base import Preview, Risk, Tool, ToolContext, ToolResult
 from valarmind_tui.user_dirs import user_data_dir
 
@@ -150,13 +152,8 @@ def _store(url: str, text: str) -> None:
     at = time.time()
     _MEMORY[url] = (at, text)
     path = _cache_file(url)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"url": url, "at": at, "text": text}), encoding="utf-8")
-        tmp.replace(path)
-    except OSError:
-        pass  # the in-memory cache still works
+    with contextlib.suppress(OSError):  # the in-memory cache still works
+        atomic_write(path, json.dumps({"url": url, "at": at, "text": text}))
 
 
 async def fetch_markdown(url: str) -> str:
