@@ -50,6 +50,7 @@ from valarmind_tui.safety.gate import PermissionGate
 from valarmind_tui.safety.hook_points import GateHooks
 from valarmind_tui.safety.permissions import AgentPermissions
 from valarmind_tui.tools.base import Risk, Tool, ToolContext, ToolResult
+from valarmind_tui.tools.common import cap_middle
 from valarmind_tui.tools.registry import ToolRegistry
 
 MAX_TOOL_OUTPUT_CHARS = 30_000
@@ -263,7 +264,7 @@ class AgentLoop:
             self._finish(call, "denied", ToolResult.error(str(exc)))
             raise
         self._finish(call, status, result)
-        return _clip(result.output)
+        return cap_middle(result.output, MAX_TOOL_OUTPUT_CHARS)
 
     async def _execute(self, call: ToolCall) -> tuple[str, ToolResult]:
         if call.parse_error is not None:
@@ -285,7 +286,8 @@ class AgentLoop:
         self.deps.bus.publish(
             ToolCallFinished(
                 agent_id=self.agent_id, call_id=call.id, name=call.name, status=status,
-                output=_clip(result.output), diff=result.diff, exit_code=_exit_code(result),
+                output=cap_middle(result.output, MAX_TOOL_OUTPUT_CHARS), diff=result.diff,
+                exit_code=_exit_code(result),
             )
         )
 
@@ -382,11 +384,3 @@ def _exit_code(result: ToolResult) -> int | None:
     data = result.data
     code = data.get("exit_code") if isinstance(data, dict) else None
     return code if isinstance(code, int) else None
-
-
-def _clip(text: str) -> str:
-    if len(text) <= MAX_TOOL_OUTPUT_CHARS:
-        return text
-    half = MAX_TOOL_OUTPUT_CHARS // 2
-    dropped = len(text) - 2 * half
-    return f"{text[:half]}\n… [{dropped} characters omitted] …\n{text[-half:]}"

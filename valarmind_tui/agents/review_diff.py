@@ -25,7 +25,7 @@ from valarmind_tui.safety.content import (
     redact_sensitive_diff,
 )
 from valarmind_tui.safety.paths import relative, resolve_in_project
-from valarmind_tui.tools.common import child_env, kill_group
+from valarmind_tui.tools.common import child_env, kill_group, run_process
 from valarmind_tui.tools.git import SAFE_FLAGS, safe_git_env
 
 if TYPE_CHECKING:
@@ -237,21 +237,10 @@ async def run_command(
     with the allowlisted environment (no API keys), in `sandbox` when given."""
     env = env if env is not None else child_env(cwd)
     argv = sandbox.wrap(cmd, cwd, env=env) if sandbox is not None else cmd
-    proc = await asyncio.create_subprocess_exec(
-        *argv, cwd=cwd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        stdin=asyncio.subprocess.DEVNULL, start_new_session=True, env=env,
-    )
-    try:
-        out, err = await asyncio.wait_for(proc.communicate(), TOOL_TIMEOUT_S)
-    except TimeoutError:
-        kill_group(proc.pid)
-        await proc.wait()
+    result = await run_process(argv, cwd=cwd, timeout=TOOL_TIMEOUT_S, env=env)
+    if result.timed_out:
         return 124, "", f"{cmd[0]} took longer than {TOOL_TIMEOUT_S:.0f} s"
-    except asyncio.CancelledError:
-        kill_group(proc.pid)
-        await proc.wait()
-        raise
-    return proc.returncode or 0, out.decode(errors="replace"), err.decode(errors="replace")
+    return result.returncode or 0, result.stdout, result.stderr
 
 
 async def run_json(cmd: list[str], cwd: Path, *, sandbox: Sandbox | None = None) -> Any:
