@@ -172,10 +172,16 @@ class Settings(BaseSettings):
                 return default_model
         return None
 
-    def model_for_agent(self, agent: str) -> str | None:
-        """The model an agent uses: its per-agent setting, else the default."""
-        chosen = self.agent_models.get(agent)
-        return self.resolve_model(chosen) if chosen else self.resolve_model()
+    def model_for_agent(self, agent: str, spec_model: str | None = None) -> str | None:
+        """The model an agent's settings choose: `agent_models`, then its spec's model (an
+        alias when configured, or a full `provider/model` string); None: the session's model."""
+        if agent in self.agent_models:
+            return self.resolve_model(agent)
+        if spec_model and spec_model in self.aliases:
+            return self.aliases[spec_model]
+        if spec_model and "/" in spec_model:
+            return spec_model
+        return None
 
     def key_env_for(self, model: str | None) -> str | None:
         """The environment variable that should hold the key for `model`."""

@@ -47,8 +47,9 @@ def test_alias_and_agent_model_resolution(tmp_path: Path) -> None:
     settings = load_settings(tmp_path, trusted=True)
     assert settings.resolve_model() == "openai/gpt-4.1-mini"
     assert settings.model_for_agent("review") == "anthropic/opus"
-    # a repository never picks which model an agent uses
-    assert settings.model_for_agent("search") == "openai/gpt-4.1-mini"
+    # a repository never picks which model an agent uses: search gets the session's model
+    assert settings.model_for_agent("search") is None
+    assert settings.model_for_agent("search", "smart") == "anthropic/opus"  # its spec's alias
     assert settings.ignored_project_keys == ("agent_models",)
 
 

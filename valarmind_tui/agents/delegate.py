@@ -246,14 +246,11 @@ class Delegator:
     def model_for(self, spec: AgentSpec) -> str | None:
         """Per-agent config, then the spec's alias (when configured) or model, else the
         session's model; OpenRouter models get the spec's suffix (`:online`)."""
-        model: str | None = None
         settings = self.settings
-        if settings is not None and spec.name in settings.agent_models:
-            model = settings.resolve_model(spec.name)
-        elif spec.model and settings is not None and spec.model in settings.aliases:
-            model = settings.aliases[spec.model]
-        elif spec.model and "/" in spec.model:
-            model = spec.model
+        if settings is not None:
+            model = settings.model_for_agent(spec.name, spec.model)
+        else:
+            model = spec.model if spec.model and "/" in spec.model else None
         model = model or self.model or self.deps.provider.model
         suffix = spec.model_suffix
         if suffix and model and model.startswith("openrouter/") and not model.endswith(suffix):
