@@ -66,6 +66,14 @@ def test_html_becomes_markdown() -> None:
     assert "alert" not in text and "menu" not in text and "p{}" not in text
 
 
+def test_tables_and_nested_lists_keep_their_shape() -> None:
+    _, text = html_to_markdown(
+        "<table><tr><th>option</th><th>default</th></tr><tr><td>timeout</td><td>30</td></tr>"
+        "</table><ul><li>a<ul><li>b</li></ul></li></ul>")
+    assert "| option | default |\n| --- | --- |\n| timeout | 30 |" in text
+    assert "- a\n  - b" in text
+
+
 async def test_fetch_converts_and_caches_for_15_minutes(site: str, tmp_path: Path) -> None:
     first = await _fetch(site + "/doc", tmp_path, prompt="verify")
     assert not first.is_error and first.data == {"url": site + "/doc", "cached": False}

@@ -7,7 +7,6 @@ import hashlib
 import json
 import re
 import time
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -23,110 +22,23 @@ MAX_CHARS = 20_000
 TIMEOUT_S = 20.0
 _MEMORY: dict[str, tuple[float, str]] = {}
 
-_SKIP = {"script", "style", "noscript", "template", "svg", "head", "iframe", "nav", "footer"}
-_BLOCK = {"p", "div", "section", "article", "main", "header", "table", "tr", "form", "figure",
-          "blockquote", "ul", "ol", "dl", "br", "hr"}
-
-
-_INLINE = {"strong": "**", "b": "**", "em": "*", "i": "*"}
-
-
-class _Markdown(HTMLParser):
-    """A small HTML → Markdown converter: headings, paragraphs, links, lists, code, tables."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.out: list[str] = []
-        self.skip = 0
-        self.pre = 0
-        self.lists: list[str] = []
-        self.href: list[str | None] = []
-        self.title = ""
-        self._in_title = False
-
-    def _inline(self, tag: str) -> str:
-        """The Markdown marker that opens and closes an inline tag ('' for other tags)."""
-        if tag == "code":
-            return "" if self.pre else "`"
-        return _INLINE.get(tag, "")
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "title":
-            self._in_title = True
-        if tag in _SKIP:
-            self.skip += 1
-            return
-        if self.skip:
-            return
-        if re.fullmatch(r"h[1-6]", tag):
-            self.out.append("\n\n" + "#" * int(tag[1]) + " ")
-        elif tag == "pre":
-            self.pre += 1
-            self.out.append("\n\n```\n")
-        elif marker := self._inline(tag):
-            self.out.append(marker)
-        elif tag == "a":
-            self.href.append(dict(attrs).get("href"))
-            self.out.append("[")
-        elif tag in ("ul", "ol"):
-            self.lists.append(tag)
-            self.out.append("\n")
-        elif tag == "li":
-            indent = "  " * (len(self.lists) - 1)
-            self.out.append(f"\n{indent}{'1.' if self.lists[-1:] == ['ol'] else '-'} ")
-        elif tag in ("td", "th"):
-            self.out.append(" | ")
-        elif tag == "img":
-            alt = dict(attrs).get("alt")
-            if alt:
-                self.out.append(f"[image: {alt}]")
-        elif tag in _BLOCK:
-            self.out.append("\n\n" if tag != "br" else "\n")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "title":
-            self._in_title = False
-        if tag in _SKIP:
-            self.skip = max(0, self.skip - 1)
-            return
-        if self.skip:
-            return
-        if tag == "pre":
-            self.pre = max(0, self.pre - 1)
-            self.out.append("\n```\n\n")
-        elif marker := self._inline(tag):
-            self.out.append(marker)
-        elif tag == "a":
-            href = self.href.pop() if self.href else None
-            self.out.append(f"]({href})" if href and not href.startswith("#") else "]")
-        elif tag in ("ul", "ol"):
-            if self.lists:
-                self.lists.pop()
-            self.out.append("\n")
-        elif re.fullmatch(r"h[1-6]", tag) or tag in _BLOCK:
-            self.out.append("\n\n")
-
-    def handle_data(self, data: str) -> None:
-        if self._in_title:
-            self.title += data
-        if self.skip:
-            return
-        self.out.append(data if self.pre else re.sub(r"\s+", " ", data))
-
-    def markdown(self) -> str:
-        text = "".join(self.out)
-        text = re.sub(r"\[\s*\]\([^)]*\)", "", text)
-        text = re.sub(r"[ \t]+\n", "\n", text)
-        text = re.sub(r"\n[ \t]+(?=[^-\d\s|])", "\n", text)
-        return re.sub(r"\n{3,}", "\n\n", text).strip()
+_SKIP = ("script", "style", "noscript", "template", "svg", "head", "iframe", "nav", "footer")
+"""Elements whose content is never page text: dropped whole before conversion."""
 
 
 def html_to_markdown(html: str) -> tuple[str, str]:
-    """(title, markdown) of an HTML document."""
-    parser = _Markdown()
-    parser.feed(html)
-    parser.close()
-    return parser.title.strip(), parser.markdown()
+    """(title, markdown) of an HTML document, by markdownify (MIT) over BeautifulSoup."""
+    from bs4 import BeautifulSoup
+    from markdownify import ATX, MarkdownConverter
+
+    soup = BeautifulSoup(html, "html.parser")
+    title = soup.title.get_text(" ", strip=True) if soup.title else ""
+    for element in soup(list(_SKIP)):
+        element.decompose()
+    text = MarkdownConverter(heading_style=ATX, bullets="-", strip=["img"]).convert_soup(soup)
+    text = re.sub(r"\[\s*\]\([^)]*\)", "", text)  # links around nothing (icons)
+    text = re.sub(r"[ \t]+\n", "\n", text)
+    return title, re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
 def _cache_file(url: str) -> Path:
