@@ -11,7 +11,26 @@ import dataclasses
 import re
 import time
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Literal
+
+
+class RunStatus(StrEnum):
+    """How a prompt or an agent's run ended. A StrEnum: it compares equal to its value and is
+    written as the plain string in JSON, events and the store."""
+
+    DONE = "done"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+    INCOMPLETE = "incomplete"
+    """The agent stopped before finishing (turn limit, time limit)."""
+    ESCALATED = "escalated"
+    """Repeated denials stopped the prompt; the text says why."""
+    UNVERIFIED = "unverified"
+    """A required quality gate could not run."""
+    REJECTED = "rejected"
+    """A required quality gate failed."""
+
 
 ToolStatus = Literal["ok", "error", "denied", "cancelled", "timeout"]
 ApprovalDecision = Literal["allow_once", "allow_session", "allow_project", "deny"]
@@ -185,10 +204,7 @@ class ModeChanged(Event):
 class PromptFinished(Event):
     """The answer to one submitted prompt is complete."""
 
-    status: Literal["done", "failed", "incomplete", "cancelled", "escalated", "unverified",
-                    "rejected"]
-    """escalated: repeated denials stopped the prompt (the text says why); unverified: a
-    required quality gate could not run; rejected: a required quality gate failed."""
+    status: RunStatus
     text: str
     gates: tuple[dict[str, Any], ...] = ()
     """The quality gates' verdicts when they were required: {name, verdict, evidence}."""

@@ -15,14 +15,15 @@ from typing import IO, Any
 
 from valarmind_tui.config import Settings
 from valarmind_tui.errors import AuthError, UsageError
-from valarmind_tui.events import Event, Notice, event_to_dict
+from valarmind_tui.events import Event, Notice, RunStatus, event_to_dict
 from valarmind_tui.mcp.client import McpManager
 from valarmind_tui.providers.base import Provider
 from valarmind_tui.safety.approval import PolicyApprover
 from valarmind_tui.session import PromptResult, Session, offline_help
 
-EXIT_CODES = {"done": 0, "failed": 1, "cancelled": 1, "incomplete": 3, "escalated": 4,
-              "unverified": 5, "rejected": 6}
+EXIT_CODES: dict[RunStatus, int] = {
+    RunStatus.DONE: 0, RunStatus.FAILED: 1, RunStatus.CANCELLED: 1, RunStatus.INCOMPLETE: 3,
+    RunStatus.ESCALATED: 4, RunStatus.UNVERIFIED: 5, RunStatus.REJECTED: 6}
 """Exit codes of `-p` and `run` by prompt status (the README lists them): unverified, a required
 quality gate could not run (QA's command denied...); rejected, a required gate failed."""
 

@@ -39,6 +39,7 @@ from valarmind_tui.events import (
     ModeChanged,
     Notice,
     PromptFinished,
+    RunStatus,
     TurnFinished,
 )
 from valarmind_tui.providers.base import Provider
@@ -62,9 +63,7 @@ from valarmind_tui.user_dirs import user_data_dir
 class PromptResult:
     """The outcome of one submitted prompt."""
 
-    status: str
-    """done, failed, incomplete, cancelled, escalated, unverified (a required quality gate
-    could not run) or rejected (a required quality gate failed)."""
+    status: RunStatus
     text: str
     gates: tuple[dict[str, Any], ...] = ()
     """The quality gates' verdicts when they were required: {name, verdict, evidence}."""
@@ -235,7 +234,7 @@ class Session:
         prompt at a time: while one runs, another is refused (not queued) with a Notice."""
         if prompt.lstrip().startswith("/"):
             result = await self.run_command(prompt)
-            return PromptResult("done" if result.ok else "failed", result.text)
+            return PromptResult(RunStatus.DONE if result.ok else RunStatus.FAILED, result.text)
         if self.busy:
             return self._refuse_while_busy()
         task = asyncio.create_task(self._run_prompt(prompt))
@@ -251,7 +250,7 @@ class Session:
     def _refuse_while_busy(self) -> PromptResult:
         message = "The agent is still working: wait for the answer or press Esc to cancel it."
         self.bus.publish(Notice(level="warning", message=message))
-        return PromptResult("failed", message)
+        return PromptResult(RunStatus.FAILED, message)
 
     async def _run_prompt(self, prompt: str) -> PromptResult:
         verdict = await self.hooks.user_prompt_submit(prompt)
@@ -259,18 +258,18 @@ class Session:
             message = ("The prompt was not sent: a UserPromptSubmit hook blocked it. "
                        + verdict.blocked)
             self.bus.publish(Notice(level="warning", message=message))
-            return self._finish("failed", message)
+            return self._finish(RunStatus.FAILED, message)
         context = "\n".join(c for c in (self._hook_context, verdict.context) if c)
         if context:
             self._hook_context = ""
             prompt = f"{prompt}\n\n<hook-context>\n{context}\n</hook-context>"
         if self.offline:
-            return self._finish("failed", offline_help())
+            return self._finish(RunStatus.FAILED, offline_help())
         try:
             provider = self.provider()
         except ValarMindError as exc:
             self.bus.publish(Notice(level="error", message=str(exc)))
-            return self._finish("failed", str(exc))
+            return self._finish(RunStatus.FAILED, str(exc))
         await self._compact_if_needed()
         ctx = ToolContext(project_root=self.project_root, sandbox=self.sandbox, extra={
             "approver": self.approver, "set_mode": self.set_mode, "get_mode": lambda: self.mode,
@@ -300,9 +299,9 @@ class Session:
         return self._finish(outcome.status, text, gates)
 
     def _finish(
-        self, status: str, text: str, gates: tuple[dict[str, Any], ...] = ()
+        self, status: RunStatus, text: str, gates: tuple[dict[str, Any], ...] = ()
     ) -> PromptResult:
-        self.bus.publish(PromptFinished(status=status, text=text, gates=gates))  # type: ignore[arg-type]
+        self.bus.publish(PromptFinished(status=status, text=text, gates=gates))
         return PromptResult(status, text, gates)
 
     def system_prompt(self, spec: AgentSpec, *, repo_map: str = "") -> str:

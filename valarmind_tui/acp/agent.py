@@ -51,7 +51,8 @@ from valarmind_tui.store.sessions import SessionStore
 from valarmind_tui.trust import decide
 from valarmind_tui.user_dirs import user_data_dir
 
-STOP_REASONS: dict[str, StopReason] = {"done": "end_turn", "incomplete": "max_turn_requests",
+STOP_REASONS: dict[str, StopReason] = {
+                "done": "end_turn", "incomplete": "max_turn_requests",
                 "cancelled": "cancelled", "escalated": "refusal",
                 # the turn ended; its answer carries the gate report that says what failed
                 "unverified": "end_turn", "rejected": "end_turn"}

@@ -35,7 +35,7 @@ from valarmind_tui.errors import (
     UsageError,
     ValarMindError,
 )
-from valarmind_tui.events import AgentFinished, AgentSpawned
+from valarmind_tui.events import AgentFinished, AgentSpawned, RunStatus
 from valarmind_tui.providers.base import Provider, Usage
 from valarmind_tui.safety.approval import PermissionMode
 from valarmind_tui.tools.base import Risk, Tool, ToolContext, ToolResult
@@ -320,7 +320,7 @@ async def _bounded(
     task.cancel(TIMEOUT)
     await asyncio.wait({task})
     if task.cancelled():
-        return AgentOutcome("cancelled", "", [], 0, Usage()), True
+        return AgentOutcome(RunStatus.CANCELLED, "", [], 0, Usage()), True
     return task.result(), True
 
 

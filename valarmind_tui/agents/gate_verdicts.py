@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from valarmind_tui.agents.results import QACheck, QAResult, ReviewResult, TestResult
+from valarmind_tui.events import RunStatus
 
 if TYPE_CHECKING:
     from valarmind_tui.agents.delegate import DelegationResult
@@ -62,13 +63,13 @@ class GateVerdict:
         return f"{self.name}: {VERDICT_WORDS[self.verdict]}" + (f" ({why})" if why else "")
 
 
-def prompt_status(verdicts: list[GateVerdict]) -> str:
+def prompt_status(verdicts: list[GateVerdict]) -> RunStatus:
     """done, rejected (a gate failed) or unverified (a gate could not run)."""
     if any(v.verdict == "failed" for v in verdicts):
-        return "rejected"
+        return RunStatus.REJECTED
     if any(v.verdict == "not_run" for v in verdicts):
-        return "unverified"
-    return "done"
+        return RunStatus.UNVERIFIED
+    return RunStatus.DONE
 
 
 def _words(command: str) -> list[str]:

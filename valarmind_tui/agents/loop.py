@@ -11,7 +11,7 @@ import asyncio
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -27,6 +27,7 @@ from valarmind_tui.errors import (
 from valarmind_tui.events import (
     Notice,
     ReasoningDelta,
+    RunStatus,
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
@@ -93,8 +94,7 @@ class LoopDeps:
     """Called with every message appended to history (the session store persists them)."""
 
 
-Status = Literal["done", "incomplete", "failed", "cancelled", "escalated", "unverified",
-                 "rejected"]
+Status = RunStatus
 """unverified and rejected come only from the orchestrator's quality gates."""
 
 
@@ -151,9 +151,9 @@ class AgentLoop:
             return self._cancelled(timed_out=is_timeout(exc))
         except DenialEscalated as exc:
             self._answer_open_calls(f"Not run: {exc}")
-            return self._outcome("escalated", str(exc), error=str(exc))
+            return self._outcome(RunStatus.ESCALATED, str(exc), error=str(exc))
         except ProviderError as exc:
-            return self._outcome("failed", self._partial, error=str(exc))
+            return self._outcome(RunStatus.FAILED, self._partial, error=str(exc))
 
     async def _loop(self) -> AgentOutcome:
         last_text = ""
@@ -165,7 +165,7 @@ class AgentLoop:
             if not turn.tool_calls:
                 reason = await self._stop_hooks()
                 if reason is None:
-                    return self._outcome("done", turn.text)
+                    return self._outcome(RunStatus.DONE, turn.text)
                 self._append({"role": "user", "content": (
                     f"A {self.stop_event} hook asked you to continue before finishing:\n{reason}")})
                 continue
@@ -176,7 +176,7 @@ class AgentLoop:
             f"## INCOMPLETE\n\nThe agent used all {self.max_turns} turns before finishing; "
             "its last message follows.\n\n"
         )
-        return self._outcome("incomplete", reason + last_text)
+        return self._outcome(RunStatus.INCOMPLETE, reason + last_text)
 
     async def _stop_hooks(self) -> str | None:
         """Why the agent must go on (a Stop hook's exit 2 or `decision: block`), or None. It goes
@@ -314,7 +314,7 @@ class AgentLoop:
         mark = TIMEOUT_MARK if timed_out else CANCELLED_MARK
         if not self._answer_open_calls(TIMEOUT if timed_out else "cancelled") and self._partial:
             self._append({"role": "assistant", "content": self._partial + mark})
-        return self._outcome("cancelled", self._partial + mark if self._partial else "")
+        return self._outcome(RunStatus.CANCELLED, self._partial + mark if self._partial else "")
 
     def _outcome(
         self, status: Status, text: str,

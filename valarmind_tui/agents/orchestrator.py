@@ -35,7 +35,7 @@ from valarmind_tui.agents.spec import AgentSpec
 from valarmind_tui.agents.tasks import DelegationFollower, TaskList
 from valarmind_tui.config import Settings
 from valarmind_tui.errors import DenialEscalated
-from valarmind_tui.events import AgentFinished, AgentSpawned, Event, ModeChanged
+from valarmind_tui.events import AgentFinished, AgentSpawned, Event, ModeChanged, RunStatus
 from valarmind_tui.safety.approval import PermissionMode
 from valarmind_tui.tools.exit_plan_mode import ExitPlanModeTool
 from valarmind_tui.tools.registry import ToolRegistry
@@ -125,14 +125,14 @@ class Orchestrator:
                 await self._enforce(report, tracker, prompt)
             except DenialEscalated as exc:
                 report.notes.append(f"Gates stopped: {exc}")
-                return self._reported(replace(outcome, error=str(exc)), report, "escalated",
+                return self._reported(replace(outcome, error=str(exc)), report, RunStatus.ESCALATED,
                                       str(exc))
             except asyncio.CancelledError:
                 current = asyncio.current_task()
                 if current is not None:
                     current.uncancel()
                 report.notes.append("Gates interrupted: the run was cancelled.")
-                return self._reported(outcome, report, "cancelled", outcome.text)
+                return self._reported(outcome, report, RunStatus.CANCELLED, outcome.text)
             report.files = tracker.files
             follower.settle({v.name: v.verdict for v in report.verdicts})
             return self._reported(outcome, report, report.status, outcome.text)
@@ -155,7 +155,7 @@ class Orchestrator:
         return on_event
 
     def _reported(
-        self, outcome: AgentOutcome, report: GateReport, status: str, text: str
+        self, outcome: AgentOutcome, report: GateReport, status: RunStatus, text: str
     ) -> AgentOutcome:
         """The outcome with the gates' report appended to its text and kept in its history."""
         rendered = report.render()

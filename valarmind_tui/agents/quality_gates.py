@@ -18,7 +18,13 @@ from valarmind_tui.agents.delegate import DelegationResult
 from valarmind_tui.agents.gate_verdicts import CommandRun, GateVerdict, prompt_status
 from valarmind_tui.agents.results import QAResult, ReviewResult
 from valarmind_tui.bus import EventBus
-from valarmind_tui.events import AgentSpawned, Event, ToolCallFinished, ToolCallStarted
+from valarmind_tui.events import (
+    AgentSpawned,
+    Event,
+    RunStatus,
+    ToolCallFinished,
+    ToolCallStarted,
+)
 from valarmind_tui.safety.paths import is_sensitive
 
 WRITE_TOOLS = ("write_file", "edit_file")
@@ -142,10 +148,10 @@ class GateReport:
         return bool(self.reasons)
 
     @property
-    def status(self) -> str:
+    def status(self) -> RunStatus:
         """done when every gate passed, rejected when one failed, unverified otherwise."""
         if not self.verdicts:
-            return "unverified"
+            return RunStatus.UNVERIFIED
         return prompt_status(self.verdicts)
 
     @property
