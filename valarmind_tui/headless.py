@@ -65,7 +65,7 @@ def headless_approver(settings: Settings, root: Path) -> PolicyApprover:
     (by argv prefix, one simple command; the sandbox still confines them)."""
     if not settings.allow_project_commands:
         return PolicyApprover()
-    from valarmind_tui.agents.project_commands import commands_of, detect_commands
+    from valarmind_tui.context.project_commands import commands_of, detect_commands
 
     return PolicyApprover(project_commands=commands_of(detect_commands(root)))
 

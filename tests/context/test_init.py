@@ -50,8 +50,9 @@ async def test_optional_sections_only_when_there_is_something(rust_project: Path
 async def test_update_keeps_hand_written_sections_byte_for_byte(py_js_project: Path) -> None:
     first = await generate_valarmind_md(py_js_project)
     manual = "\n## Team Rules\n\nAlways   run `make check`\tbefore pushing.\n  Trailing  \n\n"
-    edited = first.text.replace("<!-- valarmind:generated:stack -->", manual +
-                                "<!-- valarmind:generated:stack -->", 1)
+    stack = re.search(r"<!-- valarmind:generated:stack sha256=\w+ -->", first.text)
+    assert stack is not None
+    edited = first.text.replace(stack.group(0), manual + stack.group(0), 1)
     write_valarmind_md(py_js_project, edited)
     (py_js_project / "backend" / "webshop" / "billing.py").write_text("def charge():\n    pass\n")
     second = await generate_valarmind_md(py_js_project)
