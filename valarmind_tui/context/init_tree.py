@@ -108,7 +108,8 @@ def _lines(node: dict[str, Any], prefix: str, path: str, depth: int, max_depth: 
             out.append(f"{prefix}{d}/")
             out.extend(_lines(node[d], prefix + "  ", full(d), depth + 1, max_depth, order,
                               keep_open, leaves_per_dir))
-    limit = max(leaves_per_dir, 12) if depth == 1 else leaves_per_dir
+    # the root and the folders of the best-ranked files show more of their files
+    limit = max(leaves_per_dir, 20) if depth == 1 or path in keep_open else leaves_per_dir
     out.extend(prefix + leaf for leaf in leaves[:limit])
     if len(leaves) > limit:
         out.append(f"{prefix}… {len(leaves) - limit} more files")
