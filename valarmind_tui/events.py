@@ -186,9 +186,10 @@ class PromptFinished(Event):
     """The answer to one submitted prompt is complete."""
 
     status: Literal["done", "failed", "incomplete", "cancelled", "escalated", "unverified",
-                    "rejected"]
+                    "rejected", "timeout"]
     """escalated: repeated denials stopped the prompt (the text says why); unverified: a
-    required quality gate could not run; rejected: a required quality gate failed."""
+    required quality gate could not run; rejected: a required quality gate failed; timeout: the
+    orchestrator's own time limit ran out."""
     text: str
     gates: tuple[dict[str, Any], ...] = ()
     """The quality gates' verdicts when they were required: {name, verdict, evidence}."""

@@ -22,7 +22,7 @@ from valarmind_tui.safety.approval import PolicyApprover
 from valarmind_tui.session import PromptResult, Session, offline_help
 
 EXIT_CODES = {"done": 0, "failed": 1, "cancelled": 1, "incomplete": 3, "escalated": 4,
-              "unverified": 5, "rejected": 6}
+              "unverified": 5, "rejected": 6, "timeout": 7}
 """Exit codes of `-p` and `run` by prompt status (the README lists them): unverified, a required
 quality gate could not run (QA's command denied...); rejected, a required gate failed."""
 

@@ -93,8 +93,9 @@ class LoopDeps:
 
 
 Status = Literal["done", "incomplete", "failed", "cancelled", "escalated", "unverified",
-                 "rejected"]
-"""unverified and rejected come only from the orchestrator's quality gates."""
+                 "rejected", "timeout"]
+"""unverified and rejected come only from the orchestrator's quality gates; timeout from the
+orchestrator's own time limit (a specialist's ends `timeout` in its DelegationResult)."""
 
 
 @dataclass(frozen=True)
