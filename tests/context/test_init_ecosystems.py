@@ -101,3 +101,16 @@ async def test_express_readme_with_odd_case_is_a_reference(tmp_path: Path) -> No
     text = (await generate_valarmind_md(root)).text
     assert "`Readme.md`" in _section(text, "References")
     assert "Fast, unopinionated, minimalist web framework" in _section(text, "Objective")
+
+
+@pytest.mark.parametrize("folder", ["requests-2.32.3", "monolog-lite", "humanizer-lite"])
+def test_the_test_agent_and_qa_may_run_what_valarmind_md_lists(tmp_path: Path,
+                                                               folder: str) -> None:
+    from valarmind_tui.agents.registry import AgentRegistry
+
+    root = _copy(tmp_path, folder)
+    registry = AgentRegistry.load(root, None)
+    test_command = CASES[folder][2]
+    assert registry.get("test").permissions.execute_allow == (test_command,)
+    assert test_command in (registry.get("qa").permissions.execute_allow or ())
+    assert f"`{test_command}`" in registry.get("qa").system_prompt
