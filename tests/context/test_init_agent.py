@@ -18,7 +18,11 @@ from valarmind_tui.context.tokens import count_tokens
 from valarmind_tui.context.valarmind_budget import TRIMMED_MARK
 from valarmind_tui.context.valarmind_md import HARD_CAP, TARGET_TOKENS
 from valarmind_tui.events import ToolCallFinished
-from valarmind_tui.providers.litellm_provider import LiteLLMProvider, ProviderConfig
+from valarmind_tui.providers.litellm_provider import (
+    LiteLLMProvider,
+    ProviderConfig,
+    load_litellm,
+)
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "init_projects"
 
@@ -30,6 +34,7 @@ def _requests(tmp_path: Path) -> Path:
 
 
 def _delegator(root: Path, fake_model: Any, bus: EventBus) -> Any:
+    load_litellm()  # its first import is slow; the init agent's 90 s are not for that
     provider = LiteLLMProvider(ProviderConfig(
         model="openai/fake-model", api_base=fake_model.openai_base, api_key="sk-test",
         max_retries=0))
