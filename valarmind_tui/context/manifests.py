@@ -76,10 +76,13 @@ def normalize(name: str) -> str:
 
 
 def read_text(path: Path, limit: int = MAX_MANIFEST_CHARS) -> str:
-    """A regular file's text ('' when missing, a symlink out of reach, or unreadable)."""
+    """A regular file's text; '' when missing, unreadable, or a symlink leading out of its own
+    folder (a repository's `setup.py -> ~/.ssh/id_rsa` must not reach the model)."""
     try:
+        if not path.resolve().is_relative_to(path.parent.resolve()):
+            return ""
         return read_regular_text(path, errors="replace")[:limit]
-    except OSError:
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop
         return ""
 
 
