@@ -114,3 +114,18 @@ def test_the_test_agent_and_qa_may_run_what_valarmind_md_lists(tmp_path: Path,
     assert registry.get("test").permissions.execute_allow == (test_command,)
     assert test_command in (registry.get("qa").permissions.execute_allow or ())
     assert f"`{test_command}`" in registry.get("qa").system_prompt
+
+
+async def test_broken_manifests_do_not_stop_init(tmp_path: Path) -> None:
+    root = tmp_path / "broken-shop"
+    root.mkdir()
+    (root / "package.json").write_text('{"name": "shop", "dependencies": {')
+    (root / "pyproject.toml").write_text("[project\nname = ")
+    (root / "setup.py").write_text("from setuptools import setup\nsetup(name=\n")
+    (root / "pom.xml").write_text('<?xml version="1.0"?><!DOCTYPE p [<!ENTITY a "aaaa">]>'
+                                  "<project><artifactId>&a;</artifactId></project>")
+    (root / "app.py").write_text("print('hi')\n")
+    result = await generate_valarmind_md(root)
+    assert result.text.startswith("# broken-shop\n")  # no manifest could name it
+    assert "Main Dependencies" in result.missing
+    assert "aaaa" not in result.text  # entity declarations are refused, not expanded

@@ -13,16 +13,22 @@ from typing import Any
 from valarmind_tui.context.manifests import Manifests, read_text
 
 
-def _node(root: Path, m: Manifests) -> None:
-    if not (root / "package.json").is_file():
-        return
-    m.ecosystem("node")
+def _json_manifest(root: Path, name: str, ecosystem: str, m: Manifests) -> dict[str, Any] | None:
+    """The JSON object in `name`, or None (missing, or malformed: the error is recorded)."""
+    if not (root / name).is_file():
+        return None
+    m.ecosystem(ecosystem)
     try:
-        data = json.loads(read_text(root / "package.json"))
+        data = json.loads(read_text(root / name))
     except ValueError as exc:
-        m.found["package.json"] = {"error": str(exc)}
-        return
-    if not isinstance(data, dict):
+        m.found[name] = {"error": str(exc)}
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _node(root: Path, m: Manifests) -> None:
+    data = _json_manifest(root, "package.json", "node", m)
+    if data is None:
         return
     m.found["package.json"] = {"type": data.get("type"), "workspaces": data.get("workspaces"),
                                "packageManager": data.get("packageManager")}
@@ -165,15 +171,8 @@ def _ruby(root: Path, m: Manifests) -> None:
 
 
 def _php(root: Path, m: Manifests) -> None:
-    if not (root / "composer.json").is_file():
-        return
-    m.ecosystem("php")
-    try:
-        data = json.loads(read_text(root / "composer.json"))
-    except ValueError as exc:
-        m.found["composer.json"] = {"error": str(exc)}
-        return
-    if not isinstance(data, dict):
+    data = _json_manifest(root, "composer.json", "php", m)
+    if data is None:
         return
     m.found["composer.json"] = {"type": data.get("type")}
     m.named(data.get("name"))
