@@ -53,7 +53,7 @@ from valarmind_tui.user_dirs import user_data_dir
 STOP_REASONS = {"done": "end_turn", "incomplete": "max_turn_requests",
                 "cancelled": "cancelled", "escalated": "refusal",
                 # the turn ended; its answer carries the gate report that says what failed
-                "unverified": "end_turn", "rejected": "end_turn"}
+                "unverified": "end_turn", "rejected": "end_turn", "timeout": "cancelled"}
 MODES = {
     "default": "Asks before every write and command.",
     "accept-edits": "Edits inside the project pass; commands still ask.",
