@@ -40,7 +40,7 @@ def register_agent_commands(registry: CommandRegistry) -> None:
 
     @command(registry, "qa", "run the project's detected build, lint and test commands")
     async def qa(session: Session, args: str) -> CommandResult:
-        from valarmind_tui.agents.project_commands import detect_commands
+        from valarmind_tui.context.project_commands import detect_commands
 
         found = detect_commands(session.project_root)
         if not found:

@@ -17,28 +17,36 @@ def register_context_commands(registry: CommandRegistry) -> None:
     @command(registry, "init", "write VALARMIND.md, the project's context file (after approval)",
              usage="[--yes]")
     async def init(session: Session, args: str) -> CommandResult:
-        from valarmind_tui.context.init_agent import generate_valarmind_md, write_valarmind_md
+        from valarmind_tui.agents.init_run import init_valarmind_md
+        from valarmind_tui.agents.read_only import read_only_delegator
+        from valarmind_tui.context.init_agent import write_valarmind_md
+        from valarmind_tui.events import Notice
 
-        provider = None if session.offline else session.provider()
-        result = await generate_valarmind_md(session.project_root, provider, session.model)
-        how = "a deterministic draft from the project's signals (no model configured)" \
-            if result.drafted_without_model else f"written by {session.model}"
+        delegator = None if session.offline else read_only_delegator(
+            session.project_root, session.provider(), session.settings, session.bus,
+            session.sandbox)
+        result = await init_valarmind_md(session.project_root, delegator)
+        for warning in result.warnings:
+            session.bus.publish(Notice(level="warning", message=f"/init: {warning}"))
+        how = "a deterministic draft from the project's signals" \
+            if result.drafted_without_model else f"written by the init agent ({session.model})"
         head = f"VALARMIND.md ({result.mode}, {result.tokens:,} tokens, {how})"
+        report = f"\n\n{result.report()}" if result.report() else ""
         if not result.diff_vs_existing:
-            return CommandResult(f"{head}: already up to date, nothing to write.")
+            return CommandResult(f"{head}: already up to date, nothing to write.{report}")
         answer = await session.approver.request(ApprovalRequest(
             request_id=uuid.uuid4().hex[:12], agent_id="init", tool="write_file",
-            summary=f"write {result.path}", reason=head, diff=result.diff_vs_existing,
+            summary=f"write {result.path}", reason=head + report, diff=result.diff_vs_existing,
             path=result.path,
         ))
         if not answer.allowed:
             return CommandResult(
-                f"{head}: not written (approve it, or pass --yes headless)."
+                f"{head}: not written (approve it, or pass --yes headless).{report}"
                 f"\n\n```diff\n{result.diff_vs_existing}```", data=result,
             )
         write_valarmind_md(session.project_root, result.text)
         session.invalidate_context()
-        return CommandResult(f"{head}: written.", data=result)
+        return CommandResult(f"{head}: written.{report}", data=result)
 
     @command(registry, "map", "show the repository map", usage="[--tokens N] [--json]")
     async def map_(session: Session, args: str) -> CommandResult:

@@ -30,6 +30,8 @@ class RunStatus(StrEnum):
     """A required quality gate could not run."""
     REJECTED = "rejected"
     """A required quality gate failed."""
+    TIMEOUT = "timeout"
+    """The orchestrator's own time limit ran out."""
 
 
 ToolStatus = Literal["ok", "error", "denied", "cancelled", "timeout"]

@@ -23,7 +23,7 @@ from valarmind_tui.session import PromptResult, Session, offline_help
 
 EXIT_CODES: dict[RunStatus, int] = {
     RunStatus.DONE: 0, RunStatus.FAILED: 1, RunStatus.CANCELLED: 1, RunStatus.INCOMPLETE: 3,
-    RunStatus.ESCALATED: 4, RunStatus.UNVERIFIED: 5, RunStatus.REJECTED: 6}
+    RunStatus.ESCALATED: 4, RunStatus.UNVERIFIED: 5, RunStatus.REJECTED: 6, RunStatus.TIMEOUT: 7}
 """Exit codes of `-p` and `run` by prompt status (the README lists them): unverified, a required
 quality gate could not run (QA's command denied...); rejected, a required gate failed."""
 
@@ -66,7 +66,7 @@ def headless_approver(settings: Settings, root: Path) -> PolicyApprover:
     (by argv prefix, one simple command; the sandbox still confines them)."""
     if not settings.allow_project_commands:
         return PolicyApprover()
-    from valarmind_tui.agents.project_commands import commands_of, detect_commands
+    from valarmind_tui.context.project_commands import commands_of, detect_commands
 
     return PolicyApprover(project_commands=commands_of(detect_commands(root)))
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import write_user_config
-from valarmind_tui.agents.project_commands import detect_commands
 from valarmind_tui.agents.registry import AgentRegistry
 from valarmind_tui.config import load_settings
+from valarmind_tui.context.project_commands import detect_commands
 from valarmind_tui.errors import ConfigError, UsageError
 from valarmind_tui.safety.paths import glob_match
 

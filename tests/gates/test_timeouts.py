@@ -9,6 +9,7 @@ from typing import Any
 
 from tests.fakes.model_server import ScriptedTurn
 from tests.gates.conftest import call, commit_all
+from valarmind_tui.agents.registry import parse_agent_file
 from valarmind_tui.events import ApprovalRequested, ApprovalResolved, ToolCallFinished
 from valarmind_tui.providers.litellm_provider import load_litellm
 from valarmind_tui.safety.approval import ApprovalAnswer, PolicyApprover
@@ -71,3 +72,77 @@ async def test_approval_time_does_not_count_and_an_open_one_times_out(
     assert bash[0][0] == "ok"
     assert bash[1] == ("timeout", "stopped: the agent's time limit ran out")
     assert "cancelled by the user" not in str(bash)
+
+
+QUICK_AGENT = SLOW_AGENT.replace("name: slowpoke", "name: quick").replace(
+    "timeout: {default: 5, max: 10}", "timeout: {default: 1, max: 2}")
+
+
+async def test_delegate_passes_a_timeout_capped_at_the_agents_maximum(
+    git_repo: Path, fake_model: Any, stack: Any
+) -> None:
+    (git_repo / ".valarmind" / "agents").mkdir(parents=True)
+    (git_repo / ".valarmind" / "agents" / "slowpoke.md").write_text(SLOW_AGENT)
+    (git_repo / ".valarmind" / "agents" / "quick.md").write_text(QUICK_AGENT)
+    commit_all(git_repo)
+    s = stack(git_repo)
+    slow_text = ScriptedTurn(text="z" * 400, chunk_size=4, chunk_delay_s=0.1)  # ~10 s to stream
+    fake_model.script(
+        ScriptedTurn(text="warm"),
+        ScriptedTurn(tool_calls=[call("delegate", agent="slowpoke", task="talk", timeout_s=1)]),
+        slow_text,
+        ScriptedTurn(text="the orchestrator goes on"),
+    )
+    load_litellm()
+    assert (await s.orchestrator.run("warm up")).status == "done"  # not timed: LiteLLM warms
+    outcome = await s.orchestrator.run("ask slowpoke, briefly")
+    assert outcome.status == "done"
+    slowpoke = s.orchestrator.delegator.results[-1]
+    assert slowpoke.status == "timeout" and slowpoke.elapsed_s < 4  # its own default is 5 s
+    tool = [m for m in outcome.messages if m.get("role") == "tool"][0]
+    assert "The slowpoke agent timed out" in tool["content"]
+
+    # a timeout above the agent's maximum is held to it (quick: default 1 s, max 2 s)
+    fake_model.script(slow_text)
+    quick = await s.orchestrator.delegator.run("quick", "talk", timeout_s=60)
+    assert quick.status == "timeout" and quick.problem == "exceeded 2s"
+
+
+async def test_the_orchestrators_own_limit_ends_the_prompt_as_timeout(
+    git_repo: Path, fake_model: Any, stack: Any
+) -> None:
+    from dataclasses import replace
+
+    s = stack(git_repo, approver=PolicyApprover())
+    approver = InteractiveApprover(s.bus)
+    s.gate.approver = approver
+    fake_model.script(ScriptedTurn(text="warm"))
+    load_litellm()
+    assert (await s.orchestrator.run("warm up")).status == "done"
+    s.orchestrator.spec = replace(s.orchestrator.spec, timeout_s=1, max_timeout_s=3)
+
+    fake_model.script(ScriptedTurn(text="y" * 400, chunk_size=4, chunk_delay_s=0.1))
+    slow = await s.orchestrator.run("say a lot")
+    assert slow.status == "timeout" and "time limit ran out" in slow.text
+
+    # a specialist's approval left open: the clock stops, then the orchestrator's 3 s maximum
+    # ends the prompt, and the approval is denied as a timeout
+    (git_repo / ".valarmind" / "agents").mkdir(parents=True)
+    (git_repo / ".valarmind" / "agents" / "slowpoke.md").write_text(SLOW_AGENT)
+    s.orchestrator.registry.add(parse_agent_file(
+        git_repo / ".valarmind" / "agents" / "slowpoke.md", source="project"))
+    fake_model.script(
+        ScriptedTurn(tool_calls=[call("delegate", agent="slowpoke", task="touch late")]),
+        ScriptedTurn(tool_calls=[call("bash", command="touch late")]),
+    )
+    outcome = await asyncio.wait_for(s.orchestrator.run("touch a file"), timeout=30)
+    assert outcome.status == "timeout"
+    assert not (git_repo / "late").exists()
+    asked = await _approval(s.events, 1)
+    resolved = [e for e in s.events if isinstance(e, ApprovalResolved)]
+    assert [(e.request_id, e.decision, e.feedback) for e in resolved] == [
+        (asked.request_id, "deny", "timeout")]
+    finished = {e.name: (e.status, e.output) for e in s.events if isinstance(e, ToolCallFinished)}
+    assert finished["bash"] == ("timeout", "stopped: the agent's time limit ran out")
+    assert finished["delegate"][0] == "timeout"
+    assert "cancelled by the user" not in str(finished)

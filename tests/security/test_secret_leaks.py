@@ -242,3 +242,26 @@ async def test_mcp_search_for_the_sentinel(git_repo: Path) -> None:
         assert not found.is_error, found.content
         contained(found.content[0].text + repr(found.structured_content))
         assert found.structured_content["raw_data"]["matches"] == []
+
+
+async def test_init_does_not_follow_symlinked_manifests_or_code_out_of_the_project(
+        tmp_path: Path) -> None:
+    """A repository whose setup.py, README.md and a module are symlinks to a secret outside it:
+    /init's signals (what the init agent would be sent) and draft hold none of it."""
+    from valarmind_tui.context.init_agent import generate_valarmind_md, init_task
+    from valarmind_tui.context.init_signals import collect_signals
+
+    secret = tmp_path / "outside" / "id_rsa"
+    secret.parent.mkdir()
+    secret.write_text(f"setup(name='{SENTINEL}', install_requires=['{SENTINEL}'])\n"
+                      f"# {SENTINEL}\n")
+    root = tmp_path / "repo"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "core.py").symlink_to(secret)
+    (root / "setup.py").symlink_to(secret)
+    (root / "README.md").symlink_to(secret)
+    (root / "pyproject.toml").write_text('[project]\nname = "victim"\n')
+    signals = collect_signals(root)
+    assert signals.name == "victim"
+    assert SENTINEL not in init_task(signals)
+    assert SENTINEL not in (await generate_valarmind_md(root)).text

@@ -55,7 +55,7 @@ STOP_REASONS: dict[str, StopReason] = {
                 "done": "end_turn", "incomplete": "max_turn_requests",
                 "cancelled": "cancelled", "escalated": "refusal",
                 # the turn ended; its answer carries the gate report that says what failed
-                "unverified": "end_turn", "rejected": "end_turn"}
+                "unverified": "end_turn", "rejected": "end_turn", "timeout": "cancelled"}
 MODES = {
     "default": "Asks before every write and command.",
     "accept-edits": "Edits inside the project pass; commands still ask.",

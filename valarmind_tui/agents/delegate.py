@@ -173,7 +173,7 @@ class Delegator:
                 status, summary = "failed", str(exc)[:300]
                 return result
             message = f"{task}\n\n## Context\n{context}" if context.strip() else task
-            outcome, timed_out = await _bounded(
+            outcome, timed_out = await bounded(
                 loop.run(message, system_prompt=self._system_prompt(spec)), limit, clock,
                 max(limit, spec.max_timeout_s),
             )
@@ -205,7 +205,7 @@ class Delegator:
         if parsed is None:
             repair = self._child_loop(spec, child_id, max_turns=2)
             prompt = REPAIR.format(kind=spec.result, problem=problem)
-            second, timed_out = await _bounded(
+            second, timed_out = await bounded(
                 repair.run(prompt, history=outcome.messages), remaining, clock,
                 max(remaining, spec.max_timeout_s),
             )
@@ -286,7 +286,7 @@ def profile_provider(spec: AgentSpec, model: str | None) -> Provider:
                                           api_key_env=spec.api_key_env, api_key=key))
 
 
-async def _bounded(
+async def bounded(
     coro: Any, limit: float, clock: ApprovalClock | None = None, wall_limit: float | None = None,
 ) -> tuple[AgentOutcome, bool]:
     """Run an agent loop with a time limit: (outcome, timed_out). The `clock` does not run while
@@ -311,8 +311,8 @@ async def _bounded(
             done = await clock.wait(task, remaining)
             if task in done:
                 break
-    except asyncio.CancelledError:
-        task.cancel()
+    except asyncio.CancelledError as exc:
+        task.cancel(*exc.args[:1])  # a parent's timeout reaches the child as a timeout
         await asyncio.wait({task})
         raise
     if task in done:
@@ -336,6 +336,8 @@ class DelegateItem(BaseModel):
     agent: str = Field(description="Specialist name.")
     task: str = Field(description="Self-contained task.")
     context: str = Field("", description="What the specialist needs to know.")
+    timeout_s: float | None = Field(
+        None, gt=0, description="Seconds it may work (default: its own; capped at its maximum).")
 
 
 class DelegateTool(Tool):
@@ -369,7 +371,8 @@ class DelegateTool(Tool):
         delegator: Delegator | None = ctx.extra.get("delegate")
         if delegator is None:
             return ToolResult.error("delegation is not available to this agent")
-        items = [DelegateItem(agent=params.agent, task=params.task, context=params.context)]
+        items = [DelegateItem(agent=params.agent, task=params.task, context=params.context,
+                              timeout_s=params.timeout_s)]
         items += params.also
         try:
             for item in items:
@@ -379,7 +382,8 @@ class DelegateTool(Tool):
         except (UsageError, ToolError) as exc:
             return ToolResult.error(str(exc))
         results = await asyncio.gather(*(
-            delegator.run(i.agent, i.task, i.context, parent_id=ctx.agent_id) for i in items
+            delegator.run(i.agent, i.task, i.context, parent_id=ctx.agent_id,
+                          timeout_s=i.timeout_s) for i in items
         ))
         raise_if_escalated(results)
         if len(results) == 1:

@@ -95,7 +95,8 @@ class LoopDeps:
 
 
 Status = RunStatus
-"""unverified and rejected come only from the orchestrator's quality gates."""
+"""unverified and rejected come only from the orchestrator's quality gates; timeout from the
+orchestrator's own time limit (a specialist's ends `timeout` in its DelegationResult)."""
 
 
 @dataclass(frozen=True)

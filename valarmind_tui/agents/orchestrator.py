@@ -20,10 +20,12 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from valarmind_tui.agents.approval_clock import ApprovalClock
 from valarmind_tui.agents.delegate import (
     DelegateTool,
     DelegationResult,
     Delegator,
+    bounded,
     raise_if_escalated,
 )
 from valarmind_tui.agents.gate_verdicts import qa_verdicts, review_verdict, test_verdict
@@ -112,7 +114,7 @@ class Orchestrator:
             own = replace(self.deps, tools=self.tools.subset(self.spec.tools))
             loop = AgentLoop(self.spec, own, agent_id=self.agent_id, model=self.model,
                              max_turns=self.max_turns)
-            outcome = await loop.run(prompt, history=history, system_prompt=system_prompt)
+            outcome = await self._run_bounded(loop, prompt, history, system_prompt)
             reasons = gates_required(tracker.files)
             if not reasons or outcome.status == "escalated":
                 return outcome
@@ -140,6 +142,23 @@ class Orchestrator:
             stop_following()
             tracker.close()
             self.delegator.on_result = None
+
+    async def _run_bounded(self, loop: AgentLoop, prompt: str,
+                           history: list[dict[str, Any]] | None,
+                           system_prompt: str | None) -> AgentOutcome:
+        """The orchestrator's own time limit (its spec's timeout, up to its maximum in wall
+        time), with the clock stopped while a person reads an approval, as for specialists."""
+        clock = ApprovalClock(self.deps.bus, self.agent_id)
+        try:
+            outcome, timed_out = await bounded(
+                loop.run(prompt, history=history, system_prompt=system_prompt),
+                self.spec.timeout_s, clock, self.spec.max_timeout_s)
+        finally:
+            clock.close()
+        if timed_out:
+            return replace(outcome, status=RunStatus.TIMEOUT, error=(
+                f"the orchestrator's time limit ({self.spec.timeout_s:g}s) ran out"))
+        return outcome
 
     def _follow(self, follower: DelegationFollower) -> Callable[[Event], None]:
         """Tasks follow the delegations this agent makes (its own children only)."""

@@ -13,14 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from valarmind_tui.agents.profiles import Profile, all_profiles
-from valarmind_tui.agents.project_commands import (
+from valarmind_tui.agents.spec import AgentSpec
+from valarmind_tui.config import PROJECT_DIR, Settings
+from valarmind_tui.context.project_commands import (
     ProjectCommand,
     commands_of,
     detect_commands,
     render_commands,
 )
-from valarmind_tui.agents.spec import AgentSpec
-from valarmind_tui.config import PROJECT_DIR, Settings
 from valarmind_tui.errors import ConfigError, UsageError
 from valarmind_tui.safe_files import read_regular_text
 from valarmind_tui.safety.permissions import AgentPermissions

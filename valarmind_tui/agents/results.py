@@ -10,7 +10,14 @@ import json
 import re
 from typing import Any, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
 from pydantic.alias_generators import to_camel
 
 
@@ -166,22 +173,35 @@ class DocsResult(_Result):
 
 
 class SectionResult(_Result):
-    name: str
-    source: str = "inferred"
-    confidence: float = 0.5
-    token_count: int = 0
+    name: str = Field(min_length=1)
+    """The heading (Stack, Main Dependencies...)."""
+    body: str = ""
+    """The section's Markdown, without its heading."""
+    source: Literal["extracted", "inferred", "asked"] = "inferred"
+    confidence: float = Field(0.5, ge=0, le=1)
+    token_count: int = Field(0, ge=0)
 
 
 class InitResult(_Result):
+    project_name: str = ""
+    sections: list[SectionResult] = Field(default_factory=list)
+    content: str = ""
+    """The whole Markdown: accepted when no section has a body (split on `## ` headings)."""
     mode: Literal["create", "update"] = "create"
     path: str = "VALARMIND.md"
-    content: str = ""
-    sections: list[SectionResult] = Field(default_factory=list)
-    token_count: int = 0
+    token_count: int = Field(0, ge=0)
     token_budget: dict[str, int] = Field(default_factory=lambda: {"target": 3000, "hard_cap": 4800})
     warnings: list[str] = Field(default_factory=list)
+    questions: list[str] = Field(default_factory=list)
+    """What the agent could not determine: shown to the person, who fills it in."""
     questions_asked: int = 0
     changes_from_previous: list[str] | None = None
+
+    @model_validator(mode="after")
+    def _has_sections(self) -> InitResult:
+        if not self.content.strip() and not any(s.body.strip() for s in self.sections):
+            raise ValueError("sections (with bodies) or content is required")
+        return self
 
 
 RESULT_MODELS: dict[str, type[BaseModel]] = {

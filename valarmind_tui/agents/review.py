@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from valarmind_tui.agents import review_checks as checks
 from valarmind_tui.agents.delegate import Delegator
+from valarmind_tui.agents.read_only import read_only_delegator
 from valarmind_tui.agents.results import ReviewFinding, ReviewResult, Severity, result_dict
 from valarmind_tui.agents.review_diff import ReviewDiff, gather_diff, run_json
 from valarmind_tui.agents.review_impact import change_impact
@@ -89,7 +90,7 @@ async def run_review(
         return report
     await _static_review(root, change, report, sandbox)
     if delegator is None and provider is not None:
-        delegator = _private_delegator(root, provider, settings, bus, sandbox)
+        delegator = read_only_delegator(root, provider, settings, bus, sandbox)
     if delegator is None:
         report.notes.append("No model is configured, so the model review was skipped; "
                             "only the static findings are shown.")
@@ -206,26 +207,6 @@ def _review_task(report: ReviewReport) -> str:
 def _line(f: ReviewFinding) -> str:
     return (f"[{f.severity}] {f.file}:{f.line or ''} {f.rule or ''} {f.message} "
             f"({f.source})").replace("  ", " ")
-
-
-def _private_delegator(
-    root: Path, provider: Provider, settings: Settings | None, bus: EventBus | None,
-    sandbox: Sandbox | None = None,
-) -> Delegator:
-    """A read-only stack for a review outside a session (plan mode: nothing can change)."""
-    from valarmind_tui.agents.loop import LoopDeps
-    from valarmind_tui.agents.registry import AgentRegistry
-    from valarmind_tui.safety.approval import PermissionMode, PolicyApprover
-    from valarmind_tui.safety.gate import PermissionGate
-    from valarmind_tui.tools.base import ToolContext
-    from valarmind_tui.tools.builtin import builtin_tools
-
-    bus = bus or EventBus()
-    gate = PermissionGate(root, PolicyApprover(), mode=PermissionMode.PLAN, bus=bus)
-    deps = LoopDeps(provider=provider, tools=builtin_tools(sandbox), gate=gate, bus=bus,
-                    ctx=ToolContext(project_root=root, sandbox=sandbox))
-    registry = AgentRegistry.load(root, settings)
-    return Delegator(registry, deps, model=provider.model, settings=settings)
 
 
 # -- linters -----------------------------------------------------------------------------

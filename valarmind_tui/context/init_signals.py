@@ -4,17 +4,18 @@ never read, only the variable names of `.env.example`-style templates."""
 
 from __future__ import annotations
 
-import json
 import re
-import tomllib
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
+from valarmind_tui.context.init_tree import core_files, is_junk, is_test, rank_files
+from valarmind_tui.context.manifests import Manifests, normalize, read_manifests
+from valarmind_tui.context.manifests import read_text as _read
+from valarmind_tui.context.project_commands import detect_commands, make_targets, node_runner
 from valarmind_tui.repomap.files import list_files
 from valarmind_tui.repomap.languages import language_for
-from valarmind_tui.safe_files import read_regular_text
 
 CONFIG_FILES = (
     "tsconfig.json", "ruff.toml", ".ruff.toml", "setup.cfg", "tox.ini", "mypy.ini",
@@ -23,7 +24,8 @@ CONFIG_FILES = (
     "jest.config.js", "vitest.config.ts", "vite.config.ts", "webpack.config.js",
     "eslint.config.js", "eslint.config.mjs", ".eslintrc.json", ".eslintrc.js", ".eslintrc",
     ".prettierrc", ".prettierrc.json", "prettier.config.js", "biome.json", "rustfmt.toml",
-    "clippy.toml", ".golangci.yml", "pytest.ini", "noxfile.py",
+    "clippy.toml", ".golangci.yml", "pytest.ini", "noxfile.py", ".flake8", ".rubocop.yml",
+    "phpunit.xml", "phpunit.xml.dist", "phpstan.neon", "global.json", "Directory.Build.props",
 )
 DOC_FILES = ("README.md", "README.rst", "README.txt", "README", "CONTRIBUTING.md",
              "ARCHITECTURE.md", "CHANGELOG.md", "SECURITY.md")
@@ -76,22 +78,36 @@ class Signals:
     test_dirs: list[str] = field(default_factory=list)
     samples: dict[str, str] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
+    runtime: dict[str, str] = field(default_factory=dict)
+    """Language versions from the manifests: {"Python": ">=3.8"...}."""
+    tools: list[str] = field(default_factory=list)
+    ecosystems: list[str] = field(default_factory=list)
+    ranked: list[str] = field(default_factory=list)
+    """Every file, best first by the repo map's ranking."""
+    core: list[str] = field(default_factory=list)
+    """The best-ranked source files that are not tests."""
 
 
 def collect_signals(root: Path) -> Signals:
     root = root.resolve()
     # VALARMIND.md is what /init writes: listing it would make every run differ from the last.
-    files = [f for f in list_files(root) if f != "VALARMIND.md"]
-    signals = Signals(root=root, name=root.name, files=files)
+    files = [f for f in list_files(root) if f != "VALARMIND.md" and not is_junk(f)]
+    found = read_manifests(root)
+    signals = Signals(root=root, name=found.name or root.name, files=files,
+                      description=found.description, manifests=found.found,
+                      dependencies=found.dependencies, dev_dependencies=found.dev_dependencies,
+                      runtime=found.runtime, tools=sorted(found.tools),
+                      ecosystems=found.ecosystems)
     signals.languages = dict(Counter(
         lang for f in files if (lang := language_for(f))).most_common())
-    _manifests(root, signals)
+    signals.commands = _commands(root, found)
     signals.configs = [c for c in CONFIG_FILES if (root / c).is_file()]
-    signals.ci = [f for f in files if f.startswith(".github/workflows/")] + (
-        [".gitlab-ci.yml"] if ".gitlab-ci.yml" in signals.configs else [])
+    signals.ci = [f for f in files if _is_ci(f)]
+    names = {f.lower(): f for f in files if "/" not in f}
     for doc in DOC_FILES:
-        if (root / doc).is_file():
-            signals.docs[doc] = _read(root / doc, 4000)
+        real = names.get(doc.lower())
+        if real is not None and real not in signals.docs:
+            signals.docs[real] = _read(root / real, 4000)
     signals.docs.update({f: "" for f in files if _is_adr(f)})
     if not signals.description:
         signals.description = _readme_summary(signals.docs)
@@ -100,137 +116,54 @@ def collect_signals(root: Path) -> Signals:
         f.split("/", 1)[0] for f in files if "/" in f).most_common())
     signals.test_dirs = sorted({f.split("/")[0] for f in files
                                 if re.search(r"(^|/)(tests?|__tests__|spec)/", f)})
-    code = [f for f in files if language_for(f) and not _is_test(f)]
-    signals.samples = _samples(root, code)
-    endpoints, env_in_code = _scan_code(root, code)
+    signals.ranked = rank_files(root, files)
+    code = {f for f in files if language_for(f) and not is_test(f)}
+    signals.core = core_files(signals.ranked, code)
+    signals.samples = {rel: "\n".join(_read(root / rel, 20_000).splitlines()[:SAMPLE_LINES])
+                       for rel in signals.core[:SAMPLE_FILES]}
+    endpoints, env_in_code = _scan_code(root, sorted(code))
     signals.endpoints = endpoints
     signals.env_vars = sorted(set(signals.env_vars) | env_in_code)
+    deps = {normalize(d) for d in signals.dependencies}
     signals.integrations = sorted({label for dep, label in INTEGRATIONS.items()
-                                   if dep in signals.dependencies})
+                                   if normalize(dep) in deps})
     signals.sensitive = _sensitive(files)
     return signals
 
 
-def _manifests(root: Path, s: Signals) -> None:
-    if (root / "pyproject.toml").is_file():
-        _pyproject(root, s)
-    if (root / "package.json").is_file():
-        _package_json(root, s)
-    if (root / "Cargo.toml").is_file():
-        data = _toml(root / "Cargo.toml")
-        pkg = data.get("package", {})
-        s.manifests["Cargo.toml"] = {"name": pkg.get("name"), "edition": pkg.get("edition")}
-        s.name = pkg.get("name") or s.name
-        s.description = s.description or pkg.get("description", "")
-        s.dependencies.update({k: _version(v) for k, v in data.get("dependencies", {}).items()})
-        s.dev_dependencies.update(
-            {k: _version(v) for k, v in data.get("dev-dependencies", {}).items()})
-        s.commands.setdefault("build", "cargo build")
-        s.commands.setdefault("test", "cargo test")
-        s.commands.setdefault("lint", "cargo clippy")
-    if (root / "go.mod").is_file():
-        text = _read(root / "go.mod", 20000)
-        module = re.search(r"^module\s+(\S+)", text, re.M)
-        go = re.search(r"^go\s+(\S+)", text, re.M)
-        s.manifests["go.mod"] = {"module": module and module.group(1), "go": go and go.group(1)}
-        for dep, ver in re.findall(r"^\s*([\w./-]+\.[\w./-]+)\s+(v[\w.+-]+)", text, re.M):
-            s.dependencies[dep] = ver
-        s.commands.setdefault("build", "go build ./...")
-        s.commands.setdefault("test", "go test ./...")
-        s.commands.setdefault("lint", "go vet ./...")
-    if (root / "requirements.txt").is_file() and "pyproject.toml" not in s.manifests:
-        for line in _read(root / "requirements.txt", 20000).splitlines():
-            m = re.match(r"\s*([A-Za-z0-9_.\-\[\]]+)\s*([=<>!~]=?\s*[\w.*]+)?", line)
-            if m and not line.lstrip().startswith(("#", "-")):
-                s.dependencies[m.group(1).lower()] = (m.group(2) or "").replace(" ", "")
-        s.manifests["requirements.txt"] = {}
-    if (root / "Makefile").is_file():
-        for target in re.findall(r"^([a-zA-Z][\w-]*):(?!=)", _read(root / "Makefile", 20000),
-                                 re.M)[:12]:
-            s.commands.setdefault(target, f"make {target}")
+def _commands(root: Path, found: Manifests) -> dict[str, str]:
+    """The shared detector's commands first (build, lint, typecheck, test), then the project's
+    other scripts and make targets, for people to read."""
+    commands: dict[str, str] = {}
+    for cmd in detect_commands(root, found):
+        commands.setdefault(cmd.kind, cmd.command)
+    if "package.json" in found.found:
+        runner = node_runner(root, found)
+        for script in found.scripts:
+            if f"{runner} run {script}" not in commands.values():
+                commands.setdefault(script, f"{runner} run {script}")
+    elif "composer.json" in found.found:
+        for script in found.scripts:
+            commands.setdefault(script, f"composer {script}")
+    for script in (found.found.get("pyproject.toml") or {}).get("scripts", {}):
+        commands.setdefault(f"run {script}", script)
+    _, targets = make_targets(root)
+    for target in targets[:12]:
+        if f"make {target}" not in commands.values():
+            commands.setdefault(target, f"make {target}")
+    return dict(list(commands.items())[:24])
 
 
-def _pyproject(root: Path, s: Signals) -> None:
-    data = _toml(root / "pyproject.toml")
-    project = data.get("project", {})
-    poetry = data.get("tool", {}).get("poetry", {})
-    s.name = project.get("name") or poetry.get("name") or s.name
-    s.description = project.get("description") or poetry.get("description") or ""
-    s.manifests["pyproject.toml"] = {
-        "requires-python": project.get("requires-python"),
-        "tools": sorted(data.get("tool", {})),
-        "scripts": project.get("scripts", {}),
-    }
-    for req in project.get("dependencies", []):
-        name, ver = _split_req(req)
-        s.dependencies[name] = ver
-    for group in project.get("optional-dependencies", {}).values():
-        for req in group:
-            name, ver = _split_req(req)
-            s.dev_dependencies[name] = ver
-    for name, ver in poetry.get("dependencies", {}).items():
-        if name != "python":
-            s.dependencies[name.lower()] = _version(ver)
-    tools = data.get("tool", {})
-    if "pytest" in tools or (root / "tests").is_dir():
-        s.commands.setdefault("test", "pytest")
-    if "ruff" in tools or (root / "ruff.toml").is_file():
-        s.commands.setdefault("lint", "ruff check .")
-        s.commands.setdefault("format", "ruff format .")
-    if "mypy" in tools:
-        s.commands.setdefault("typecheck", "mypy .")
-    for script in project.get("scripts", {}):
-        s.commands.setdefault(f"run {script}", script)
-
-
-def _package_json(root: Path, s: Signals) -> None:
-    try:
-        data = json.loads(_read(root / "package.json", 200_000))
-    except ValueError:
-        return
-    s.manifests["package.json"] = {"engines": data.get("engines", {}),
-                                   "type": data.get("type")}
-    if "pyproject.toml" not in s.manifests:
-        s.name = data.get("name") or s.name
-    s.description = s.description or data.get("description", "")
-    s.dependencies.update(data.get("dependencies", {}))
-    s.dev_dependencies.update(data.get("devDependencies", {}))
-    runner = "pnpm" if (root / "pnpm-lock.yaml").exists() else (
-        "yarn" if (root / "yarn.lock").exists() else "npm")
-    for script in data.get("scripts", {}):
-        s.commands.setdefault(script, f"{runner} run {script}")
-
-
-def _split_req(req: str) -> tuple[str, str]:
-    m = re.match(r"\s*([A-Za-z0-9_.\-]+)(?:\[[^\]]*\])?\s*(.*)", req)
-    if not m:
-        return req, ""
-    return m.group(1).lower(), m.group(2).split(";")[0].strip()
-
-
-def _version(value: Any) -> str:
-    if isinstance(value, dict):
-        return str(value.get("version", ""))
-    return str(value)
-
-
-def _toml(path: Path) -> dict[str, Any]:
-    try:
-        return tomllib.loads(_read(path, 500_000))
-    except tomllib.TOMLDecodeError:
-        return {}
-
-
-def _read(path: Path, limit: int) -> str:
-    try:
-        return read_regular_text(path, errors="replace")[:limit]
-    except OSError:
-        return ""
+def _is_ci(path: str) -> bool:
+    return path.startswith((".github/workflows/", ".circleci/", ".buildkite/")) or path in (
+        ".gitlab-ci.yml", ".travis.yml", "azure-pipelines.yml", "Jenkinsfile",
+        "bitbucket-pipelines.yml", "appveyor.yml", ".drone.yml")
 
 
 def _readme_summary(docs: dict[str, str]) -> str:
-    for name in DOC_FILES[:4]:
-        text = docs.get(name, "")
+    for name, text in docs.items():
+        if not name.lower().startswith("readme"):
+            continue
         for para in re.split(r"\n\s*\n", text):
             para = para.strip()
             if para and not para.startswith(("#", "[!", "!", "<", "=", "-", "|", "```", "..")):
@@ -242,12 +175,6 @@ def _is_adr(path: str) -> bool:
     return bool(re.search(r"(^|/)(adr|adrs|decisions)/[^/]+\.md$", path, re.I))
 
 
-def _is_test(path: str) -> bool:
-    name = PurePosixPath(path).name
-    return bool(re.search(r"(^|/)(tests?|__tests__|spec)/", path)
-                or name.startswith("test_") or re.search(r"[._](test|spec)\.\w+$", name))
-
-
 def _env_vars(root: Path, files: list[str]) -> list[str]:
     names: set[str] = set()
     for template in ENV_TEMPLATES:
@@ -256,16 +183,6 @@ def _env_vars(root: Path, files: list[str]) -> list[str]:
             if m:
                 names.add(m.group(1))
     return sorted(names)
-
-
-def _samples(root: Path, code: list[str]) -> dict[str, str]:
-    entry = re.compile(r"(^|/)(main|app|index|server|cli|__main__|lib|mod)\.\w+$")
-    ranked = sorted(code, key=lambda f: (not entry.search(f), f.count("/"), f))
-    out = {}
-    for rel in ranked[:SAMPLE_FILES]:
-        lines = _read(root / rel, 20_000).splitlines()[:SAMPLE_LINES]
-        out[rel] = "\n".join(lines)
-    return out
 
 
 def _scan_code(root: Path, code: list[str]) -> tuple[list[str], set[str]]:
@@ -283,39 +200,7 @@ def _scan_code(root: Path, code: list[str]) -> tuple[list[str], set[str]]:
 
 def _sensitive(files: list[str]) -> list[str]:
     hits = [f for f in files if any(h in f.lower() for h in SENSITIVE_HINTS)
-            and not _is_test(f)]
+            and not is_test(f)]
     return hits[:15]
 
 
-def render_tree(files: list[str], max_depth: int = 3, max_entries: int = 60) -> str:
-    """A directory tree (directories first, file counts for what is cut)."""
-    tree: dict[str, Any] = {}
-    for f in files:
-        node = tree
-        for part in f.split("/"):
-            node = node.setdefault(part, {})
-    lines = [".", *_tree_lines(tree, "", 1, max_depth)]
-    if len(lines) > max_entries:
-        lines = lines[:max_entries] + ["… (shallower view cut here)"]
-    return "\n".join(lines)
-
-
-def _tree_lines(node: dict[str, Any], prefix: str, depth: int, max_depth: int) -> list[str]:
-    dirs = sorted(k for k, v in node.items() if v)
-    leaves = sorted(k for k, v in node.items() if not v)
-    out: list[str] = []
-    for d in dirs:
-        if depth >= max_depth:
-            out.append(f"{prefix}{d}/ ({_count(node[d])} files)")
-        else:
-            out.append(f"{prefix}{d}/")
-            out.extend(_tree_lines(node[d], prefix + "  ", depth + 1, max_depth))
-    if depth == 1 or len(leaves) <= 6:
-        out.extend(prefix + leaf for leaf in leaves)
-    else:
-        out.append(f"{prefix}… {len(leaves)} files")
-    return out
-
-
-def _count(node: dict[str, Any]) -> int:
-    return sum(_count(v) if v else 1 for v in node.values())

@@ -4,9 +4,9 @@ cut to major.minor: seed 001's compaction techniques)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from valarmind_tui.context.init_signals import Signals
+from valarmind_tui.context.init_tree import render_tree
 
 FRAMEWORKS = {
     "django": "Django", "flask": "Flask", "fastapi": "FastAPI", "textual": "Textual",
@@ -25,8 +25,7 @@ def short_version(spec: str) -> str:
     return re.sub(r"(\d+)\.(\d+)\.[\w.+-]+", r"\1.\2", spec.split(",")[0]) if spec else ""
 
 
-def section_bodies(s: Signals, tree_depth: int, max_deps: int,
-                   render_tree: Callable[..., str]) -> dict[str, str]:
+def section_bodies(s: Signals, tree_depth: int, max_deps: int) -> dict[str, str]:
     return {
         "objective": _objective(s),
         "stack": _stack(s),
@@ -40,7 +39,7 @@ def section_bodies(s: Signals, tree_depth: int, max_deps: int,
         "sensitive": _sensitive(s),
         "env": "\n".join(f"- `{name}`" for name in s.env_vars),
         "integrations": "\n".join(f"- {name}" for name in s.integrations),
-        "tree": f"```\n{render_tree(s.files, tree_depth)}\n```",
+        "tree": f"```\n{render_tree(s.files, tree_depth, ranked=s.ranked)}\n```",
         "references": _references(s),
     }
 
@@ -58,20 +57,10 @@ def _objective(s: Signals) -> str:
 
 
 def _stack(s: Signals) -> str:
-    rows = [(lang.capitalize(), f"{count} files") for lang, count in
+    rows = [(f"{lang.capitalize()} code", f"{count} files") for lang, count in
             list(s.languages.items())[:6]]
-    py = s.manifests.get("pyproject.toml", {}).get("requires-python")
-    if py:
-        rows.insert(0, ("Python", str(py)))
-    go = s.manifests.get("go.mod", {}).get("go")
-    if go:
-        rows.insert(0, ("Go", short_version(go)))
-    edition = s.manifests.get("Cargo.toml", {}).get("edition")
-    if edition:
-        rows.insert(0, ("Rust edition", str(edition)))
-    node = s.manifests.get("package.json", {}).get("engines", {}).get("node")
-    if node:
-        rows.insert(0, ("Node", short_version(node)))
+    rows[:0] = [(lang, short_version(version) if lang != "Rust edition" else version)
+                for lang, version in s.runtime.items()]
     all_deps = {**s.dev_dependencies, **s.dependencies}
     rows += [(label, short_version(all_deps[dep]) or "any") for dep, label in FRAMEWORKS.items()
              if dep in all_deps]
@@ -120,18 +109,17 @@ def _design(s: Signals) -> str:
 
 def _practices(s: Signals) -> str:
     rows = []
-    tools = set(s.manifests.get("pyproject.toml", {}).get("tools", []))
+    tools = set(s.tools)
     lint = [c for c in s.configs if re.search(r"ruff|eslint|prettier|biome|golangci|clippy|"
                                               r"rustfmt|editorconfig|pre-commit", c)]
-    lint += sorted(t for t in tools if t in {"ruff", "black", "isort", "mypy", "pyright"})
+    lint += sorted(t for t in tools if t in {"ruff", "black", "isort", "mypy", "pyright",
+                                              "flake8"})
     if lint:
         rows.append(("Code", ", ".join(lint)))
-    tests = [t for t in ("pytest", "jest", "vitest", "mocha") if t in s.dev_dependencies
-             or t in s.dependencies or t in tools]
-    if "Cargo.toml" in s.manifests:
-        tests.append("cargo test")
-    if "go.mod" in s.manifests:
-        tests.append("go test")
+    tests = [f"`{s.commands['test']}`"] if "test" in s.commands else []
+    tests += [t for t in ("pytest", "jest", "vitest", "mocha", "rspec", "phpunit/phpunit",
+                          "junit:junit", "org.junit.jupiter:junit-jupiter", "xunit", "nunit")
+              if t in s.dev_dependencies or t in s.dependencies or t in tools]
     if tests or s.test_dirs:
         rows.append(("Tests", ", ".join(tests) or "tests present"))
     if s.ci:
@@ -141,7 +129,7 @@ def _practices(s: Signals) -> str:
 
 
 def _core(s: Signals) -> str:
-    return "\n".join(f"- `{path}`" for path in list(s.samples)[:8]) or "_No code files found._"
+    return "\n".join(f"- `{path}`" for path in s.core[:8]) or "_No code files found._"
 
 
 def _sensitive(s: Signals) -> str:

@@ -143,12 +143,16 @@ async def search(call: Call) -> Answer:
 async def init(call: Call) -> Answer:
     """VALARMIND.md from the project's signals (a deterministic draft without a model); written
     only when asked (the server refuses `write` without a permission mode that allows it)."""
-    from valarmind_tui.context.init_agent import generate_valarmind_md, write_valarmind_md
+    from valarmind_tui.agents.init_run import init_valarmind_md
+    from valarmind_tui.context.init_agent import write_valarmind_md
 
-    result = await generate_valarmind_md(call.root, call.provider)
+    delegator = call.delegator() if call.provider is not None else None
+    result = await init_valarmind_md(call.root, delegator)
     data = {"draft": result.text, "mode": result.mode, "tokens": result.tokens,
             "diff_vs_existing": result.diff_vs_existing,
-            "drafted_without_model": result.drafted_without_model}
+            "drafted_without_model": result.drafted_without_model,
+            "warnings": result.warnings, "kept_edited": result.kept_edited,
+            "missing": result.missing}
     how = "without a model" if result.drafted_without_model else "by the model"
     summary = f"VALARMIND.md ({result.mode}), {result.tokens} tokens, drafted {how}"
     extra: dict[str, Any] = {}
@@ -162,7 +166,7 @@ async def init(call: Call) -> Answer:
 async def qa(call: Call) -> Answer:
     """The project's detected commands; with `run` (allowed by the server's mode) their results
     by the bash tool; with a model, the QA agent's verdict on them."""
-    from valarmind_tui.agents.project_commands import detect_commands
+    from valarmind_tui.context.project_commands import detect_commands
 
     commands = detect_commands(call.root)
     raw: dict[str, Any] = {"commands": [asdict(c) for c in commands]}

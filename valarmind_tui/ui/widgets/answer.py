@@ -20,6 +20,7 @@ _END_LABEL = {
     "incomplete": "… incomplete: the agent stopped before finishing",
     "unverified": "⚠ unverified: a required quality gate could not run (see the report above)",
     "rejected": "✗ rejected: a required quality gate failed (see the report above)",
+    "timeout": "⏹ timeout: the orchestrator's time limit ran out; the answer above is partial",
 }
 
 
