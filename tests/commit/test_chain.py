@@ -92,6 +92,22 @@ async def test_a_declined_review_stops_at_confirm_with_its_findings(live, fake_m
     await run.session.close()
 
 
+async def test_a_staged_secret_is_declined_though_the_model_approves(live, fake_model, repo):
+    from tests.review.test_checks import AWS_KEY
+
+    (repo / "settings.py").write_text(f'AWS_KEY = "{AWS_KEY}"\n')
+    git(repo, "add", "settings.py")
+    fake_model.script(approved())
+    run = live()
+    result = await run.session.run_command("/commit")
+    assert result.data.status == "rejected"
+    assert run.steps()[-1] == ("confirm", "failed")
+    assert "[critical] settings.py:1 Possible secret in the change: AWS Access Key" in result.text
+    assert AWS_KEY not in result.text
+    assert AWS_KEY not in str(fake_model.requests)  # scrubbed before the model saw the diff
+    await run.session.close()
+
+
 async def test_a_failing_commit_hook_stops_a_trusted_project_at_commit(live, fake_model, repo):
     executable(repo / ".git" / "hooks" / "pre-commit", PRE_COMMIT_FAILS)
     fake_model.script(approved(), ScriptedTurn(text="feat: add farewell"))
