@@ -261,3 +261,18 @@ async def test_the_check_commands_run_in_the_sandbox(live, fake_model, repo: Pat
     assert "Read-only file system" in result.data.steps[0].output
     assert not (repo / ".git" / "hooks" / "pre-commit").exists()
     await run.session.close()
+
+
+async def test_an_untrusted_repositorys_signing_program_is_not_run(live, repo) -> None:
+    ran = repo.parent / "signer-ran"
+    signer = executable(repo.parent / "signer", f"#!/bin/sh\ntouch '{ran}'\nexit 1\n")
+    git(repo, "config", "commit.gpgsign", "true")
+    git(repo, "config", "gpg.program", str(signer))
+    run = live(model=False)
+    result = await run.session.run_command("/commit --no-review -m 'feat: add farewell'")
+    assert result.data.status == "failed"
+    assert run.steps()[-1] == ("commit", "failed")
+    assert "sets gpg.program, a program git would run" in result.text
+    assert not ran.exists()
+    assert head_subject(repo) == "make"
+    await run.session.close()

@@ -22,7 +22,7 @@ def test_commit_and_push_headless(repo: Path, fake_model: Any, tmp_path: Path) -
     git(repo, "push", "-q", "-u", "origin", "main")
     configure_key(repo)
     fake_model.script(approved(), ScriptedTurn(text="feat: add farewell"))
-    out = valarmind("commit", "--push", *model_flags(fake_model), cwd=repo, env=ENV)
+    out = valarmind("commit", "--push", *model_flags(fake_model), cwd=repo, env=ENV, timeout=240)
     assert out.returncode == 0, out.stderr
     summary = json.loads(out.stdout)
     assert summary["status"] == "done" and summary["exit_code"] == 0
@@ -37,7 +37,7 @@ def test_a_failing_lint_exits_6_with_the_step_and_its_output(repo: Path, fake_mo
     (repo / "Makefile").write_text(MAKE_LINT_FAILS)
     git(repo, "add", "Makefile")
     configure_key(repo)
-    out = valarmind("commit", *model_flags(fake_model), cwd=repo, env=ENV)
+    out = valarmind("commit", *model_flags(fake_model), cwd=repo, env=ENV, timeout=240)
     assert out.returncode == 6, out.stderr
     summary = json.loads(out.stdout)
     assert summary["status"] == "rejected"
@@ -47,13 +47,13 @@ def test_a_failing_lint_exits_6_with_the_step_and_its_output(repo: Path, fake_mo
 
 
 def test_no_model_exits_5_and_nothing_staged_exits_2(repo: Path) -> None:
-    out = valarmind("commit", cwd=repo, env=IDENTITY)
+    out = valarmind("commit", cwd=repo, env=IDENTITY, timeout=240)
     assert out.returncode == 5, out.stderr
     summary = json.loads(out.stdout)
     assert [(s["step"], s["outcome"]) for s in summary["steps"]] == [
         ("check", "passed"), ("confirm", "not_run")]
     git(repo, "reset", "-q")
-    out = valarmind("commit", "--no-review", cwd=repo, env=IDENTITY)
+    out = valarmind("commit", "--no-review", cwd=repo, env=IDENTITY, timeout=240)
     assert out.returncode == 2
     assert out.stdout == ""
     assert "nothing staged" in out.stderr

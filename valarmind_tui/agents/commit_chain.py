@@ -278,7 +278,10 @@ class _Chain:
 
     async def commit(self) -> StepResult:
         assert self.outcome.message is not None
-        result = await self.git.commit(self.outcome.message)
+        try:
+            result = await self.git.commit(self.outcome.message)
+        except GitError as exc:
+            return StepResult("commit", "failed", None, str(exc))
         skipped = "" if self.deps.trusted else f"; {HOOKS_SKIPPED}"
         if result.returncode != 0:
             said = "\n".join(t for t in (result.stdout, result.stderr) if t.strip())

@@ -25,6 +25,9 @@ GIT_TIMEOUT_S = 300.0
 PASSED_ENV = ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
               "SSH_AUTH_SOCK")
 """What git gets of our environment beyond the allowlist: who commits, and the SSH agent."""
+LOCAL_PROGRAMS = (r"^(gpg(\.[^.]+)?\.program|core\.sshcommand|core\.askpass"
+                  r"|credential(\..+)?\.helper)$")
+"""Keys of a repository's own `.git/config` that name a program git commit or push would run."""
 HOOKS_SKIPPED = ("the project is not trusted, so its git hooks were not run "
                  "(trust it with /trust yes or `valarmind trust` to run them)")
 
@@ -86,7 +89,20 @@ class Git:
 
     async def commit(self, message: str) -> ProcessResult:
         """Commit what is staged with `message` (hooks run only when trusted)."""
+        await self.refuse_local_programs()
         return await self.run(["commit", "--quiet", "-m", message.replace("\0", "")])
+
+    async def refuse_local_programs(self) -> None:
+        """An untrusted repository's own config may not choose a program git runs (a signing
+        program, an SSH command, a credential helper): GitError naming the keys."""
+        if self.trusted:
+            return
+        found = await self.run(["config", "--local", "--includes", "--name-only",
+                                "--get-regexp", LOCAL_PROGRAMS], hardened=True)
+        keys = sorted(set(found.stdout.split())) if found.returncode == 0 else []
+        if keys:
+            raise GitError(f"the repository's own .git/config sets {', '.join(keys)}, a program "
+                           "git would run; trust the project to commit and push with it")
 
     async def head(self) -> str:
         return (await self.read(["rev-parse", "--short", "HEAD"])).strip()
@@ -103,6 +119,7 @@ class Git:
             raise GitError(f"the branch {branch} has no upstream: set one once with "
                            f"`git push -u REMOTE {branch}`")
         target = f"{remote} {merge.removeprefix('refs/heads/')}"
+        await self.refuse_local_programs()
         return target, await self.run(["push", "--", remote, f"HEAD:{merge}"], transport=True)
 
     async def _config(self, key: str) -> str:
