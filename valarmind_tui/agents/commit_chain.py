@@ -313,17 +313,17 @@ def review_step(report: ReviewReport) -> StepResult:
     blocking = [f for f in report.findings if f.severity in BLOCKING]
     findings = [f"[{f.severity}] {f.file}{f':{f.line}' if f.line else ''} {f.message}"
                 for f in report.findings]
-    info = {"verdict": "CONFIRMED", "findings": findings}
+    info: dict[str, Any] = {"verdict": "CONFIRMED", "findings": findings}
     if result.approved and not blocking:
         return StepResult("confirm", "passed", 0,
                           f"CONFIRMED; {len(findings)} finding(s), none blocking",
                           "\n".join(findings), info)
     info["verdict"] = "DECLINED"
-    why = [f"{len(blocking)} blocking finding(s)"] if blocking else []
+    reasons = [f"{len(blocking)} blocking finding(s)"] if blocking else []
     if not result.approved:
-        why.append("the reviewer did not approve" + (f": {result.summary}" if result.summary
-                                                      else ""))
-    return StepResult("confirm", "failed", 1, "DECLINED: " + "; ".join(why),
+        reasons.append("the reviewer did not approve"
+                       + (f": {result.summary}" if result.summary else ""))
+    return StepResult("confirm", "failed", 1, "DECLINED: " + "; ".join(reasons),
                       "\n".join(findings) or result.summary, info)
 
 
