@@ -105,3 +105,40 @@ async def test_resumed_session_reprints_its_last_exchange(
         f"Resumed session {first.session_id} · 4 messages",
     ]
     assert shown[start + 4].startswith("model: openai/fake-model")
+
+
+async def test_commit_message_is_edited_in_the_repl(
+    git_repo: Path, fake_model: Any, monkeypatch: Any
+) -> None:
+    from tests.commit.conftest import IDENTITY, MAKE_OK, approved, git, head_subject
+
+    for name, value in {**IDENTITY, "FAKE_API_KEY": "sk-test"}.items():
+        monkeypatch.setenv(name, value)
+    (git_repo / "Makefile").write_text(MAKE_OK)
+    git(git_repo, "add", "Makefile")
+    git(git_repo, "commit", "-qm", "make")
+    (git_repo / "util.py").write_text("def farewell(name):\n    return 'Bye ' + name\n")
+    git(git_repo, "add", "util.py")
+    fake_model.script(approved(), ScriptedTurn(text="feat: add farewell"))
+    settings = Settings(model="openai/fake-model", api_base=fake_model.openai_base,
+                        api_key_env="FAKE_API_KEY")
+    session = Session(settings, git_repo)
+    out = io.StringIO()
+    with create_pipe_input() as pipe:
+        reader = PromptToolkitReader(session, input=pipe, output=DummyOutput())
+        repl = asyncio.create_task(Repl(session, reader, out).run())
+        pipe.send_text("/commit\r")
+        for command in ("make lint", "make test"):
+            await _until(lambda c=command: f"$ {c}" in out.getvalue())
+            pipe.send_text("y\r")
+        await _until(lambda: "commit · confirm: passed" in out.getvalue()
+                     and fake_model.pending == 0)  # the model wrote the message: the editor opens
+        await asyncio.sleep(0.3)
+        assert "commit · message" not in out.getvalue()  # it waits for the person
+        assert head_subject(git_repo) == "make"
+        pipe.send_text(" to util\x1b\r")  # typed at the end of the message, then Esc Enter
+        await _until(lambda: "commit · commit: passed" in out.getvalue())
+        pipe.send_text("/quit\r")
+        assert await asyncio.wait_for(repl, 10) == 0
+    assert head_subject(git_repo) == "feat: add farewell to util"
+    assert "commit · check: passed (`make lint`, `make test`)" in out.getvalue()

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from valarmind_tui.agent_commands import register_agent_commands
 from valarmind_tui.commands import CommandRegistry, CommandResult, command, refused_while_busy
+from valarmind_tui.commit_commands import register_commit_commands
 from valarmind_tui.context_commands import register_context_commands
 from valarmind_tui.safety.approval import PermissionMode
 from valarmind_tui.session_commands import register_session_commands
@@ -122,4 +123,5 @@ def builtin_commands() -> CommandRegistry:
     register_context_commands(registry)
     register_agent_commands(registry)
     register_session_commands(registry)
+    register_commit_commands(registry)
     return registry

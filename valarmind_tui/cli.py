@@ -100,6 +100,18 @@ def build_parser() -> argparse.ArgumentParser:
                         choices=["critical", "major", "minor", "info"],
                         help="exit 1 when a finding is this severe or worse")
 
+    commit = sub.add_parser(
+        "commit", help="check, review, write the message and commit what is staged",
+        description="check (the detected lint, type-check and test commands) → confirm (the "
+                    "review agent on the staged diff) → message → git commit; a JSON summary.")
+    _common(commit)
+    commit.add_argument("--push", action="store_true", help="push to the upstream afterwards")
+    commit.add_argument("--no-review", dest="no_review", action="store_true",
+                        help="commit without the review (it is reported as skipped)")
+    commit.add_argument("-a", "--all", action="store_true",
+                        help="stage every change to tracked files first")
+    commit.add_argument("-m", "--message", help="the commit message (no model writes one)")
+
     undo = sub.add_parser("undo", help="take back the files the last turn changed")
     _common(undo)
     _checkpoint_flags(undo)
@@ -206,6 +218,10 @@ def main(argv: list[str] | None = None) -> int:
             from valarmind_tui.headless import run_review_command
 
             return run_review_command(settings, root, args)
+        if args.command == "commit":
+            from valarmind_tui.headless import run_commit_command
+
+            return run_commit_command(settings, root, args)
         if args.command in ("init", "map"):
             from valarmind_tui.headless import run_subcommand
 

@@ -266,11 +266,38 @@ class FilesRestored(Event):
     """Files over the size cap or of a kind git does not store."""
 
 
+@dataclass(frozen=True, kw_only=True)
+class CommitStepFinished(Event):
+    """One step of the commit chain (/commit, `valarmind commit`) ended."""
+
+    step: Literal["check", "confirm", "message", "commit", "push"]
+    outcome: Literal["passed", "failed", "not_run", "skipped", "cancelled"]
+    """passed; failed (a check failed, the review DECLINED, git failed); not_run (it could
+    not run: a check was denied, no model for the review); skipped (nothing to run, or the
+    person said so: --no-review); cancelled (the person closed the message editor)."""
+    exit_code: int | None = None
+    """The failing (or last) command's exit code; None when nothing ran."""
+    detail: str = ""
+    """One line saying why, shown beside the outcome."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class CommitMessageRequested(Event):
+    """The commit chain waits for the person to edit the message; the face answers with
+    `Session.answer_commit_message`."""
+
+    request_id: str
+    message: str
+    drafted_by: Literal["model", "files"]
+    """model: written by the model from the diff; files: drafted from the changed files
+    without a model."""
+
+
 AnyEvent = (
     TurnStarted | TextDelta | ReasoningDelta | TurnFinished | ToolCallStarted | ToolCallFinished
     | ApprovalRequested | ApprovalResolved | AgentSpawned | AgentFinished | TaskListChanged
     | UsageUpdated | Notice | ModeChanged | PromptFinished | HookRan | CheckpointCreated
-    | FilesRestored
+    | FilesRestored | CommitStepFinished | CommitMessageRequested
 )
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
@@ -292,7 +319,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         TurnStarted, TextDelta, ReasoningDelta, TurnFinished, ToolCallStarted, ToolCallFinished,
         ApprovalRequested, ApprovalResolved, AgentSpawned, AgentFinished, TaskListChanged,
         UsageUpdated, Notice, ModeChanged, PromptFinished, HookRan, CheckpointCreated,
-        FilesRestored,
+        FilesRestored, CommitStepFinished, CommitMessageRequested,
     )
 }
 

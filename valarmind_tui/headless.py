@@ -235,6 +235,40 @@ async def _run_line(settings: Settings, root: Path, line: str) -> Any:
 
 
 
+def run_commit_command(settings: Settings, root: Path, args: argparse.Namespace) -> int:
+    """`valarmind commit`: /commit headless. The project's detected commands pass the policy
+    (running them is what the command is for; still in the sandbox, deny rules still apply);
+    the message is not edited. A JSON summary on stdout, the chain's status as exit code
+    (EXIT_CODES), 2 when nothing is staged."""
+    import shlex
+
+    from valarmind_tui.agents.commit_chain import CommitOutcome
+    from valarmind_tui.context.project_commands import commands_of, detect_commands
+
+    words = ["--push"] * args.push + ["--no-review"] * args.no_review + ["--all"] * args.all
+    words += ["-m", args.message] if args.message is not None else []
+    approver = PolicyApprover(project_commands=commands_of(detect_commands(root)))
+
+    async def run() -> Any:
+        session = Session(settings, root, approver=approver)
+        for notice in session.startup_notices:
+            print(f"valarmind: {notice}", file=sys.stderr)
+        try:
+            return await session.run_command("/commit " + shlex.join(words))
+        finally:
+            await session.close()
+
+    result = asyncio.run(run())
+    outcome = result.data
+    if not isinstance(outcome, CommitOutcome):
+        raise UsageError(result.text)
+    summary = outcome.to_dict()
+    summary["exit_code"] = EXIT_CODES.get(outcome.status, 1)
+    json.dump(summary, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+    return summary["exit_code"]
+
+
 def run_session_command(settings: Settings, root: Path, args: argparse.Namespace) -> int:
     """`valarmind undo|redo|rewind|sessions`: the stored session's checkpoints, headless."""
     if args.command == "sessions":

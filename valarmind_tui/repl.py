@@ -24,6 +24,8 @@ from valarmind_tui.context.transcript import (
 )
 from valarmind_tui.events import (
     ApprovalRequested,
+    CommitMessageRequested,
+    CommitStepFinished,
     Event,
     Notice,
     PromptFinished,
@@ -41,6 +43,8 @@ if TYPE_CHECKING:
 _GATE_END = {"unverified": "a required quality gate could not run",
              "rejected": "a required quality gate failed"}
 _STATUS_WORD = {"ok": "done", "error": "failed", "denied": "denied", "cancelled": "cancelled"}
+_DRAFTED = {"model": "Commit message, written by the model from the staged diff:",
+            "files": "Commit message, drafted from the changed files (no model wrote it):"}
 RESUME_SHOWN_MESSAGES = 12
 """On resume the REPL reprints about the last three exchanges."""
 
@@ -49,6 +53,10 @@ class LineReader(Protocol):
     """Where the REPL's lines come from; None means end of input."""
 
     async def read(self, prompt: str) -> str | None: ...
+
+    async def edit(self, prompt: str, text: str) -> str | None:
+        """`text` to edit (/commit's message); None cancels."""
+        ...
 
 
 class PipeReader:
@@ -68,6 +76,12 @@ class PipeReader:
         self._out.write(line + "\n")  # echo: piped input is not shown by a terminal
         self._out.flush()
         return line
+
+    async def edit(self, prompt: str, text: str) -> str | None:
+        """One line replaces `text`; an empty line keeps it."""
+        self._out.write(f"{prompt}\n{text}\n")
+        line = await self.read("(enter keeps it, or type a new message): ")
+        return None if line is None else (line or text)
 
 
 class PromptToolkitReader:
@@ -105,6 +119,7 @@ class PromptToolkitReader:
             key_bindings=bindings, **prompt_kwargs,
         )
         self._interrupts = 0
+        self._prompt_kwargs = prompt_kwargs
 
     async def read(self, prompt: str) -> str | None:
         while True:
@@ -121,6 +136,17 @@ class PromptToolkitReader:
             self._interrupts = 0
             return line
 
+    async def edit(self, prompt: str, text: str) -> str | None:
+        """`text` in a multi-line editor (Esc then Enter accepts); Ctrl+C or Ctrl+D cancels."""
+        from prompt_toolkit import PromptSession
+
+        editor: PromptSession[str] = PromptSession(multiline=True, **self._prompt_kwargs)
+        label = f"{prompt} (Esc then Enter accepts, Ctrl+C cancels)\n"
+        try:
+            return await editor.prompt_async(label, default=text)
+        except (EOFError, KeyboardInterrupt):
+            return None
+
 
 class Repl:
     """Reads lines, routes them to the Session, prints the events it publishes."""
@@ -129,7 +155,8 @@ class Repl:
         self.session = session
         self.reader = reader
         self.out = out
-        self._approvals: asyncio.Queue[ApprovalRequested] = asyncio.Queue()
+        self._approvals: asyncio.Queue[ApprovalRequested | CommitMessageRequested] = (
+            asyncio.Queue())
         self._at_line_start = True
 
     # -- output -------------------------------------------------------------------------------
@@ -156,8 +183,11 @@ class Repl:
                 self.line(event.diff.rstrip("\n"))
         elif isinstance(event, Notice):
             self.line(f"[{event.level}] {event.message}")
-        elif isinstance(event, ApprovalRequested):
+        elif isinstance(event, ApprovalRequested | CommitMessageRequested):
             self._approvals.put_nowait(event)
+        elif isinstance(event, CommitStepFinished):
+            detail = f" ({event.detail})" if event.detail else ""
+            self.line(f"commit · {event.step}: {event.outcome.replace('_', ' ')}{detail}")
         elif isinstance(event, PromptFinished) and event.agent_id == "main":
             self._prompt_finished(event)
 
@@ -239,7 +269,12 @@ class Repl:
             if getter.done():
                 request = getter.result()
                 await asyncio.sleep(0)  # let the pump print what came before
-                self.session.answer_approval(request.request_id, await self.ask(request))
+                if isinstance(request, CommitMessageRequested):
+                    edited = await self.reader.edit(_DRAFTED[request.drafted_by],
+                                                    request.message)
+                    self.session.answer_commit_message(request.request_id, edited)
+                else:
+                    self.session.answer_approval(request.request_id, await self.ask(request))
             else:
                 getter.cancel()
         return task.result()
@@ -261,6 +296,7 @@ class Repl:
         return True
 
     async def run(self) -> int:
+        self.session.message_editor.interactive = True
         pump = asyncio.create_task(self._pump())
         await asyncio.sleep(0)
         await self.session.start()

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from valarmind_tui.agent_commands import register_mcp_prompts
+from valarmind_tui.agents.commit_chain import MessageEditor
 from valarmind_tui.agents.loop import LoopDeps, UsageTotals, is_timeout, run_gated
 from valarmind_tui.agents.orchestrator import Orchestrator
 from valarmind_tui.agents.spec import AgentSpec
@@ -167,6 +168,8 @@ class Session:
             self.project_root, self.session_id or f"unsaved-{uuid.uuid4().hex[:8]}", self.bus)
         self._context = ContextLoader(self.project_root)
         self.tasks = TaskList(self.bus)
+        self.message_editor = MessageEditor(self.bus)
+        """/commit's message editing; a face that can edit sets `interactive`."""
         self.hooks.session_id = self.session_id or uuid.uuid4().hex
         self.hooks.transcript_path = self._export_transcript
         self.hooks.mode = lambda: self.mode.value
@@ -391,6 +394,10 @@ class Session:
         if isinstance(self.approver, InteractiveApprover):
             return self.approver.answer(request_id, answer)
         return False
+
+    def answer_commit_message(self, request_id: str, message: str | None) -> bool:
+        """A face's answer to CommitMessageRequested: the edited message, None to cancel."""
+        return self.message_editor.answer(request_id, message)
 
     def attach(self, path: str) -> str:
         """The text of a project file for an `@path` mention (checked like any tool path)."""

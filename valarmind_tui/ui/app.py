@@ -30,6 +30,8 @@ from valarmind_tui.context.attachments import with_attachments
 from valarmind_tui.events import (
     ApprovalRequested,
     ApprovalResolved,
+    CommitMessageRequested,
+    CommitStepFinished,
     ModeChanged,
     Notice,
     PromptFinished,
@@ -46,6 +48,7 @@ from valarmind_tui.ui.completion import (
 )
 from valarmind_tui.ui.history import PromptHistory, default_history_file
 from valarmind_tui.ui.screens.approval import ApprovalScreen
+from valarmind_tui.ui.screens.commit_message import CommitMessageScreen
 from valarmind_tui.ui.widgets.chat import ChatView
 from valarmind_tui.ui.widgets.messages import NoticeLine, ShellOutput, UserMessage
 from valarmind_tui.ui.widgets.prompt import Completion, PromptBar, PromptInput
@@ -162,6 +165,7 @@ class ValarMindApp(App[int]):
     async def _attach_session(self, session: Session) -> None:
         """The session exists: listen to its bus, show its state, send what was queued."""
         self.session = session
+        session.message_editor.interactive = True  # /commit's message opens the editor
         self.run_worker(pump_events(session.bus, self), name="bridge", group="bridge")
         status = self.query_one(StatusBar)
         status.model, status.mode = session.model, session.mode.value
@@ -253,6 +257,14 @@ class ValarMindApp(App[int]):
                 screen.dismiss(None)
         elif isinstance(event, PromptFinished) and event.agent_id == "main":
             await self._prompt_finished(event)
+        elif isinstance(event, CommitStepFinished):
+            level = "error" if event.outcome in ("failed", "not_run") else "info"
+            detail = f" ({event.detail})" if event.detail else ""
+            await chat.add(NoticeLine(f"commit · {event.step}: "
+                                      f"{event.outcome.replace('_', ' ')}{detail}", level))
+        elif isinstance(event, CommitMessageRequested):
+            self.push_screen(CommitMessageScreen(event), callback=partial(
+                self.live.answer_commit_message, event.request_id))
 
     def _ask(self, event: ApprovalRequested) -> None:
         def answered(answer: ApprovalAnswer | None) -> None:
