@@ -1,7 +1,7 @@
 """The permission gate: every tool call passes one pipeline before it runs (seed 002).
 
     deny rules → PreToolUse hooks → agent permissions → path check → protected paths → mode
-    → allow rules → PermissionRequest hooks → Approver
+    → allow rules → reviewers (tool-approve) → PermissionRequest hooks → Approver
 
 - deny rules (user and project config) refuse whatever the mode. A bash command is parsed
   (safety.shell): a deny rule refuses it if ANY simple command in it matches (`rm -rf X; true`,
@@ -27,7 +27,11 @@
   rules again), its `ask` asks whatever the mode, and its `allow` answers only the "ask" steps
   (unconfined commands, the mode, the allow rules): never a refusal, a protected or sensitive
   path, or a deny rule that may apply;
-- otherwise PermissionRequest hooks may answer (an allow never answers a strict ask), the
+- the tool-approve reviewer (config `[reviewers]`, off by default) may then deny, or approve
+  an ordinary ask (never a strict one or a hook's ask); exit_plan_mode's plan passes the
+  plan-validate reviewer first; a reviewer's or a deny rule's denial may be appealed once
+  (tool-appeal, safety.gate_reviews);
+- otherwise PermissionRequest hooks may answer (their `updatedInput` is checked like the call) (an allow never answers a strict ask), the
   Notification hooks hear that a person is asked, and the Approver (TUI modal, REPL prompt,
   headless policy) decides.
 
@@ -52,11 +56,14 @@ from valarmind_tui.bus import EventBus
 from valarmind_tui.config import PermissionSettings
 from valarmind_tui.errors import DenialEscalated, HookStopped, ToolError
 from valarmind_tui.events import Notice
+from valarmind_tui.safety import gate_reviews
 from valarmind_tui.safety.allowed_commands import allowed_by_prefix
+from valarmind_tui.safety.appeals import AppealBook
 from valarmind_tui.safety.approval import ApprovalRequest, Approver, PermissionMode
 from valarmind_tui.safety.call import Call, GatedTool, agent_kind, describe_call
 from valarmind_tui.safety.hook_points import NO_OPINION, GateHooks, HookVerdict
 from valarmind_tui.safety.paths import glob_match
+from valarmind_tui.safety.review_points import GateReviewers
 from valarmind_tui.safety.permissions import AgentPermissions
 from valarmind_tui.safety.rules import Rule, RuleSet, suggest_rule
 
@@ -92,7 +99,7 @@ class PermissionGate:
         mode: PermissionMode = PermissionMode.DEFAULT, rules: PermissionSettings | None = None,
         on_remember: Callable[[str], None] | None = None, bus: EventBus | None = None,
         user_rules: PermissionSettings | None = None, unconfined_commands_ask: bool = False,
-        hooks: GateHooks | None = None,
+        hooks: GateHooks | None = None, reviewers: GateReviewers | None = None,
     ) -> None:
         self.project_root = Path(project_root).resolve()
         self.approver = approver
@@ -109,6 +116,10 @@ class PermissionGate:
         self.hooks = hooks
         """The person's hooks (PreToolUse, PermissionRequest...); run_gated and the agent loop
         reach PostToolUse and Stop through it too."""
+        self.reviewers = reviewers
+        """The model reviewers; the agent loop reaches intent-check and error-acknowledge
+        through it too."""
+        self.appeals = AppealBook()
         self._denials: Counter[tuple[str, str]] = Counter()
         invalid = self.project_rules.invalid + self.user_rules.invalid + self.deny_rules.invalid
         for text in invalid:
@@ -121,11 +132,12 @@ class PermissionGate:
         """Allow or deny one call; raises DenialEscalated on the third denial of one intent
         (HookStopped when a hook said `continue: false`)."""
         call = describe_call(self.project_root, tool, params, ctx)
+        call.permissions = permissions
         denied_by = self._denied_by(call)
         if denied_by is not None:
-            return self._deny(call, f"{tool.name} is blocked by the deny rule {denied_by}.")
+            return await self._rule_denial(call, params, ctx, denied_by)
         if self.hooks is None:
-            return await self._pipeline(call, params, ctx, permissions, NO_OPINION)
+            return await self._reviewed(call, params, ctx, permissions, NO_OPINION)
         verdict = await self.hooks.pre_tool_use(tool.name, params, ctx)
         if verdict.stop is not None:
             raise HookStopped(f"Stopped by a PreToolUse hook: {verdict.stop}")
@@ -140,11 +152,34 @@ class PermissionGate:
         except (ToolError, TypeError, ValueError) as exc:
             return self._deny(call, f"A PreToolUse hook's updatedInput is not valid: {exc}")
         call = describe_call(self.project_root, tool, params, ctx)
+        call.permissions = permissions
         denied_by = self._denied_by(call)
         if denied_by is not None:
-            return self._deny(call, f"{tool.name} is blocked by the deny rule {denied_by}.")
+            return await self._rule_denial(call, params, ctx, denied_by)
+        decision = await self._reviewed(call, params, ctx, permissions, verdict)
+        return replace(decision, params=decision.params if decision.params is not None
+                       else params)
+
+    async def _rule_denial(self, call: Call, params: Any, ctx: Any, rule: Rule) -> GateDecision:
+        """A deny rule refuses; once an appeal overturned this very call, the person decides."""
+        if self.appeals.use_pass(call.kind, call.tool.name, params, "rule"):
+            reason = f"the deny rule {rule} refuses it, and an appeal asked you to decide"
+            return await self._ask(call, params, ctx, reason, rule="", strict=True,
+                                   deny_rule=str(rule))
+        reason = f"{call.tool.name} is blocked by the deny rule {rule}."
+        return self._deny(call, gate_reviews.offer_appeal(
+            self.reviewers, self.appeals, call, params, reason, "rule", PERSON_AGENT_ID))
+
+    async def _reviewed(
+        self, call: Call, params: Any, ctx: Any, permissions: AgentPermissions,
+        verdict: HookVerdict,
+    ) -> GateDecision:
+        """The pipeline, then plan-validate for an allowed exit_plan_mode."""
         decision = await self._pipeline(call, params, ctx, permissions, verdict)
-        return replace(decision, params=params)
+        if not decision.allowed:
+            return decision
+        step = await gate_reviews.validate_plan(self.reviewers, call, params)
+        return decision if step is None else self._deny(call, step.reason)
 
     async def _pipeline(
         self, call: Call, params: Any, ctx: Any, permissions: AgentPermissions,
@@ -167,7 +202,8 @@ class PermissionGate:
                                    deny_rule=str(rule))
         if verdict.decision == "ask":
             reason = f"a PreToolUse hook asks: {verdict.reason or 'confirm this call'}"
-            return await self._ask(call, params, ctx, reason, rule=self._suggest(call))
+            return await self._ask(call, params, ctx, reason, rule=self._suggest(call),
+                                   approvable=False)
         if verdict.decision == "allow":
             said = f": {verdict.reason}" if verdict.reason else ""
             return self._allow(call, f"allowed by a PreToolUse hook{said}")
@@ -318,8 +354,11 @@ class PermissionGate:
     async def _ask(
         self, call: Call, params: Any, ctx: Any, reason: str, *, rule: str,
         strict: bool = False, protected: str | None = None, deny_rule: str | None = None,
+        approvable: bool = True,
     ) -> GateDecision:
-        """Ask the Approver. `strict` asks are ones no mode answers: a denial names why."""
+        """Ask the reviewers, then the Approver. `strict` asks are ones no mode answers: a
+        denial names why; neither they nor a hook's ask (`approvable=False`) may be approved
+        by a model."""
         try:
             preview = await call.tool.preview(params, ctx)
         except ToolError as exc:
@@ -328,6 +367,9 @@ class PermissionGate:
         except Exception as exc:  # noqa: BLE001 - a broken preview must not crash the gate
             preview = None
             reason += f" (no preview: {type(exc).__name__})"
+        reviewed = await self._tool_approve(call, params, reason, strict, approvable)
+        if reviewed is not None:
+            return reviewed
         answered = await self._permission_hooks(call, params, ctx, strict)
         if answered is not None:
             return answered
@@ -349,6 +391,29 @@ class PermissionGate:
             self.remember(rule, project=answer.decision == "allow_project")
         return self._allow(call, "approved")
 
+    async def _tool_approve(
+        self, call: Call, params: Any, reason: str, strict: bool, approvable: bool
+    ) -> GateDecision | None:
+        """The tool-approve reviewer (and a pass an appeal won against it)."""
+        if self.appeals.use_pass(call.kind, call.tool.name, params, "reviewer"):
+            if strict or not approvable:
+                return None
+            return self._allow(call, "allowed on appeal (tool-appeal overturned the denial)")
+        step = await gate_reviews.tool_approve(self.reviewers, call, params, reason,
+                                               approvable=approvable and not strict)
+        if step is None:
+            return None
+        if step.action == "allow":
+            return self._allow(call, step.reason)
+        return self._deny(call, gate_reviews.offer_appeal(
+            self.reviewers, self.appeals, call, params, step.reason, "reviewer",
+            PERSON_AGENT_ID))
+
+    async def appeal(self, denial_id: str, justification: str, agent_id: str) -> tuple[bool, str]:
+        """tool-appeal: an agent's appeal of a reviewer's or deny rule's denial (once each)."""
+        return await gate_reviews.hear_appeal(self.reviewers, self.appeals, agent_id,
+                                              agent_kind(agent_id), denial_id, justification)
+
     async def _permission_hooks(
         self, call: Call, params: Any, ctx: Any, strict: bool
     ) -> GateDecision | None:
@@ -364,10 +429,37 @@ class PermissionGate:
             return self._deny(call, "Denied by a PermissionRequest hook: "
                               + (verdict.reason or "denied"))
         if verdict.decision == "allow" and not strict:
+            if verdict.updated_input is not None:
+                return await self._updated_by_permission_hook(call, params, ctx, verdict)
             return self._allow(call, "allowed by a PermissionRequest hook")
         self.hooks.notify(f"ValarMind needs your permission to use {call.tool.name}",
                           "permission_prompt")
         return None
+
+    async def _updated_by_permission_hook(
+        self, call: Call, params: Any, ctx: Any, verdict: HookVerdict
+    ) -> GateDecision:
+        """A PermissionRequest hook allowed with `updatedInput`: the new arguments run only when
+        they pass what the hook could not answer (deny rules, permissions, paths)."""
+        tool = call.tool
+        parse = getattr(tool, "parse", None)
+        try:
+            dumped = params.model_dump() if hasattr(params, "model_dump") else dict(params)
+            new = parse({**dumped, **(verdict.updated_input or {})}) if parse else params
+        except (ToolError, TypeError, ValueError) as exc:
+            return self._deny(call, f"A PermissionRequest hook's updatedInput is not valid: {exc}")
+        changed = describe_call(self.project_root, tool, new, ctx)
+        problem = self._denied_by(changed) and "a deny rule refuses it"
+        if not problem and call.permissions is not None:
+            problem = self._refusal(changed, call.permissions)
+        if not problem and (changed.protected or changed.sensitive or changed.unparseable
+                            or self._deny_may_apply(changed)):
+            problem = "it writes a protected or sensitive path, or cannot be fully checked"
+        if problem:
+            return self._deny(call, "A PermissionRequest hook's updatedInput was refused: "
+                              + str(problem))
+        return GateDecision(True, "allowed by a PermissionRequest hook (with updatedInput)",
+                            params=new)
 
     def remember(self, rule: str, *, project: bool = False) -> None:
         """Allow calls matching `rule` for the rest of the session (and in the project config)."""
