@@ -9,6 +9,7 @@ A reviewer without a verdict changes nothing.
 from __future__ import annotations
 
 import json
+
 from valarmind_tui.providers.base import AssistantTurn
 from valarmind_tui.safety.review_points import GateReviewers
 from valarmind_tui.tools.appeal_denial import AppealDenialTool

@@ -31,9 +31,10 @@
   an ordinary ask (never a strict one or a hook's ask); exit_plan_mode's plan passes the
   plan-validate reviewer first; a reviewer's or a deny rule's denial may be appealed once
   (tool-appeal, safety.gate_reviews);
-- otherwise PermissionRequest hooks may answer (their `updatedInput` is checked like the call) (an allow never answers a strict ask), the
-  Notification hooks hear that a person is asked, and the Approver (TUI modal, REPL prompt,
-  headless policy) decides.
+- otherwise PermissionRequest hooks may answer (an allow never answers a strict ask; an
+  allow's `updatedInput` runs only if it passes the deny rules, permissions and path checks),
+  the Notification hooks hear that a person is asked, and the Approver (TUI modal, REPL
+  prompt, headless policy) decides.
 
 Denials are counted for the whole session by agent kind (`code-1` and `code-2` are both `code`)
 and intent (the command's verbs, the paths written): the third denial of one intent raises
@@ -63,8 +64,8 @@ from valarmind_tui.safety.approval import ApprovalRequest, Approver, PermissionM
 from valarmind_tui.safety.call import Call, GatedTool, agent_kind, describe_call
 from valarmind_tui.safety.hook_points import NO_OPINION, GateHooks, HookVerdict
 from valarmind_tui.safety.paths import glob_match
-from valarmind_tui.safety.review_points import GateReviewers
 from valarmind_tui.safety.permissions import AgentPermissions
+from valarmind_tui.safety.review_points import GateReviewers
 from valarmind_tui.safety.rules import Rule, RuleSet, suggest_rule
 
 __all__ = ["ESCALATE_AFTER", "GateDecision", "GatedTool", "PermissionGate", "agent_kind"]
