@@ -60,7 +60,7 @@ def builtin_commands() -> CommandRegistry:
 
     @command(registry, "clear", "start a fresh conversation", idle_only=True)
     async def clear(session: Session, args: str) -> CommandResult:
-        session.clear()
+        await session.clear_with_hooks()
         return CommandResult("Conversation cleared.", action="clear")
 
     @command(registry, "cost", "tokens and cost of this session (the reviewers' share apart)")
