@@ -419,9 +419,10 @@ class Session:
     async def clear_with_hooks(self) -> None:
         """/clear as Claude Code does it: SessionEnd (reason `clear`, the old transcript), the
         conversation forgotten, SessionStart (source `clear`; its context joins the next
-        prompt)."""
+        prompt). For hooks what follows is a new session: a new `session_id` and transcript."""
         await self.hooks.session_end("clear")
         self.clear()
+        self.hooks.session_id = uuid.uuid4().hex
         self._hook_context = await self.hooks.session_start("clear")
 
     def warm_up(self) -> None:
