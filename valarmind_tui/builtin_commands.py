@@ -67,7 +67,7 @@ def builtin_commands() -> CommandRegistry:
     async def cost(session: Session, args: str) -> CommandResult:
         totals = session.totals
         reviewers = session.gate.reviewers
-        spent = reviewers.usage() if reviewers is not None else {}  # type: ignore[attr-defined]
+        spent = reviewers.usage() if reviewers is not None else {}
         prompt = totals.prompt_tokens + sum(u.prompt_tokens for u in spent.values())
         completion = totals.completion_tokens + sum(u.completion_tokens for u in spent.values())
         usd = totals.cost_usd + sum(u.cost_usd for u in spent.values())

@@ -45,7 +45,6 @@ GateHooks: safety sits below tools and hooks in the layers.
 
 from __future__ import annotations
 
-import fnmatch
 import uuid
 from collections import Counter
 from collections.abc import Callable
@@ -57,8 +56,7 @@ from valarmind_tui.bus import EventBus
 from valarmind_tui.config import PermissionSettings
 from valarmind_tui.errors import DenialEscalated, HookStopped, ToolError
 from valarmind_tui.events import Notice
-from valarmind_tui.safety import gate_reviews
-from valarmind_tui.safety.allowed_commands import allowed_by_prefix
+from valarmind_tui.safety import call_rules, gate_reviews
 from valarmind_tui.safety.appeals import AppealBook
 from valarmind_tui.safety.approval import ApprovalRequest, Approver, PermissionMode
 from valarmind_tui.safety.call import Call, GatedTool, agent_kind, describe_call
@@ -217,7 +215,8 @@ class PermissionGate:
         verdict = self._by_mode(call)
         if verdict is not None:
             return self._allow(call, verdict)
-        rule = self._allowed_by(call, self.session_rules, self.user_rules, self.project_rules)
+        rule = call_rules.allow_rule_for(call, self.session_rules, self.user_rules,
+                                         self.project_rules)
         if rule is not None:
             return self._allow(call, f"allowed by the rule {rule}")
         reason = {"write": f"{tool.name} changes files", "execute": "runs a command",
@@ -229,7 +228,7 @@ class PermissionGate:
     def _refusal(self, call: Call, permissions: AgentPermissions) -> str | None:
         """Why the call is refused outright after the deny rules and the PreToolUse hooks
         (agent permission, path, plan mode)."""
-        refused = self._permission_refusal(call, permissions)
+        refused = call_rules.permission_refusal(call, permissions)
         if refused is not None:
             return refused
         if call.outside is not None:
@@ -242,29 +241,6 @@ class PermissionGate:
                 "run. Investigate with read tools and present your plan; the person leaves plan "
                 "mode when they accept it."
             )
-        return None
-
-    def _permission_refusal(self, call: Call, permissions: AgentPermissions) -> str | None:
-        agent, name = call.agent_id, call.tool.name
-        if not getattr(permissions, call.risk, False):
-            return (f"The {agent} agent may not use {name}: it has no {call.risk} permission. "
-                    "Do the task with the tools you have, or report what is needed.")
-        paths = call.subject.paths
-        if call.risk == "write" and permissions.write_globs is not None:
-            globs = permissions.write_globs
-            outside = [p for p in paths if not any(glob_match(g, p) for g in globs)]
-            if outside:
-                allowed = ", ".join(permissions.write_globs)
-                return (f"The {agent} agent may only write to {allowed}; "
-                        f"{', '.join(outside)} is not among them.")
-        command = call.subject.command
-        if call.risk == "execute" and permissions.execute_allow is not None:
-            allowed = permissions.execute_allow
-            if command is None or allowed_by_prefix(command, allowed) is None:
-                listed = "; ".join(allowed) or "none"
-                return (f"The {agent} agent may run only these commands: {listed} (with more "
-                        "arguments after them, as one simple command: no ;, &&, pipes, "
-                        "redirections or substitutions).")
         return None
 
     def _by_mode(self, call: Call) -> str | None:
@@ -281,58 +257,15 @@ class PermissionGate:
 
     # -- rules --------------------------------------------------------------------------
     def _denied_by(self, call: Call) -> Rule | None:
-        """The deny rule the call (or ANY simple command of its bash command) matches."""
-        for rule in self.deny_rules.rules:
-            if rule.matches(call.subject):
-                return rule
-            if call.parsed is not None and any(
-                rule.matches_argv(call.tool.name, form) is True
-                for c in call.parsed.commands for form in c.forms()
-            ):
-                return rule
-        return None
+        return call_rules.deny_rule_for(self.deny_rules, call)
 
     def _deny_may_apply(self, call: Call) -> tuple[Rule, str] | None:
-        """A deny rule that might apply to a command the parser cannot fully see, and why."""
-        if call.parsed is None:
-            return None
-        for rule in self.deny_rules.rules:
-            if not fnmatch.fnmatchcase(call.tool.name, rule.tool):
-                continue
-            if call.unparseable:
-                return rule, (f"the deny rule {rule} cannot be checked: "
-                              f"{'; '.join(call.unparseable)}")
-            if any(rule.matches_argv(call.tool.name, form) is None
-                   for c in call.parsed.commands for form in c.forms()):
-                return rule, (f"the deny rule {rule} may apply: a word it checks is known only "
-                              "when the command runs")
-        return None
-
-    def _allowed_by(self, call: Call, *rulesets: RuleSet) -> Rule | None:
-        """The allow rule that answers for the call: for bash, every simple command must match
-        one; a command with unparseable parts is answered by none."""
-        rules = [r for rs in rulesets for r in rs.rules]
-        if call.parsed is None:
-            return next((r for r in rules if r.matches(call.subject)), None)
-        if call.unparseable or not call.parsed.commands:
-            return None
-        exact = next((r for r in rules if r.spec is not None and not r.spec.endswith(":*")
-                      and r.matches(call.subject)), None)
-        if exact is not None:  # the person allowed this very command string
-            return exact
-        first: Rule | None = None
-        for command in call.parsed.commands:
-            rule = next((r for r in rules if r.matches_argv(call.tool.name, command.argv) is True),
-                        None)
-            if rule is None:
-                return None
-            first = first or rule
-        return first
+        return call_rules.deny_rule_may_apply(self.deny_rules, call)
 
     def _person_allows(self, call: Call) -> Rule | None:
         """A rule of the person's own (user config or this session) that names what the call
         touches: a bare tool name does not unlock protected paths."""
-        rule = self._allowed_by(call, self.session_rules, self.user_rules)
+        rule = call_rules.allow_rule_for(call, self.session_rules, self.user_rules)
         return rule if rule is not None and rule.spec is not None else None
 
     def _suggest(self, call: Call) -> str:

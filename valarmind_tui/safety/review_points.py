@@ -9,8 +9,9 @@ reviewer did not exist, so a broken reviewer asks the person (tool-approve), uph
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,11 @@ class GateReviewers(Protocol):
 
     def enabled(self, name: str) -> bool:
         """Whether the reviewer (`tool_approve`, `tool_appeal`...) is switched on."""
+        ...
+
+    def usage(self) -> Mapping[str, Any]:
+        """Per reviewer that ran, what it spent (`calls`, `prompt_tokens`,
+        `completion_tokens`, `cost_usd`): /cost shows it."""
         ...
 
     def began(self, agent_id: str, request: str) -> None:
