@@ -96,3 +96,30 @@ async def test_budget_alias_and_cost(git_repo: Path, live: Any, fake_model: Any)
     assert "- tool-approve: 1 reviews, 300 in, 20 out" in cost.text
     assert cost.data["reviewers"]["tool-approve"]["prompt_tokens"] == 300
     assert system_prompts(fake_model)[1].startswith("You are ValarMind's orchestrator")
+
+
+async def test_never_approves_instead_of_the_headless_policy(
+    git_repo: Path, fake_model: Any, monkeypatch: Any
+) -> None:
+    from tests.conftest import write_user_config
+    from valarmind_tui.agents.loop import run_gated
+    from valarmind_tui.config import load_settings
+    from valarmind_tui.safety.approval import PolicyApprover
+    from valarmind_tui.safety.permissions import AgentPermissions
+    from valarmind_tui.session import Session
+    from valarmind_tui.tools.base import ToolContext
+
+    monkeypatch.setenv("FAKE_API_KEY", "sk-test")
+    write_user_config('api_key_env = "FAKE_API_KEY"\nsandbox = "off"\n' + ON)
+    settings = load_settings(git_repo, model="openai/fake-model", api_base=fake_model.openai_base)
+    policy = PolicyApprover(allow_execute=False)
+    session = Session(settings, git_repo, approver=policy)
+    fake_model.script(verdict("approve"), verdict("deny", "not asked for"))
+    bash = session.tools.get("bash")
+    ctx = ToolContext(project_root=git_repo, sandbox=session.sandbox)
+    for command in ("echo one", "echo two"):
+        status, result = await run_gated(bash, bash.parse({"command": command}), ctx,
+                                         session.gate, AgentPermissions.full())
+        assert status == "denied"
+    assert [r.command for r in policy.denied] == ["echo one"]  # the policy decided the first
+    assert "tool-approve reviewer: not asked for" in result.output  # a deny still counts

@@ -58,7 +58,12 @@ from valarmind_tui.errors import DenialEscalated, HookStopped, ToolError
 from valarmind_tui.events import Notice
 from valarmind_tui.safety import call_rules, gate_reviews
 from valarmind_tui.safety.appeals import AppealBook
-from valarmind_tui.safety.approval import ApprovalRequest, Approver, PermissionMode
+from valarmind_tui.safety.approval import (
+    ApprovalRequest,
+    Approver,
+    PermissionMode,
+    PolicyApprover,
+)
 from valarmind_tui.safety.call import Call, GatedTool, agent_kind, describe_call
 from valarmind_tui.safety.hook_points import NO_OPINION, GateHooks, HookVerdict
 from valarmind_tui.safety.paths import glob_match
@@ -211,7 +216,8 @@ class PermissionGate:
             if rule is not None:
                 return self._allow(call, f"allowed by the rule {rule}")
             reason = "runs a command, and no sandbox is available to confine it"
-            return await self._ask(call, params, ctx, reason, rule=self._suggest(call))
+            return await self._ask(call, params, ctx, reason, rule=self._suggest(call),
+                                   approvable=False)
         verdict = self._by_mode(call)
         if verdict is not None:
             return self._allow(call, verdict)
@@ -333,11 +339,12 @@ class PermissionGate:
         if call.kind == PERSON_AGENT_ID:
             return None
         if self.appeals.use_pass(call.kind, call.tool.name, params, "reviewer"):
-            if strict or not approvable:
+            if not self._model_may_approve(strict, approvable):
                 return None
             return self._allow(call, "allowed on appeal (tool-appeal overturned the denial)")
         step = await gate_reviews.tool_approve(self.reviewers, call, params, reason,
-                                               approvable=approvable and not strict)
+                                               approvable=self._model_may_approve(
+                                                   strict, approvable))
         if step is None:
             return None
         if step.action == "allow":
@@ -345,6 +352,12 @@ class PermissionGate:
         return self._deny(call, gate_reviews.offer_appeal(
             self.reviewers, self.appeals, call, params, step.reason, "reviewer",
             PERSON_AGENT_ID))
+
+    def _model_may_approve(self, strict: bool, approvable: bool) -> bool:
+        """A reviewer approves only an ordinary ask that a person would answer: never a strict
+        one, a hook's ask or an unconfined command, and never instead of the headless policy
+        (the person's flags decide there)."""
+        return approvable and not strict and not isinstance(self.approver, PolicyApprover)
 
     async def appeal(self, denial_id: str, justification: str, agent_id: str) -> tuple[bool, str]:
         """tool-appeal: an agent's appeal of a reviewer's or deny rule's denial (once each)."""
