@@ -46,6 +46,7 @@ from valarmind_tui.providers.base import (
     ToolCall,
     TurnComplete,
     Usage,
+    UsageTotals,
 )
 from valarmind_tui.safety.gate import PermissionGate
 from valarmind_tui.safety.hook_points import GateHooks
@@ -59,24 +60,6 @@ TIMEOUT = "timeout"
 """The message a time limit cancels an agent's task with (`task.cancel(TIMEOUT)`), so its open
 call and partial answer say "timeout", not "cancelled by the user"."""
 TIMEOUT_MARK = "\n\n[stopped: the agent's time limit ran out]"
-
-
-@dataclass
-class UsageTotals:
-    """Running totals shared by every agent of a session."""
-
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-
-    @property
-    def tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-    def add(self, usage: Usage) -> None:
-        self.prompt_tokens += usage.prompt_tokens
-        self.completion_tokens += usage.completion_tokens
-        self.cost_usd += usage.cost_usd or 0.0
 
 
 @dataclass

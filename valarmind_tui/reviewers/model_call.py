@@ -23,6 +23,7 @@ from valarmind_tui.providers.base import (
     Provider,
     TurnComplete,
     Usage,
+    UsageTotals,
 )
 from valarmind_tui.safety.review_points import ReviewVerdict
 
@@ -31,22 +32,10 @@ MAX_REASON_CHARS = 1000
 
 
 @dataclass
-class ReviewerUsage:
-    """What one reviewer spent this session."""
+class ReviewerUsage(UsageTotals):
+    """What one reviewer spent this session, and how many reviews it made."""
 
     calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-
-    @property
-    def tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-    def add(self, usage: Usage) -> None:
-        self.prompt_tokens += usage.prompt_tokens
-        self.completion_tokens += usage.completion_tokens
-        self.cost_usd += usage.cost_usd or 0.0
 
 
 def parse_verdict(text: str, allowed: tuple[str, ...]) -> ReviewVerdict | None:
