@@ -58,7 +58,8 @@ class Live:
     def warnings(self) -> list[str]:
         return [e.message for e in self.events if isinstance(e, Notice) and e.level == "warning"]
 
-    async def call(self, name: str, agent_id: str = "main", **arguments: Any) -> Any:
+    async def call(self, name: str, agent_id: str = "main",
+                   permissions: AgentPermissions | None = None, **arguments: Any) -> Any:
         """One tool call by an agent, through the gate (as the agent loop makes it)."""
         tool = self.session.tools.get(name)
         if tool is None:
@@ -68,11 +69,14 @@ class Live:
         ctx = ToolContext(project_root=self.root, agent_id=agent_id,
                           sandbox=self.session.sandbox)
         return await run_gated(tool, tool.parse(arguments), ctx, self.session.gate,
-                               AgentPermissions.full())
+                               permissions or AgentPermissions.full())
 
 
 def reviewers_table(*names: str, extra: str = "") -> str:
-    return "".join(f"[reviewers.{n}]\nenabled = true\n{extra}\n" for n in names)
+    """`[reviewers.NAME]` tables switching the reviewers on (a loaded test machine gets a long
+    time limit: the limit is not what these tests check)."""
+    return "".join(f"[reviewers.{n}]\nenabled = true\ntimeout_s = 600\n{extra}\n"
+                   for n in names)
 
 
 @pytest.fixture

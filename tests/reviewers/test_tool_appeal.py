@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.reviewers.conftest import reviewers_table, verdict
+from valarmind_tui.safety.permissions import AgentPermissions
 
 BOTH = reviewers_table("tool_approve", "tool_appeal")
 
@@ -72,6 +73,21 @@ async def test_a_deny_rule_overturned_goes_to_the_person(
     assert len(asked) == 1 and asked[0].deny_rule == "bash(rm:*)"  # the person decided
     _, again = await run.call("bash", command="rm tmp.txt")  # the pass was used up
     assert "deny rule bash(rm:*)" in again.output and len(run.person.asked) == 1
+
+
+async def test_an_overturned_deny_rule_still_meets_the_rest_of_the_pipeline(
+    git_repo: Path, live: Any, fake_model: Any
+) -> None:
+    fake_model.script(verdict("overturn", "fine"))
+    config = '[permissions]\ndeny = ["bash(rm:*)"]\n' + reviewers_table("tool_appeal")
+    run = await live(git_repo, config, "allow_once")
+    only_ls = AgentPermissions(execute=True, execute_allow=("ls",))
+    _, denied = await run.call("bash", agent_id="qa-1", permissions=only_ls, command="rm x")
+    await run.call("appeal_denial", agent_id="qa-1", denial_id=denial_id(denied.output),
+                   justification="cleanup")
+    status, out = await run.call("bash", agent_id="qa-1", permissions=only_ls, command="rm x")
+    assert status == "denied" and "may run only these commands: ls" in out.output
+    assert run.person.asked == []
 
 
 async def test_a_persons_denial_is_never_appealable(

@@ -12,7 +12,7 @@ import json
 
 from valarmind_tui.providers.base import AssistantTurn
 from valarmind_tui.safety.review_points import GateReviewers
-from valarmind_tui.tools.appeal_denial import AppealDenialTool
+from valarmind_tui.tools.appeal_denial import AppealDenialTool, AppealDesk
 from valarmind_tui.tools.registry import ToolRegistry
 
 MAX_ERROR_CHARS = 1500
@@ -69,9 +69,9 @@ class LoopReviews:
 
 
 def with_appeal_tool(tools: ToolRegistry, reviewers: GateReviewers | None,
-                     desk: object) -> ToolRegistry:
+                     desk: AppealDesk) -> ToolRegistry:
     """`tools` plus appeal_denial when the tool-appeal reviewer is on."""
     if reviewers is None or not reviewers.enabled("tool_appeal") or "appeal_denial" in tools:
         return tools
-    return ToolRegistry([*tools, AppealDenialTool(desk)])  # type: ignore[arg-type]
+    return ToolRegistry([*tools, AppealDenialTool(desk)])
 

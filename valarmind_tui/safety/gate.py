@@ -137,9 +137,9 @@ class PermissionGate:
         (HookStopped when a hook said `continue: false`)."""
         call = describe_call(self.project_root, tool, params, ctx)
         call.permissions = permissions
-        denied_by = self._denied_by(call)
-        if denied_by is not None:
-            return await self._rule_denial(call, params, ctx, denied_by)
+        denied = self._rule_denial(call, params)
+        if denied is not None:
+            return denied
         if self.hooks is None:
             return await self._reviewed(call, params, ctx, permissions, NO_OPINION)
         verdict = await self.hooks.pre_tool_use(tool.name, params, ctx)
@@ -157,19 +157,23 @@ class PermissionGate:
             return self._deny(call, f"A PreToolUse hook's updatedInput is not valid: {exc}")
         call = describe_call(self.project_root, tool, params, ctx)
         call.permissions = permissions
-        denied_by = self._denied_by(call)
-        if denied_by is not None:
-            return await self._rule_denial(call, params, ctx, denied_by)
+        denied = self._rule_denial(call, params)
+        if denied is not None:
+            return denied
         decision = await self._reviewed(call, params, ctx, permissions, verdict)
         return replace(decision, params=decision.params if decision.params is not None
                        else params)
 
-    async def _rule_denial(self, call: Call, params: Any, ctx: Any, rule: Rule) -> GateDecision:
-        """A deny rule refuses; once an appeal overturned this very call, the person decides."""
+    def _rule_denial(self, call: Call, params: Any) -> GateDecision | None:
+        """The deny rule's refusal, or None when none applies. Once an appeal overturned this
+        very call, the call goes on through the pipeline and, if nothing else refuses it, the
+        person decides (a strict ask naming the rule)."""
+        rule = self._denied_by(call)
+        if rule is None:
+            return None
         if self.appeals.use_pass(call.kind, call.tool.name, params, "rule"):
-            reason = f"the deny rule {rule} refuses it, and an appeal asked you to decide"
-            return await self._ask(call, params, ctx, reason, rule="", strict=True,
-                                   deny_rule=str(rule))
+            call.appealed_rule = rule
+            return None
         reason = f"{call.tool.name} is blocked by the deny rule {rule}."
         return self._deny(call, gate_reviews.offer_appeal(
             self.reviewers, self.appeals, call, params, reason, "rule", PERSON_AGENT_ID))
@@ -266,6 +270,9 @@ class PermissionGate:
         return call_rules.deny_rule_for(self.deny_rules, call)
 
     def _deny_may_apply(self, call: Call) -> tuple[Rule, str] | None:
+        if call.appealed_rule is not None:
+            return call.appealed_rule, (f"the deny rule {call.appealed_rule} refuses it; an "
+                                        "appeal asks you to decide")
         return call_rules.deny_rule_may_apply(self.deny_rules, call)
 
     def _person_allows(self, call: Call) -> Rule | None:
