@@ -61,16 +61,29 @@ def builtin_commands() -> CommandRegistry:
 
     @command(registry, "clear", "start a fresh conversation", idle_only=True)
     async def clear(session: Session, args: str) -> CommandResult:
-        session.clear()
+        await session.clear_with_hooks()
         return CommandResult("Conversation cleared.", action="clear")
 
-    @command(registry, "cost", "tokens and cost of this session")
+    @command(registry, "cost", "tokens and cost of this session (the reviewers' share apart)")
     async def cost(session: Session, args: str) -> CommandResult:
         totals = session.totals
-        return CommandResult(
-            f"Tokens: {totals.prompt_tokens:,} in, {totals.completion_tokens:,} out. "
-            f"Cost: ${totals.cost_usd:.4f} (LiteLLM's local cost map; unknown models count 0)."
-        )
+        reviewers = session.gate.reviewers
+        spent = reviewers.usage() if reviewers is not None else {}
+        prompt = totals.prompt_tokens + sum(u.prompt_tokens for u in spent.values())
+        completion = totals.completion_tokens + sum(u.completion_tokens for u in spent.values())
+        usd = totals.cost_usd + sum(u.cost_usd for u in spent.values())
+        text = (f"Tokens: {prompt:,} in, {completion:,} out. Cost: ${usd:.4f} (LiteLLM's "
+                "local cost map; unknown models count 0).")
+        rows = [f"- {name}: {u.calls} reviews, {u.prompt_tokens:,} in, "
+                f"{u.completion_tokens:,} out, ${u.cost_usd:.4f}" for name, u in spent.items()]
+        if rows:
+            text += (f"\n\nAgents: {totals.prompt_tokens:,} in, {totals.completion_tokens:,} "
+                     f"out, ${totals.cost_usd:.4f}. Reviewers:\n" + "\n".join(rows))
+        data = {"prompt_tokens": prompt, "completion_tokens": completion, "cost_usd": usd,
+                "reviewers": {n: {"calls": u.calls, "prompt_tokens": u.prompt_tokens,
+                                  "completion_tokens": u.completion_tokens,
+                                  "cost_usd": u.cost_usd} for n, u in spent.items()}}
+        return CommandResult(text, data=data)
 
     @command(registry, "theme", "switch the colour theme", usage="NAME")
     async def theme(session: Session, args: str) -> CommandResult:

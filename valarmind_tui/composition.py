@@ -8,7 +8,9 @@ MCP manager and sandbox from `build_stack`, so the safety decisions are made onc
 - the permission mode, endpoints and key variables come from user config, env and flags only;
 - one sandbox runs every command; where it cannot run, every command asks;
 - one HookRunner runs the person's hooks (user config, and a trusted project's): the gate, the
-  agent loop (through the gate) and the session call it.
+  agent loop (through the gate) and the session call it; a gate built alone (the MCP server's)
+  runs them too;
+- the model reviewers (user config `[reviewers]`, each off by default) sit in the gate.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from valarmind_tui.mcp.config_files import server_configs, user_servers
 from valarmind_tui.mcp.sampling import SamplingHandler
 from valarmind_tui.plugins import PluginContributions, load_plugins
 from valarmind_tui.providers.base import Provider
+from valarmind_tui.reviewers import Reviewers
 from valarmind_tui.safety.approval import Approver, PermissionMode
 from valarmind_tui.safety.gate import PermissionGate
 from valarmind_tui.safety.sandbox import Sandbox
@@ -77,18 +80,22 @@ def trust_notices(settings: Settings, project_root: Path) -> list[str]:
 def build_gate(
     settings: Settings, project_root: Path, approver: Approver, bus: EventBus | None = None, *,
     mode: PermissionMode | str | None = None, sandbox: Sandbox | None = None,
-    hooks: HookRunner | None = None,
+    hooks: HookRunner | None | bool = True, reviewers: Reviewers | None = None,
 ) -> PermissionGate:
     """The permission gate for one face: mode from the user's settings or the face's policy;
     the user's own rules kept apart (only they unlock protected paths); every command asks
-    when the sandbox cannot run."""
+    when the sandbox cannot run. `hooks=True` runs the configured hooks with a runner of its
+    own (the MCP server's gates); None runs none."""
+    if hooks is True:
+        hooks = HookRunner.from_settings(settings, project_root, bus)
     return PermissionGate(
         project_root, approver,
         mode=PermissionMode(mode or settings.permission_mode), rules=settings.permissions,
         user_rules=settings.user_permissions,
         unconfined_commands_ask=sandbox is not None and sandbox.unavailable,
         on_remember=lambda rule: _remember(project_root, rule), bus=bus,
-        hooks=hooks,
+        hooks=hooks if isinstance(hooks, HookRunner) and hooks.hooks else None,
+        reviewers=reviewers if reviewers is not None and reviewers.any_enabled else None,
     )
 
 
@@ -105,8 +112,8 @@ def build_stack(
     sandbox = Sandbox.detect(settings.sandbox, settings.sandbox_network)
     registry = tools if tools is not None else builtin_tools(sandbox=sandbox)
     hooks = HookRunner.from_settings(settings, root, bus)
-    gate = build_gate(settings, root, chosen_approver, bus, sandbox=sandbox,
-                      hooks=hooks if hooks.hooks else None)
+    gate = build_gate(settings, root, chosen_approver, bus, sandbox=sandbox, hooks=hooks,
+                      reviewers=Reviewers.from_settings(settings, provider, bus))
     agents = AgentRegistry.load(root, settings)
     commands = builtin_commands()
     plugins = load_plugins(root, trusted=settings.project_trusted)

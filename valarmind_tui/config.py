@@ -26,6 +26,7 @@ from valarmind_tui.config_sections import (  # noqa: F401 - the tables are impor
     McpServerConfig,
     McpSettings,
     PermissionSettings,
+    ReviewersSettings,
 )
 from valarmind_tui.errors import ConfigError
 from valarmind_tui.safe_files import read_regular_text
@@ -114,6 +115,8 @@ class Settings(BaseSettings):
     """Commands run on events (Claude Code's hooks format): `[[hooks.PreToolUse]]` with a
     `matcher` and `[[hooks.PreToolUse.hooks]]` handlers. A trusted project's handlers run after
     the user's own; an untrusted project's are never read."""
+    reviewers: ReviewersSettings = Field(default_factory=ReviewersSettings)
+    """Model reviewers (`[reviewers.tool_approve]`...), each off by default. User config only."""
 
     _project_trusted: bool = PrivateAttr(default=False)
     _project_mcp_servers: frozenset[str] = PrivateAttr(default=frozenset())

@@ -106,3 +106,34 @@ class HookMatcher(_Section):
 
 
 HooksTable = dict[HookEvent, list[HookMatcher]]
+
+
+class ReviewerSettings(_Section):
+    """One model reviewer: off by default, with its own model and budget."""
+
+    enabled: bool = False
+    """Ask this reviewer at all."""
+    model: str | None = None
+    """Model alias or LiteLLM model string; the session's model when unset."""
+    max_calls: int = Field(default=50, ge=0)
+    """Reviews per session; past it the reviewer is skipped (as if off)."""
+    max_tokens: int = Field(default=100_000, ge=0)
+    """Tokens (in + out) per session; past it the reviewer is skipped (as if off)."""
+    timeout_s: float = Field(default=60.0, gt=0)
+    """One review's time limit; a review that takes longer counts as no opinion."""
+
+
+class ReviewersSettings(_Section):
+    """The model reviewers of seed 002 (user config only: a repository never sets them)."""
+
+    tool_approve: ReviewerSettings = Field(default_factory=ReviewerSettings)
+    """A second opinion before a person is asked: approves low-risk calls, denies clear
+    mistakes, otherwise asks."""
+    tool_appeal: ReviewerSettings = Field(default_factory=ReviewerSettings)
+    """Hears an agent's appeal of a reviewer's or a deny rule's denial: OVERTURN or UPHOLD."""
+    intent_check: ReviewerSettings = Field(default_factory=ReviewerSettings)
+    """At Stop: did the answer do what was asked? If not, the agent continues once."""
+    plan_validate: ReviewerSettings = Field(default_factory=ReviewerSettings)
+    """On exit_plan_mode: does the plan do what was asked? A rejected plan goes back."""
+    error_acknowledge: ReviewerSettings = Field(default_factory=ReviewerSettings)
+    """After a failed tool call: does the agent's next message address the error?"""

@@ -293,11 +293,32 @@ class CommitMessageRequested(Event):
     without a model."""
 
 
+@dataclass(frozen=True, kw_only=True)
+class ReviewerRan(Event):
+    """A model reviewer (config `[reviewers]`) gave its verdict, or gave none."""
+
+    reviewer: str
+    """tool-approve, tool-appeal, intent-check, plan-validate or error-acknowledge."""
+    subject: str
+    """What was reviewed, in one line (the call, the plan, the answer)."""
+    verdict: str
+    """The reviewer's decision (approve, deny, ask, overturn, uphold, done, not_done, accept,
+    reject, acknowledged, ignored), or `none` when it gave no usable one."""
+    reason: str = ""
+    """The reviewer's reason, or why there was no verdict (malformed answer, model failure,
+    budget spent, time limit)."""
+    model: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None
+    duration_ms: int = 0
+
+
 AnyEvent = (
     TurnStarted | TextDelta | ReasoningDelta | TurnFinished | ToolCallStarted | ToolCallFinished
     | ApprovalRequested | ApprovalResolved | AgentSpawned | AgentFinished | TaskListChanged
     | UsageUpdated | Notice | ModeChanged | PromptFinished | HookRan | CheckpointCreated
-    | FilesRestored | CommitStepFinished | CommitMessageRequested
+    | FilesRestored | CommitStepFinished | CommitMessageRequested | ReviewerRan
 )
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
@@ -319,7 +340,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         TurnStarted, TextDelta, ReasoningDelta, TurnFinished, ToolCallStarted, ToolCallFinished,
         ApprovalRequested, ApprovalResolved, AgentSpawned, AgentFinished, TaskListChanged,
         UsageUpdated, Notice, ModeChanged, PromptFinished, HookRan, CheckpointCreated,
-        FilesRestored, CommitStepFinished, CommitMessageRequested,
+        FilesRestored, CommitStepFinished, CommitMessageRequested, ReviewerRan,
     )
 }
 

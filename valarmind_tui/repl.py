@@ -317,17 +317,20 @@ class Repl:
 
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(signal.SIGINT, interrupted)
+        reason = "other"  # SessionEnd's reason: the person left at the prompt, or not
         try:
             while True:
                 line = await self.reader.read("> ")
                 if line is None or not await self.handle(line):
+                    reason = "prompt_input_exit"
                     break
         except asyncio.CancelledError:
+            reason = "prompt_input_exit"
             return 130
         finally:
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(signal.SIGINT)
-            await self.session.close()
+            await self.session.close(reason)
             pump.cancel()
         return 0
 

@@ -422,6 +422,15 @@ class Session:
         self.history = []
         self.gate.reset_denials()
 
+    async def clear_with_hooks(self) -> None:
+        """/clear as Claude Code does it: SessionEnd (reason `clear`, the old transcript), the
+        conversation forgotten, SessionStart (source `clear`; its context joins the next
+        prompt). For hooks what follows is a new session: a new `session_id` and transcript."""
+        await self.hooks.session_end("clear")
+        self.clear()
+        self.hooks.session_id = uuid.uuid4().hex
+        self._hook_context = await self.hooks.session_start("clear")
+
     def warm_up(self) -> None:
         """Import the model library now (~2.5 s) so the first prompt does not wait for it.
         Blocking: a face calls it off its UI thread."""
@@ -438,11 +447,13 @@ class Session:
             self._provider = provider_from_settings(self.settings, self._model)
         return self._provider
 
-    async def close(self) -> None:
+    async def close(self, reason: str = "other") -> None:
+        """End the session; `reason` is SessionEnd's: `prompt_input_exit` when the person left
+        at the prompt (/quit, Ctrl+D), `other` otherwise."""
         self.cancel()
         if not self._ended:
             self._ended = True
-            await self.hooks.session_end("other")
+            await self.hooks.session_end(reason)
         await self.mcp.close()
         if self.store is not None:
             self.store.close()

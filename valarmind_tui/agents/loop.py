@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from valarmind_tui.agents.loop_reviews import LoopReviews, with_appeal_tool
 from valarmind_tui.agents.spec import AgentSpec
 from valarmind_tui.bus import EventBus
 from valarmind_tui.errors import (
@@ -46,6 +47,7 @@ from valarmind_tui.providers.base import (
     ToolCall,
     TurnComplete,
     Usage,
+    UsageTotals,
 )
 from valarmind_tui.safety.gate import PermissionGate
 from valarmind_tui.safety.hook_points import GateHooks
@@ -60,24 +62,6 @@ TIMEOUT = "timeout"
 """The message a time limit cancels an agent's task with (`task.cancel(TIMEOUT)`), so its open
 call and partial answer say "timeout", not "cancelled by the user"."""
 TIMEOUT_MARK = "\n\n[stopped: the agent's time limit ran out]"
-
-
-@dataclass
-class UsageTotals:
-    """Running totals shared by every agent of a session."""
-
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-
-    @property
-    def tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-    def add(self, usage: Usage) -> None:
-        self.prompt_tokens += usage.prompt_tokens
-        self.completion_tokens += usage.completion_tokens
-        self.cost_usd += usage.cost_usd or 0.0
 
 
 @dataclass
@@ -124,7 +108,10 @@ class AgentLoop:
         """The hook event run when the agent is about to finish: Stop, or SubagentStop for a
         specialist."""
         self._stop_hook_active = False
-        self.deps = deps
+        reviewers = deps.gate.reviewers
+        self.deps = dataclasses.replace(
+            deps, tools=with_appeal_tool(deps.tools, reviewers, deps.gate))
+        self._reviews = LoopReviews(reviewers, agent_id, final_stop=stop_event == "Stop")
         self.agent_id = agent_id
         self.model = model or deps.provider.model
         self.max_turns = max_turns or spec.max_turns
@@ -143,6 +130,7 @@ class AgentLoop:
         else:
             self._append({"role": "system", "content": system_prompt or self.spec.system_prompt})
         self._append({"role": "user", "content": task})
+        self._reviews.began(task)
         try:
             return await self._loop()
         except asyncio.CancelledError as exc:
@@ -163,10 +151,18 @@ class AgentLoop:
             turn = await self._query()
             self._append(turn.to_message())
             last_text = turn.text
+            ignored = await self._reviews.ignored_error(turn)
+            if ignored is not None:
+                self._not_run(turn, ignored)
+                continue
             if not turn.tool_calls:
                 reason = await self._stop_hooks()
                 if reason is None:
-                    return self._outcome(RunStatus.DONE, turn.text)
+                    note = await self._reviews.intent_note(turn.text)
+                    if note is None:
+                        return self._outcome(RunStatus.DONE, turn.text)
+                    self._append({"role": "user", "content": note})
+                    continue
                 self._append({"role": "user", "content": (
                     f"A {self.stop_event} hook asked you to continue before finishing:\n{reason}")})
                 continue
@@ -178,6 +174,16 @@ class AgentLoop:
             "its last message follows.\n\n"
         )
         return self._outcome(RunStatus.INCOMPLETE, reason + last_text)
+
+    def _not_run(self, turn: AssistantTurn, note: str) -> None:
+        """A reviewer's note instead of the turn's tool calls (or after its final text)."""
+        for call in turn.tool_calls:
+            self.deps.bus.publish(ToolCallStarted(agent_id=self.agent_id, call_id=call.id,
+                                                  name=call.name, arguments=call.arguments))
+            self._finish(call, "denied", ToolResult.error(f"Not run: {note}"))
+            self._append({"role": "tool", "tool_call_id": call.id, "content": f"Not run: {note}"})
+        if not turn.tool_calls:
+            self._append({"role": "user", "content": note})
 
     async def _stop_hooks(self) -> str | None:
         """Why the agent must go on (a Stop hook's exit 2 or `decision: block`), or None. It goes
@@ -284,6 +290,7 @@ class AgentLoop:
         return await run_gated(tool, params, self.deps.ctx, self.deps.gate, self.spec.permissions)
 
     def _finish(self, call: ToolCall, status: Any, result: ToolResult) -> None:
+        self._reviews.tool_finished(call.name, status, result.output)
         self.deps.bus.publish(
             ToolCallFinished(
                 agent_id=self.agent_id, call_id=call.id, name=call.name, status=status,

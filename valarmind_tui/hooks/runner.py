@@ -153,10 +153,11 @@ class HookRunner:
         if self.bus is None:
             return
         hook = result.hook
+        quiet = (result.output or {}).get("suppressOutput") is True  # kept out of the log
         self.bus.publish(HookRan(
             event=hook.event, matcher=hook.matcher, command=hook.command,
             exit_code=result.exit_code, duration_ms=result.duration_ms,
-            outcome=result.outcome, detail=result.detail(),
+            outcome=result.outcome, detail="" if quiet else result.detail(),
         ))
         said_to_user = (result.output or {}).get("systemMessage")
         if said_to_user:

@@ -38,6 +38,24 @@ class Usage:
     """None when the model is not in LiteLLM's local cost map."""
 
 
+@dataclass
+class UsageTotals:
+    """Running totals shared by every agent of a session (and one per reviewer)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def add(self, usage: Usage) -> None:
+        self.prompt_tokens += usage.prompt_tokens
+        self.completion_tokens += usage.completion_tokens
+        self.cost_usd += usage.cost_usd or 0.0
+
+
 @dataclass(frozen=True)
 class AssistantTurn:
     """One normalized assistant response."""

@@ -48,6 +48,10 @@ class Call:
     """The bash command split into simple commands (execute tools only)."""
     intents: tuple[str, ...] = field(default_factory=tuple)
     """What the call is trying to do, for escalation: verbs (`rm`, `git push`) and paths."""
+    permissions: Any = None
+    """The calling agent's AgentPermissions (set by the gate), for re-checking changed input."""
+    appealed_rule: Any = None
+    """The deny rule an appeal overturned for this very call: the person decides (the gate)."""
 
     @property
     def kind(self) -> str:

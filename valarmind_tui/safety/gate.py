@@ -1,7 +1,7 @@
 """The permission gate: every tool call passes one pipeline before it runs (seed 002).
 
     deny rules → PreToolUse hooks → agent permissions → path check → protected paths → mode
-    → allow rules → PermissionRequest hooks → Approver
+    → allow rules → reviewers (tool-approve) → PermissionRequest hooks → Approver
 
 - deny rules (user and project config) refuse whatever the mode. A bash command is parsed
   (safety.shell): a deny rule refuses it if ANY simple command in it matches (`rm -rf X; true`,
@@ -27,9 +27,14 @@
   rules again), its `ask` asks whatever the mode, and its `allow` answers only the "ask" steps
   (unconfined commands, the mode, the allow rules): never a refusal, a protected or sensitive
   path, or a deny rule that may apply;
-- otherwise PermissionRequest hooks may answer (an allow never answers a strict ask), the
-  Notification hooks hear that a person is asked, and the Approver (TUI modal, REPL prompt,
-  headless policy) decides.
+- the tool-approve reviewer (config `[reviewers]`, off by default) may then deny, or approve
+  an ordinary ask (never a strict one or a hook's ask); exit_plan_mode's plan passes the
+  plan-validate reviewer first; a reviewer's or a deny rule's denial may be appealed once
+  (tool-appeal, safety.gate_reviews);
+- otherwise PermissionRequest hooks may answer (an allow never answers a strict ask; an
+  allow's `updatedInput` runs only if it passes the deny rules, permissions and path checks),
+  the Notification hooks hear that a person is asked, and the Approver (TUI modal, REPL
+  prompt, headless policy) decides.
 
 Denials are counted for the whole session by agent kind (`code-1` and `code-2` are both `code`)
 and intent (the command's verbs, the paths written): the third denial of one intent raises
@@ -40,7 +45,6 @@ GateHooks: safety sits below tools and hooks in the layers.
 
 from __future__ import annotations
 
-import fnmatch
 import uuid
 from collections import Counter
 from collections.abc import Callable
@@ -52,12 +56,19 @@ from valarmind_tui.bus import EventBus
 from valarmind_tui.config import PermissionSettings
 from valarmind_tui.errors import DenialEscalated, HookStopped, ToolError
 from valarmind_tui.events import Notice
-from valarmind_tui.safety.allowed_commands import allowed_by_prefix
-from valarmind_tui.safety.approval import ApprovalRequest, Approver, PermissionMode
+from valarmind_tui.safety import call_rules, gate_reviews
+from valarmind_tui.safety.appeals import AppealBook
+from valarmind_tui.safety.approval import (
+    ApprovalRequest,
+    Approver,
+    PermissionMode,
+    PolicyApprover,
+)
 from valarmind_tui.safety.call import Call, GatedTool, agent_kind, describe_call
 from valarmind_tui.safety.hook_points import NO_OPINION, GateHooks, HookVerdict
 from valarmind_tui.safety.paths import glob_match
 from valarmind_tui.safety.permissions import AgentPermissions
+from valarmind_tui.safety.review_points import GateReviewers
 from valarmind_tui.safety.rules import Rule, RuleSet, suggest_rule
 
 __all__ = ["ESCALATE_AFTER", "GateDecision", "GatedTool", "PermissionGate", "agent_kind"]
@@ -92,7 +103,7 @@ class PermissionGate:
         mode: PermissionMode = PermissionMode.DEFAULT, rules: PermissionSettings | None = None,
         on_remember: Callable[[str], None] | None = None, bus: EventBus | None = None,
         user_rules: PermissionSettings | None = None, unconfined_commands_ask: bool = False,
-        hooks: GateHooks | None = None,
+        hooks: GateHooks | None = None, reviewers: GateReviewers | None = None,
     ) -> None:
         self.project_root = Path(project_root).resolve()
         self.approver = approver
@@ -109,6 +120,10 @@ class PermissionGate:
         self.hooks = hooks
         """The person's hooks (PreToolUse, PermissionRequest...); run_gated and the agent loop
         reach PostToolUse and Stop through it too."""
+        self.reviewers = reviewers
+        """The model reviewers; the agent loop reaches intent-check and error-acknowledge
+        through it too."""
+        self.appeals = AppealBook()
         self._denials: Counter[tuple[str, str]] = Counter()
         invalid = self.project_rules.invalid + self.user_rules.invalid + self.deny_rules.invalid
         for text in invalid:
@@ -121,11 +136,12 @@ class PermissionGate:
         """Allow or deny one call; raises DenialEscalated on the third denial of one intent
         (HookStopped when a hook said `continue: false`)."""
         call = describe_call(self.project_root, tool, params, ctx)
-        denied_by = self._denied_by(call)
-        if denied_by is not None:
-            return self._deny(call, f"{tool.name} is blocked by the deny rule {denied_by}.")
+        call.permissions = permissions
+        denied = self._rule_denial(call, params)
+        if denied is not None:
+            return denied
         if self.hooks is None:
-            return await self._pipeline(call, params, ctx, permissions, NO_OPINION)
+            return await self._reviewed(call, params, ctx, permissions, NO_OPINION)
         verdict = await self.hooks.pre_tool_use(tool.name, params, ctx)
         if verdict.stop is not None:
             raise HookStopped(f"Stopped by a PreToolUse hook: {verdict.stop}")
@@ -140,11 +156,38 @@ class PermissionGate:
         except (ToolError, TypeError, ValueError) as exc:
             return self._deny(call, f"A PreToolUse hook's updatedInput is not valid: {exc}")
         call = describe_call(self.project_root, tool, params, ctx)
-        denied_by = self._denied_by(call)
-        if denied_by is not None:
-            return self._deny(call, f"{tool.name} is blocked by the deny rule {denied_by}.")
+        call.permissions = permissions
+        denied = self._rule_denial(call, params)
+        if denied is not None:
+            return denied
+        decision = await self._reviewed(call, params, ctx, permissions, verdict)
+        return replace(decision, params=decision.params if decision.params is not None
+                       else params)
+
+    def _rule_denial(self, call: Call, params: Any) -> GateDecision | None:
+        """The deny rule's refusal, or None when none applies. Once an appeal overturned this
+        very call, the call goes on through the pipeline and, if nothing else refuses it, the
+        person decides (a strict ask naming the rule)."""
+        rule = self._denied_by(call)
+        if rule is None:
+            return None
+        if self.appeals.use_pass(call.kind, call.tool.name, params, "rule"):
+            call.appealed_rule = rule
+            return None
+        reason = f"{call.tool.name} is blocked by the deny rule {rule}."
+        return self._deny(call, gate_reviews.offer_appeal(
+            self.reviewers, self.appeals, call, params, reason, "rule", PERSON_AGENT_ID))
+
+    async def _reviewed(
+        self, call: Call, params: Any, ctx: Any, permissions: AgentPermissions,
+        verdict: HookVerdict,
+    ) -> GateDecision:
+        """The pipeline, then plan-validate for an allowed exit_plan_mode."""
         decision = await self._pipeline(call, params, ctx, permissions, verdict)
-        return replace(decision, params=params)
+        if not decision.allowed:
+            return decision
+        step = await gate_reviews.validate_plan(self.reviewers, call, params)
+        return decision if step is None else self._deny(call, step.reason)
 
     async def _pipeline(
         self, call: Call, params: Any, ctx: Any, permissions: AgentPermissions,
@@ -167,7 +210,8 @@ class PermissionGate:
                                    deny_rule=str(rule))
         if verdict.decision == "ask":
             reason = f"a PreToolUse hook asks: {verdict.reason or 'confirm this call'}"
-            return await self._ask(call, params, ctx, reason, rule=self._suggest(call))
+            return await self._ask(call, params, ctx, reason, rule=self._suggest(call),
+                                   approvable=False)
         if verdict.decision == "allow":
             said = f": {verdict.reason}" if verdict.reason else ""
             return self._allow(call, f"allowed by a PreToolUse hook{said}")
@@ -176,11 +220,13 @@ class PermissionGate:
             if rule is not None:
                 return self._allow(call, f"allowed by the rule {rule}")
             reason = "runs a command, and no sandbox is available to confine it"
-            return await self._ask(call, params, ctx, reason, rule=self._suggest(call))
+            return await self._ask(call, params, ctx, reason, rule=self._suggest(call),
+                                   approvable=False)
         verdict = self._by_mode(call)
         if verdict is not None:
             return self._allow(call, verdict)
-        rule = self._allowed_by(call, self.session_rules, self.user_rules, self.project_rules)
+        rule = call_rules.allow_rule_for(call, self.session_rules, self.user_rules,
+                                         self.project_rules)
         if rule is not None:
             return self._allow(call, f"allowed by the rule {rule}")
         reason = {"write": f"{tool.name} changes files", "execute": "runs a command",
@@ -192,7 +238,7 @@ class PermissionGate:
     def _refusal(self, call: Call, permissions: AgentPermissions) -> str | None:
         """Why the call is refused outright after the deny rules and the PreToolUse hooks
         (agent permission, path, plan mode)."""
-        refused = self._permission_refusal(call, permissions)
+        refused = call_rules.permission_refusal(call, permissions)
         if refused is not None:
             return refused
         if call.outside is not None:
@@ -205,29 +251,6 @@ class PermissionGate:
                 "run. Investigate with read tools and present your plan; the person leaves plan "
                 "mode when they accept it."
             )
-        return None
-
-    def _permission_refusal(self, call: Call, permissions: AgentPermissions) -> str | None:
-        agent, name = call.agent_id, call.tool.name
-        if not getattr(permissions, call.risk, False):
-            return (f"The {agent} agent may not use {name}: it has no {call.risk} permission. "
-                    "Do the task with the tools you have, or report what is needed.")
-        paths = call.subject.paths
-        if call.risk == "write" and permissions.write_globs is not None:
-            globs = permissions.write_globs
-            outside = [p for p in paths if not any(glob_match(g, p) for g in globs)]
-            if outside:
-                allowed = ", ".join(permissions.write_globs)
-                return (f"The {agent} agent may only write to {allowed}; "
-                        f"{', '.join(outside)} is not among them.")
-        command = call.subject.command
-        if call.risk == "execute" and permissions.execute_allow is not None:
-            allowed = permissions.execute_allow
-            if command is None or allowed_by_prefix(command, allowed) is None:
-                listed = "; ".join(allowed) or "none"
-                return (f"The {agent} agent may run only these commands: {listed} (with more "
-                        "arguments after them, as one simple command: no ;, &&, pipes, "
-                        "redirections or substitutions).")
         return None
 
     def _by_mode(self, call: Call) -> str | None:
@@ -244,58 +267,18 @@ class PermissionGate:
 
     # -- rules --------------------------------------------------------------------------
     def _denied_by(self, call: Call) -> Rule | None:
-        """The deny rule the call (or ANY simple command of its bash command) matches."""
-        for rule in self.deny_rules.rules:
-            if rule.matches(call.subject):
-                return rule
-            if call.parsed is not None and any(
-                rule.matches_argv(call.tool.name, form) is True
-                for c in call.parsed.commands for form in c.forms()
-            ):
-                return rule
-        return None
+        return call_rules.deny_rule_for(self.deny_rules, call)
 
     def _deny_may_apply(self, call: Call) -> tuple[Rule, str] | None:
-        """A deny rule that might apply to a command the parser cannot fully see, and why."""
-        if call.parsed is None:
-            return None
-        for rule in self.deny_rules.rules:
-            if not fnmatch.fnmatchcase(call.tool.name, rule.tool):
-                continue
-            if call.unparseable:
-                return rule, (f"the deny rule {rule} cannot be checked: "
-                              f"{'; '.join(call.unparseable)}")
-            if any(rule.matches_argv(call.tool.name, form) is None
-                   for c in call.parsed.commands for form in c.forms()):
-                return rule, (f"the deny rule {rule} may apply: a word it checks is known only "
-                              "when the command runs")
-        return None
-
-    def _allowed_by(self, call: Call, *rulesets: RuleSet) -> Rule | None:
-        """The allow rule that answers for the call: for bash, every simple command must match
-        one; a command with unparseable parts is answered by none."""
-        rules = [r for rs in rulesets for r in rs.rules]
-        if call.parsed is None:
-            return next((r for r in rules if r.matches(call.subject)), None)
-        if call.unparseable or not call.parsed.commands:
-            return None
-        exact = next((r for r in rules if r.spec is not None and not r.spec.endswith(":*")
-                      and r.matches(call.subject)), None)
-        if exact is not None:  # the person allowed this very command string
-            return exact
-        first: Rule | None = None
-        for command in call.parsed.commands:
-            rule = next((r for r in rules if r.matches_argv(call.tool.name, command.argv) is True),
-                        None)
-            if rule is None:
-                return None
-            first = first or rule
-        return first
+        if call.appealed_rule is not None:
+            return call.appealed_rule, (f"the deny rule {call.appealed_rule} refuses it; an "
+                                        "appeal asks you to decide")
+        return call_rules.deny_rule_may_apply(self.deny_rules, call)
 
     def _person_allows(self, call: Call) -> Rule | None:
         """A rule of the person's own (user config or this session) that names what the call
         touches: a bare tool name does not unlock protected paths."""
-        rule = self._allowed_by(call, self.session_rules, self.user_rules)
+        rule = call_rules.allow_rule_for(call, self.session_rules, self.user_rules)
         return rule if rule is not None and rule.spec is not None else None
 
     def _suggest(self, call: Call) -> str:
@@ -318,8 +301,11 @@ class PermissionGate:
     async def _ask(
         self, call: Call, params: Any, ctx: Any, reason: str, *, rule: str,
         strict: bool = False, protected: str | None = None, deny_rule: str | None = None,
+        approvable: bool = True,
     ) -> GateDecision:
-        """Ask the Approver. `strict` asks are ones no mode answers: a denial names why."""
+        """Ask the reviewers, then the Approver. `strict` asks are ones no mode answers: a
+        denial names why; neither they nor a hook's ask (`approvable=False`) may be approved
+        by a model."""
         try:
             preview = await call.tool.preview(params, ctx)
         except ToolError as exc:
@@ -328,6 +314,9 @@ class PermissionGate:
         except Exception as exc:  # noqa: BLE001 - a broken preview must not crash the gate
             preview = None
             reason += f" (no preview: {type(exc).__name__})"
+        reviewed = await self._tool_approve(call, params, reason, strict, approvable)
+        if reviewed is not None:
+            return reviewed
         answered = await self._permission_hooks(call, params, ctx, strict)
         if answered is not None:
             return answered
@@ -349,6 +338,39 @@ class PermissionGate:
             self.remember(rule, project=answer.decision == "allow_project")
         return self._allow(call, "approved")
 
+    async def _tool_approve(
+        self, call: Call, params: Any, reason: str, strict: bool, approvable: bool
+    ) -> GateDecision | None:
+        """The tool-approve reviewer (and a pass an appeal won against it); the person's own
+        commands go straight to the person."""
+        if call.kind == PERSON_AGENT_ID:
+            return None
+        if self.appeals.use_pass(call.kind, call.tool.name, params, "reviewer"):
+            if not self._model_may_approve(strict, approvable):
+                return None
+            return self._allow(call, "allowed on appeal (tool-appeal overturned the denial)")
+        step = await gate_reviews.tool_approve(self.reviewers, call, params, reason,
+                                               approvable=self._model_may_approve(
+                                                   strict, approvable))
+        if step is None:
+            return None
+        if step.action == "allow":
+            return self._allow(call, step.reason)
+        return self._deny(call, gate_reviews.offer_appeal(
+            self.reviewers, self.appeals, call, params, step.reason, "reviewer",
+            PERSON_AGENT_ID))
+
+    def _model_may_approve(self, strict: bool, approvable: bool) -> bool:
+        """A reviewer approves only an ordinary ask that a person would answer: never a strict
+        one, a hook's ask or an unconfined command, and never instead of the headless policy
+        (the person's flags decide there)."""
+        return approvable and not strict and not isinstance(self.approver, PolicyApprover)
+
+    async def appeal(self, denial_id: str, justification: str, agent_id: str) -> tuple[bool, str]:
+        """tool-appeal: an agent's appeal of a reviewer's or deny rule's denial (once each)."""
+        return await gate_reviews.hear_appeal(self.reviewers, self.appeals, agent_id,
+                                              agent_kind(agent_id), denial_id, justification)
+
     async def _permission_hooks(
         self, call: Call, params: Any, ctx: Any, strict: bool
     ) -> GateDecision | None:
@@ -364,10 +386,37 @@ class PermissionGate:
             return self._deny(call, "Denied by a PermissionRequest hook: "
                               + (verdict.reason or "denied"))
         if verdict.decision == "allow" and not strict:
+            if verdict.updated_input is not None:
+                return await self._updated_by_permission_hook(call, params, ctx, verdict)
             return self._allow(call, "allowed by a PermissionRequest hook")
         self.hooks.notify(f"ValarMind needs your permission to use {call.tool.name}",
                           "permission_prompt")
         return None
+
+    async def _updated_by_permission_hook(
+        self, call: Call, params: Any, ctx: Any, verdict: HookVerdict
+    ) -> GateDecision:
+        """A PermissionRequest hook allowed with `updatedInput`: the new arguments run only when
+        they pass what the hook could not answer (deny rules, permissions, paths)."""
+        tool = call.tool
+        parse = getattr(tool, "parse", None)
+        try:
+            dumped = params.model_dump() if hasattr(params, "model_dump") else dict(params)
+            new = parse({**dumped, **(verdict.updated_input or {})}) if parse else params
+        except (ToolError, TypeError, ValueError) as exc:
+            return self._deny(call, f"A PermissionRequest hook's updatedInput is not valid: {exc}")
+        changed = describe_call(self.project_root, tool, new, ctx)
+        problem = self._denied_by(changed) and "a deny rule refuses it"
+        if not problem and call.permissions is not None:
+            problem = self._refusal(changed, call.permissions)
+        if not problem and (changed.protected or changed.sensitive or changed.unparseable
+                            or self._deny_may_apply(changed)):
+            problem = "it writes a protected or sensitive path, or cannot be fully checked"
+        if problem:
+            return self._deny(call, "A PermissionRequest hook's updatedInput was refused: "
+                              + str(problem))
+        return GateDecision(True, "allowed by a PermissionRequest hook (with updatedInput)",
+                            params=new)
 
     def remember(self, rule: str, *, project: bool = False) -> None:
         """Allow calls matching `rule` for the rest of the session (and in the project config)."""

@@ -226,8 +226,8 @@ class ValarMindApp(App[int]):
             banner.update(environment.offline_help(found))
 
     async def on_unmount(self) -> None:
-        if self.session is not None:
-            await self.session.close()
+        if self.session is not None:  # the TUI ends only when the person quits it
+            await self.session.close("prompt_input_exit")
 
     # -- events from the core ----------------------------------------------------------------
     @on(SessionEvent)

@@ -1,0 +1,92 @@
+"""What the rules and an agent's permissions say about one call (the gate decides with them).
+
+A deny rule meets ANY simple command of a bash command; an allow rule must meet EVERY one, and
+none answers a command with parts the parser cannot see.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+
+from valarmind_tui.safety.allowed_commands import allowed_by_prefix
+from valarmind_tui.safety.call import Call
+from valarmind_tui.safety.paths import glob_match
+from valarmind_tui.safety.permissions import AgentPermissions
+from valarmind_tui.safety.rules import Rule, RuleSet
+
+
+def permission_refusal(call: Call, permissions: AgentPermissions) -> str | None:
+    """Why the agent's permissions refuse the call (risk, write globs, allowed commands)."""
+    agent, name = call.agent_id, call.tool.name
+    if not getattr(permissions, call.risk, False):
+        return (f"The {agent} agent may not use {name}: it has no {call.risk} permission. "
+                "Do the task with the tools you have, or report what is needed.")
+    paths = call.subject.paths
+    if call.risk == "write" and permissions.write_globs is not None:
+        globs = permissions.write_globs
+        outside = [p for p in paths if not any(glob_match(g, p) for g in globs)]
+        if outside:
+            allowed = ", ".join(permissions.write_globs)
+            return (f"The {agent} agent may only write to {allowed}; "
+                    f"{', '.join(outside)} is not among them.")
+    command = call.subject.command
+    if call.risk == "execute" and permissions.execute_allow is not None:
+        allowed = permissions.execute_allow
+        if command is None or allowed_by_prefix(command, allowed) is None:
+            listed = "; ".join(allowed) or "none"
+            return (f"The {agent} agent may run only these commands: {listed} (with more "
+                    "arguments after them, as one simple command: no ;, &&, pipes, "
+                    "redirections or substitutions).")
+    return None
+
+
+def deny_rule_for(deny_rules: RuleSet, call: Call) -> Rule | None:
+    """The deny rule the call (or ANY simple command of its bash command) matches."""
+    for rule in deny_rules.rules:
+        if rule.matches(call.subject):
+            return rule
+        if call.parsed is not None and any(
+            rule.matches_argv(call.tool.name, form) is True
+            for c in call.parsed.commands for form in c.forms()
+        ):
+            return rule
+    return None
+
+
+def deny_rule_may_apply(deny_rules: RuleSet, call: Call) -> tuple[Rule, str] | None:
+    """A deny rule that might apply to a command the parser cannot fully see, and why."""
+    if call.parsed is None:
+        return None
+    for rule in deny_rules.rules:
+        if not fnmatch.fnmatchcase(call.tool.name, rule.tool):
+            continue
+        if call.unparseable:
+            return rule, (f"the deny rule {rule} cannot be checked: "
+                          f"{'; '.join(call.unparseable)}")
+        if any(rule.matches_argv(call.tool.name, form) is None
+               for c in call.parsed.commands for form in c.forms()):
+            return rule, (f"the deny rule {rule} may apply: a word it checks is known only "
+                          "when the command runs")
+    return None
+
+
+def allow_rule_for(call: Call, *rulesets: RuleSet) -> Rule | None:
+    """The allow rule that answers for the call: for bash, every simple command must match
+    one; a command with unparseable parts is answered by none."""
+    rules = [r for rs in rulesets for r in rs.rules]
+    if call.parsed is None:
+        return next((r for r in rules if r.matches(call.subject)), None)
+    if call.unparseable or not call.parsed.commands:
+        return None
+    exact = next((r for r in rules if r.spec is not None and not r.spec.endswith(":*")
+                  and r.matches(call.subject)), None)
+    if exact is not None:  # the person allowed this very command string
+        return exact
+    first: Rule | None = None
+    for command in call.parsed.commands:
+        rule = next((r for r in rules if r.matches_argv(call.tool.name, command.argv) is True),
+                    None)
+        if rule is None:
+            return None
+        first = first or rule
+    return first
