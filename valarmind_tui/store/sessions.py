@@ -230,8 +230,9 @@ class SessionStore:
                 "SELECT SUM(json_extract(body, '$.cost_usd')) FROM events WHERE session_id = ? "
                 "AND type = 'usage_updated'", (info.id,)).fetchone()
             files, = self._db.execute(
-                "SELECT COUNT(DISTINCT j.value) FROM events, json_each(json_extract(body, "
-                "'$.changed')) AS j WHERE session_id = ? AND type = 'checkpoint_created'",
+                "SELECT COUNT(DISTINCT j.value) FROM events AS e, json_each(json_extract("
+                "e.body, '$.changed')) AS j WHERE e.session_id = ? AND "
+                "e.type = 'checkpoint_created'",
                 (info.id,)).fetchone()
             found.append(SessionSummary(info, cost, files))
         return found
