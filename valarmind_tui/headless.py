@@ -241,6 +241,8 @@ def run_session_command(settings: Settings, root: Path, args: argparse.Namespace
     line = {"undo": "/undo", "redo": "/redo"}.get(args.command, "/rewind")
     if args.command == "rewind" and args.to is not None:
         line += f" {args.to}"
+    if args.command == "rewind" and args.prompt is not None:
+        line += f" --prompt {args.prompt or ''} {args.scope}" + " --keep" * args.keep
     line += " --force" * args.force + " --preview" * args.preview
     return asyncio.run(_run_stored_line(settings, root, args.session, line))
 
