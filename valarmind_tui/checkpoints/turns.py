@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -116,10 +117,10 @@ class SessionCheckpoints:
         self.off_reason = ""
         """Why checkpoints stopped (a git failure, a project too large), once said."""
 
-    def start_warm_up(self) -> None:
+    def start_warm_up(self) -> threading.Thread:
         """At session start: warm the shadow index in the background (and prune old turns),
         so the first turn's checkpoint does not hash the whole project."""
-        warm_up(self.repo, self.limits)
+        return warm_up(self.repo, self.limits)
 
     # -- recording ------------------------------------------------------------------------
     def begin(self, prompt: str) -> None:
