@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.checkpoints.conftest import bash, shell_turn, tree_state
-from tests.ui.conftest import wait_for
+from tests.ui.conftest import wait_for as wait_briefly
 from valarmind_tui.ui.app import ValarMindApp
 from valarmind_tui.ui.screens.rewind import ResumePicker, RewindPicker, RewindPreview
 from valarmind_tui.ui.widgets.answer import CommandOutput
@@ -23,6 +23,11 @@ async def _two_prompts(root: Path, fake_model: Any, session: Any) -> dict[str, A
                                        "chmod +x app.py")))
     await session.submit("second: change things")
     return state  # type: ignore[return-value]
+
+
+async def wait_for(pilot: Any, until: Any) -> Any:
+    """Each step runs git in the shadow repository: slow on a loaded machine."""
+    return await wait_briefly(pilot, until, timeout=60)
 
 
 def _users(app: ValarMindApp) -> list[str]:
@@ -110,3 +115,19 @@ async def test_resume_picker_switches_the_session(
         await wait_for(pilot, lambda: not app.working and len(_users(app)) == 2)
     sent = [m["content"] for m in fake_model.requests[-1]["messages"] if m["role"] == "user"]
     assert sent == ["the older session", "and now"]
+
+
+async def test_a_typed_conversation_rewind_redraws_the_chat(
+    git_repo: Path, fake_model: Any, open_session: Any, tmp_path: Path,
+) -> None:
+    session = open_session(git_repo)
+    await _two_prompts(git_repo, fake_model, session)
+    state = tree_state(git_repo)
+    app = ValarMindApp(session, history_file=tmp_path / "history.jsonl")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: len(_users(app)) == 2)
+        await pilot.press(*"/rewind --prompt 2 conversation", "enter")
+        await wait_for(pilot, lambda: _users(app) == ["first: make one"])
+        said = await wait_for(pilot, lambda: [c.text for c in app.query(CommandOutput)])
+        assert "Rewound to before message 2" in said[-1]
+    assert tree_state(git_repo) == state

@@ -25,8 +25,11 @@ async def perform(app: ValarMindApp, action: str) -> None:
         await pick_rewind(app)
     elif action == "pick-resume":
         await pick_resume(app)
-    elif action == REWOUND:
+    elif action == REWOUND:  # a typed /rewind --prompt N cut the conversation
+        said = list(app.query(CommandOutput))[-1:]
         await redraw(app)
+        for output in said:  # what the command said stays in view
+            await app.query_one(ChatView).add(CommandOutput(output.line, output.text))
     elif action.startswith("resume:"):
         await switch(app, action.partition(":")[2])
 
