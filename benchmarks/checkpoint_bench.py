@@ -2,7 +2,8 @@
 ≤ 150 ms and grows the store by about the changed bytes; /undo of a 50-file turn ≤ 500 ms).
 
 Measured through SessionCheckpoints, as the loop calls it: snapshot, commit and ref. The first
-checkpoint of a project hashes every file once; it is reported separately.
+checkpoint of a project hashes every file once; it is reported separately, and so is the first
+turn's checkpoint when the session-start warm-up (upkeep.py) has hashed them in the background.
 """
 
 from __future__ import annotations
@@ -80,9 +81,28 @@ def measure() -> dict[str, float]:
         restored = asyncio.run(checkpoints.undo())
         undo = (time.perf_counter() - start) * 1000
         assert len(restored.report.written) == UNDO_FILES, restored.describe()
+        warm, after_warm = _after_warm_up(root, Path(tmp) / "data2")
     return {"first": first, "checkpoint": statistics.median(times), "worst": max(times),
             "growth": statistics.median(growth) / 1024, "changed": changed / 1024, "undo": undo,
-            "status": statistics.median(status)}
+            "status": statistics.median(status), "warm": warm, "after_warm": after_warm}
+
+
+def _after_warm_up(root: Path, data: Path) -> tuple[float, float]:
+    """A project seen for the first time, as a session opens it: the warm-up runs in the
+    background at start; the first turn's checkpoint then finds the index warm."""
+    from valarmind_tui.checkpoints import SessionCheckpoints
+
+    os.environ["XDG_DATA_HOME"] = str(data)
+    checkpoints = SessionCheckpoints(root, "warm")
+    start = time.perf_counter()
+    checkpoints.start_warm_up().join()
+    warm = (time.perf_counter() - start) * 1000
+    for k in range(3):
+        (root / f"pkg{k:03d}" / "mod001.py").write_text(f"warm {k}\n")
+    checkpoints.begin("first turn")
+    start = time.perf_counter()
+    asyncio.run(checkpoints.before_change("bash"))
+    return warm, (time.perf_counter() - start) * 1000
 
 
 def run() -> list[dict]:
@@ -95,8 +115,12 @@ def run() -> list[dict]:
          "unit": "ms", "target": "same machine, same moment"},
         {"name": "  store growth per checkpoint (zlib)", "value": m["growth"], "unit": "KiB",
          "target": f"changed {m['changed']:.1f} KiB + trees"},
-        {"name": "  first checkpoint of the project (hashes all)", "value": m["first"],
-         "unit": "ms", "target": ""},
+        {"name": "  first checkpoint of the project, no warm-up (hashes all)",
+         "value": m["first"], "unit": "ms", "target": ""},
+        {"name": "  warm-up at session start (background thread)", "value": m["warm"],
+         "unit": "ms", "target": "off the first turn's path"},
+        {"name": "  first turn's checkpoint after the warm-up", "value": m["after_warm"],
+         "unit": "ms", "target": "≤ 150 ms"},
         {"name": f"/undo of a turn that touched {UNDO_FILES} files", "value": m["undo"],
          "unit": "ms", "target": "≤ 500 ms"},
     ]

@@ -124,6 +124,12 @@ def build_parser() -> argparse.ArgumentParser:
     which = rewind.add_mutually_exclusive_group(required=True)
     which.add_argument("--list", action="store_true", help="the turns that changed files")
     which.add_argument("--to", type=int, metavar="N", help="the files as before turn N")
+    which.add_argument("--prompt", type=int, metavar="N",
+                       help="back to before your message N (see --scope); --prompt 0 lists them")
+    rewind.add_argument("--scope", choices=["files", "conversation", "both"], default="files",
+                        help="with --prompt: what goes back (default: files)")
+    rewind.add_argument("--keep", action="store_true",
+                        help="with --prompt: leave files changed by hand as they are")
 
     sessions = sub.add_parser("sessions", help="the stored sessions of this project")
     _common(sessions)

@@ -19,6 +19,7 @@ from valarmind_tui.config_repository import allowed_project_servers, strip_forbi
 from valarmind_tui.config_sections import (  # noqa: F401 - the tables are imported from here
     HOOK_EVENTS,
     AgentProfile,
+    CheckpointSettings,
     HookEvent,
     HookHandler,
     HookMatcher,
@@ -111,6 +112,8 @@ class Settings(BaseSettings):
     and the test agent can verify. User config, env or `--allow-project-commands` only."""
     untrusted_projects: list[str] = Field(default_factory=list)
     """Folders whose configuration the user declined to load (asked once)."""
+    checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
+    """`[checkpoints]`: how many turns /undo and /rewind keep, and the file size cap."""
     hooks: HooksTable = Field(default_factory=dict)
     """Commands run on events (Claude Code's hooks format): `[[hooks.PreToolUse]]` with a
     `matcher` and `[[hooks.PreToolUse.hooks]]` handlers. A trusted project's handlers run after

@@ -137,3 +137,15 @@ class ReviewersSettings(_Section):
     """On exit_plan_mode: does the plan do what was asked? A rejected plan goes back."""
     error_acknowledge: ReviewerSettings = Field(default_factory=ReviewerSettings)
     """After a failed tool call: does the agent's next message address the error?"""
+
+
+class CheckpointSettings(_Section):
+    """The shadow repository that /undo and /rewind read (user config only: a repository could
+    otherwise throw away the checkpoints its own changes are undone from)."""
+
+    keep_turns: int = Field(default=500, ge=1)
+    """Turns kept per project (every session's together); older ones are pruned."""
+    max_age_days: float = Field(default=30.0, gt=0)
+    """Turns older than this are pruned."""
+    max_file_bytes: int = Field(default=5 * 1024 * 1024, ge=0)
+    """Files larger than this are noted in a checkpoint, not stored (undo says so)."""

@@ -248,6 +248,8 @@ class CheckpointCreated(Event):
     """The tool call about to run (None for `after`)."""
     skipped: tuple[str, ...] = ()
     """Files over the size cap: noted, not stored, so undo cannot restore them."""
+    changed: tuple[str, ...] = ()
+    """For `after`: the files the turn changed, created or removed."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -276,6 +276,8 @@ def run_session_command(settings: Settings, root: Path, args: argparse.Namespace
     line = {"undo": "/undo", "redo": "/redo"}.get(args.command, "/rewind")
     if args.command == "rewind" and args.to is not None:
         line += f" {args.to}"
+    if args.command == "rewind" and args.prompt is not None:
+        line += f" --prompt {args.prompt or ''} {args.scope}" + " --keep" * args.keep
     line += " --force" * args.force + " --preview" * args.preview
     return asyncio.run(_run_stored_line(settings, root, args.session, line))
 
@@ -291,24 +293,22 @@ async def _run_stored_line(settings: Settings, root: Path, session_id: str, line
 
 
 def _list_sessions(root: Path, args: argparse.Namespace) -> int:
-    import time
-
+    from valarmind_tui.rewind_commands import describe_summary
     from valarmind_tui.store.sessions import SessionStore
     from valarmind_tui.user_dirs import user_data_dir
 
     store = SessionStore(user_data_dir() / "sessions.db")
     try:
-        found = store.list(root, limit=args.limit)
+        found = store.summaries(root, limit=args.limit)
     finally:
         store.close()
     if args.json:
-        json.dump([info.__dict__ for info in found], sys.stdout)
+        json.dump([{**s.info.__dict__, "cost_usd": s.cost_usd,
+                    "files_changed": s.files_changed} for s in found], sys.stdout)
         sys.stdout.write("\n")
         return 0
     if not found:
         print(f"No stored sessions for {root}.")
-    for info in found:
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.updated))
-        title = info.title.splitlines()[0][:60] if info.title else "(no prompt)"
-        print(f"{info.id}  {when}  {info.model or '-':<24}  {title}")
+    for summary in found:
+        print(describe_summary(summary))
     return 0

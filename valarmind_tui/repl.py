@@ -158,6 +158,7 @@ class Repl:
         self._approvals: asyncio.Queue[ApprovalRequested | CommitMessageRequested] = (
             asyncio.Queue())
         self._at_line_start = True
+        self._pump_task: asyncio.Task[None] | None = None
 
     # -- output -------------------------------------------------------------------------------
     def write(self, text: str) -> None:
@@ -286,8 +287,14 @@ class Repl:
             return True
         if text.startswith("/"):
             result = await self.run_task(self.session.run_command(text))
-            self.line(result.text)
-            return result.action != "quit"
+            action = result.action or ""
+            if not action.startswith("pick-"):  # a picker lists the choices itself
+                self.line(result.text)
+            if action.startswith(("pick-", "resume:", "rewound-")):  # /rewind, /resume
+                from valarmind_tui.repl_pickers import perform
+
+                await perform(self, action)
+            return action != "quit"
         if text.startswith("!"):
             result = await self.run_task(self.session.run_shell(text[1:].strip()))
             self.line(result.output.rstrip("\n") or "(no output)")
@@ -295,9 +302,17 @@ class Repl:
         await self.run_task(self.session.submit(text))
         return True
 
+    def use(self, session: Session) -> None:
+        """Print another session's events from now on (/resume switched to it)."""
+        if self._pump_task is not None:
+            self._pump_task.cancel()
+        self.session = session
+        session.message_editor.interactive = True
+        self._pump_task = asyncio.create_task(self._pump())
+
     async def run(self) -> int:
         self.session.message_editor.interactive = True
-        pump = asyncio.create_task(self._pump())
+        self._pump_task = asyncio.create_task(self._pump())
         await asyncio.sleep(0)
         await self.session.start()
         if self.session.offline:
@@ -331,7 +346,8 @@ class Repl:
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(signal.SIGINT)
             await self.session.close(reason)
-            pump.cancel()
+            if self._pump_task is not None:
+                self._pump_task.cancel()
         return 0
 
 

@@ -165,7 +165,8 @@ class Session:
             self.bus.add_listener(self._persist_event)
         self._running: asyncio.Task[PromptResult] | None = None
         self.checkpoints = SessionCheckpoints(
-            self.project_root, self.session_id or f"unsaved-{uuid.uuid4().hex[:8]}", self.bus)
+            self.project_root, self.session_id or f"unsaved-{uuid.uuid4().hex[:8]}", self.bus,
+            limits=settings.checkpoints)
         self._context = ContextLoader(self.project_root)
         self.tasks = TaskList(self.bus)
         self.message_editor = MessageEditor(self.bus)
@@ -181,6 +182,7 @@ class Session:
         Failures are Notices and a status in /mcp, never exceptions."""
         for warning in self.startup_notices:
             self.bus.publish(Notice(level="warning", message=warning))
+        self.checkpoints.start_warm_up()
         self._hook_context = await self.hooks.session_start(
             "resume" if self.history else "startup")
         if self.mcp.names():

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from valarmind_tui.commands import CommandRegistry, CommandResult, command
 from valarmind_tui.errors import UsageError
+from valarmind_tui.rewind_commands import register_resume_command, rewind_to_prompt
 
 if TYPE_CHECKING:
     from valarmind_tui.checkpoints import Restored
@@ -27,14 +28,21 @@ def register_session_commands(registry: CommandRegistry) -> None:
     async def redo(session: Session, args: str) -> CommandResult:
         return await _restore(session.checkpoints.redo(**_flags(args)))
 
-    @command(registry, "rewind", "list the turns, or restore the files to before turn N",
-             usage="[N] [--preview] [--force]", idle_only=True)
+    @command(registry, "rewind", "pick a message to go back to (files, conversation or "
+             "both), or restore the files to before turn N",
+             usage="[N | --prompt N [files|conversation|both] [--keep]] [--preview] [--force]",
+             idle_only=True)
     async def rewind(session: Session, args: str) -> CommandResult:
         words = args.split()
+        if "--prompt" in words:
+            return await rewind_to_prompt(session, words)
         numbers = [w for w in words if w.isdigit()]
         if not numbers:
-            return await list_turns(session)
+            listed = await list_turns(session)
+            return CommandResult(listed.text, data=listed.data, action="pick-rewind")
         return await _restore(session.checkpoints.rewind(int(numbers[0]), **_flags(args)))
+
+    register_resume_command(registry)
 
     @command(registry, "export", "write this conversation to a Markdown or JSONL file",
              usage="[md|jsonl] [FILE]")

@@ -60,6 +60,9 @@ def test_print_then_undo_redo_rewind_sessions_and_continue(
     sessions = valarmind("sessions", "--json", cwd=git_repo)
     stored = json.loads(sessions.stdout)
     assert [s["title"] for s in stored] == ["make files"]
+    assert stored[0]["files_changed"] == 4  # made.txt, README.md, app.py, docs/guide.md
+    listed = valarmind("sessions", cwd=git_repo).stdout
+    assert "make files" in listed and "4 files" in listed and stored[0]["id"] in listed
 
     fake_model.script({"text": "I remember."})
     again = valarmind("--continue", "-p", "what did I ask?", *model_flags(fake_model),

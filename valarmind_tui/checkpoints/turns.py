@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,11 +33,12 @@ from valarmind_tui.checkpoints.shadow import (
     Snapshot,
     shadow_dir,
 )
+from valarmind_tui.checkpoints.upkeep import REF_ROOT, warm_up
+from valarmind_tui.config_sections import CheckpointSettings
 from valarmind_tui.errors import UsageError
 from valarmind_tui.events import CheckpointCreated, FilesRestored, Notice
 from valarmind_tui.user_dirs import user_data_dir
 
-REF_ROOT = "refs/valarmind"
 Action = Literal["undo", "redo", "rewind"]
 
 
@@ -95,9 +97,12 @@ class SessionCheckpoints:
     """Checkpoints of one session in one project."""
 
     def __init__(self, project_root: Path, session_id: str, bus: EventBus | None = None, *,
-                 repo: ShadowRepo | None = None) -> None:
+                 repo: ShadowRepo | None = None, limits: CheckpointSettings | None = None,
+                 ) -> None:
         root = project_root.resolve()
-        self.repo = repo or ShadowRepo(root, shadow_dir(root, user_data_dir()))
+        self.limits = limits or CheckpointSettings()
+        self.repo = repo or ShadowRepo(root, shadow_dir(root, user_data_dir()),
+                                       max_file_bytes=self.limits.max_file_bytes)
         self.session_id = session_id
         self.prefix = f"{REF_ROOT}/{session_id}/"
         self._bus = bus
@@ -107,8 +112,15 @@ class SessionCheckpoints:
         self._step = 0
         self._last: tuple[str, str] | None = None
         """(tree, commit) of the last checkpoint of the open turn."""
+        self._first_tree = ""
+        """The tree before the open turn's first change."""
         self.off_reason = ""
         """Why checkpoints stopped (a git failure, a project too large), once said."""
+
+    def start_warm_up(self) -> threading.Thread:
+        """At session start: warm the shadow index in the background (and prune old turns),
+        so the first turn's checkpoint does not hash the whole project."""
+        return warm_up(self.repo, self.limits)
 
     # -- recording ------------------------------------------------------------------------
     def begin(self, prompt: str) -> None:
@@ -154,11 +166,15 @@ class SessionCheckpoints:
         commit = self.repo.commit(snap.tree, json.dumps(meta),
                                   self._last[1] if self._last else None)
         self.repo.set_ref(f"{self.prefix}{self._turn}/{name}", commit)
+        changed: tuple[str, ...] = ()
         if kind == "before":
             self._step += 1
+            self._first_tree = self._first_tree if self._step > 1 else snap.tree
+        else:
+            changed = tuple(c.path for c in self.repo.diff(self._first_tree, snap.tree))
         self._last = (snap.tree, commit)
         return CheckpointCreated(turn=self._turn, step=self._step, kind=kind, commit=commit,
-                                 tool=tool, skipped=tuple(sorted(snap.large)))
+                                 tool=tool, skipped=tuple(sorted(snap.large)), changed=changed)
 
     def _drop_undone(self, turns: list[TurnRecord]) -> None:
         for turn in turns:

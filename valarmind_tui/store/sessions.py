@@ -6,10 +6,12 @@ from its last complete message.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,6 +40,13 @@ CREATE TABLE IF NOT EXISTS events (
     body TEXT NOT NULL,
     PRIMARY KEY (session_id, seq)
 );
+CREATE TABLE IF NOT EXISTS prompts (
+    session_id TEXT NOT NULL REFERENCES sessions(id),
+    message_seq INTEGER NOT NULL,
+    event_seq INTEGER NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (session_id, message_seq)
+);
 """
 
 # Deltas are many and tiny and the finished turn carries the same text; but the main agent's text
@@ -53,6 +62,24 @@ class SessionInfo:
     updated: float
     title: str
     model: str | None
+
+
+@dataclass(frozen=True)
+class StoredPrompt:
+    """One user message of a stored conversation."""
+
+    seq: int
+    """Its place in the messages table: /rewind keeps what came before it."""
+    text: str
+    at: float | None
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    info: SessionInfo
+    cost_usd: float | None
+    """None when no model response had a known price."""
+    files_changed: int
 
 
 class SessionStore:
@@ -96,6 +123,12 @@ class SessionStore:
                 "UPDATE sessions SET title = ? WHERE id = ? AND title = ''",
                 (message["content"][:80], session_id),
             )
+            # where the conversation stood when this prompt came: what /rewind cuts back to
+            self._db.execute(
+                "INSERT OR REPLACE INTO prompts VALUES (?, ?, (SELECT COALESCE(MAX(seq), 0) "
+                "FROM events WHERE session_id = ?), ?)",
+                (session_id, seq, session_id, time.time()),
+            )
         self._db.execute("UPDATE sessions SET updated = ? WHERE id = ?", (time.time(), session_id))
 
     def append_event(self, session_id: str, event: Event) -> None:
@@ -134,6 +167,75 @@ class SessionStore:
         if any(kind == "turn_finished" for kind, _ in rows):
             return ""
         return "".join(text or "" for kind, text in rows if kind == "text_delta")
+
+    def prompts(self, session_id: str) -> list[StoredPrompt]:
+        """Every user message of the session, oldest first, with when it was sent (None for
+        messages stored before prompts were timed)."""
+        rows = self._db.execute(
+            "SELECT m.seq, m.body, p.at FROM messages m LEFT JOIN prompts p ON "
+            "p.session_id = m.session_id AND p.message_seq = m.seq WHERE m.session_id = ? AND "
+            "json_extract(m.body, '$.role') = 'user' ORDER BY m.seq", (session_id,))
+        found = []
+        for seq, body, at in rows:
+            content = json.loads(body).get("content")
+            found.append(StoredPrompt(seq, content if isinstance(content, str) else "", at))
+        return found
+
+    def count_messages(self, session_id: str, since: int = 0) -> int:
+        """How many messages the session holds from `since` on."""
+        row = self._db.execute("SELECT COUNT(*) FROM messages WHERE session_id = ? AND seq >= ?",
+                               (session_id, since)).fetchone()
+        return int(row[0])
+
+    def truncate(self, session_id: str, message_seq: int) -> None:
+        """Forget the conversation from message `message_seq` on (and the events logged since
+        that prompt came), in one transaction: a rewound conversation stays rewound."""
+        mark = self._db.execute(
+            "SELECT event_seq FROM prompts WHERE session_id = ? AND message_seq = ?",
+            (session_id, message_seq)).fetchone()
+        with self._transaction():
+            self._db.execute("DELETE FROM messages WHERE session_id = ? AND seq >= ?",
+                             (session_id, message_seq))
+            self._db.execute("DELETE FROM prompts WHERE session_id = ? AND message_seq >= ?",
+                             (session_id, message_seq))
+            if mark is not None:
+                self._db.execute("DELETE FROM events WHERE session_id = ? AND seq > ?",
+                                 (session_id, mark[0]))
+            first = self._db.execute(
+                "SELECT json_extract(body, '$.content') FROM messages WHERE session_id = ? AND "
+                "json_extract(body, '$.role') = 'user' ORDER BY seq LIMIT 1",
+                (session_id,)).fetchone()
+            title = first[0][:80] if first and isinstance(first[0], str) else ""
+            self._db.execute("UPDATE sessions SET title = ?, updated = ? WHERE id = ?",
+                             (title, time.time(), session_id))
+        self._seq.pop(("messages", session_id), None)
+        self._seq.pop(("events", session_id), None)
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def summaries(self, project_root: Path, limit: int = 20) -> list[SessionSummary]:
+        """The project's sessions, newest first, with what a picker shows: cost (from the
+        logged usage) and the files their turns changed (from the logged checkpoints)."""
+        found = []
+        for info in self.list(project_root, limit):
+            cost, = self._db.execute(
+                "SELECT SUM(json_extract(body, '$.cost_usd')) FROM events WHERE session_id = ? "
+                "AND type = 'usage_updated'", (info.id,)).fetchone()
+            files, = self._db.execute(
+                "SELECT COUNT(DISTINCT j.value) FROM events AS e, json_each(json_extract("
+                "e.body, '$.changed')) AS j WHERE e.session_id = ? AND "
+                "e.type = 'checkpoint_created'",
+                (info.id,)).fetchone()
+            found.append(SessionSummary(info, cost, files))
+        return found
 
     def list(self, project_root: Path | None = None, limit: int = 20) -> list[SessionInfo]:
         query = "SELECT id, project_root, created, updated, title, model FROM sessions"

@@ -124,7 +124,7 @@ class ValarMindApp(App[int]):
         self.query_one(Sidebar).display = self.size.width >= SIDEBAR_MIN_WIDTH
         self.query_one(PromptInput).focus()
         if self.session is not None:
-            await self._attach_session(self.session)
+            await self.attach(self.session)
         else:
             status.starting = True
             self.call_after_refresh(self._open_session)
@@ -147,7 +147,7 @@ class ValarMindApp(App[int]):
             self.startup_error = exc
             self.exit(1, return_code=1)
             return
-        await self._attach_session(session)
+        await self.attach(session)
 
     async def _trust_answer(self) -> bool | None:
         """Ask whether to trust the folder's own configuration, when it has some and nobody
@@ -162,7 +162,7 @@ class ValarMindApp(App[int]):
         await asyncio.to_thread(remember, trust.root, trusted)
         return trusted
 
-    async def _attach_session(self, session: Session) -> None:
+    async def attach(self, session: Session) -> None:
         """The session exists: listen to its bus, show its state, send what was queued."""
         self.session = session
         session.message_editor.interactive = True  # /commit's message opens the editor
@@ -175,7 +175,7 @@ class ValarMindApp(App[int]):
         status.starting = False
         self._apply_settings_theme(session.settings.theme)
         if session.history:
-            await self._show_resumed(session)
+            await self.show_resumed(session)
         if session.offline:
             from valarmind_tui.ui.widgets.answer import OfflineBanner
 
@@ -191,7 +191,7 @@ class ValarMindApp(App[int]):
         for text in pending:
             await self._dispatch(text)
 
-    async def _show_resumed(self, session: Session) -> None:
+    async def show_resumed(self, session: Session) -> None:
         """A resumed session: its conversation again, then a notice saying so."""
         from valarmind_tui.context.transcript import resume_notice  # only for a resumed session
 
@@ -366,7 +366,8 @@ class ValarMindApp(App[int]):
         from valarmind_tui.ui.widgets.answer import CommandOutput
 
         chat = self.query_one(ChatView)
-        await chat.add(CommandOutput(line, result.text, result.ok))
+        if not (result.action or "").startswith("pick-"):  # a picker shows the choices instead
+            await chat.add(CommandOutput(line, result.text, result.ok))
         status = self.query_one(StatusBar)
         status.model, status.mode = self.live.model, self.live.mode.value
         if result.action:
@@ -380,6 +381,10 @@ class ValarMindApp(App[int]):
             garbage.settle_idle(force=True)  # the removed conversation was frozen
         elif action.startswith("theme:"):
             self.apply_theme(action.partition(":")[2].strip())
+        elif action.startswith(("pick-", "resume:", "rewound-")):  # /rewind, /resume
+            from valarmind_tui.ui import pickers
+
+            await pickers.perform(self, action)
 
     def apply_theme(self, name: str) -> bool:
         """Switch to `name` and remember it; an unknown name is a notification."""

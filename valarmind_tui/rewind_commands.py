@@ -1,0 +1,131 @@
+"""/rewind to before a message (files, conversation or both) and /resume, with the session-level
+calls the faces' pickers use: they never reach the store or the shadow repository themselves."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import TYPE_CHECKING
+
+from valarmind_tui.checkpoints.rewind import (
+    SCOPES,
+    OnConflict,
+    Rewinder,
+    RewindOutcome,
+    RewindPoint,
+    Scope,
+)
+from valarmind_tui.commands import CommandRegistry, CommandResult, command
+from valarmind_tui.errors import UsageError
+from valarmind_tui.store.sessions import SessionSummary
+
+if TYPE_CHECKING:
+    from valarmind_tui.session import Session
+
+REWOUND = "rewound-conversation"
+"""The action of a /rewind that cut the conversation: faces show it again."""
+
+
+def _rewinder(session: Session) -> Rewinder:
+    return Rewinder(session.checkpoints, session.store, session.session_id)
+
+
+async def rewind_points(session: Session) -> list[RewindPoint]:
+    """The person's messages in this session, oldest first, for a picker."""
+    return await asyncio.to_thread(_rewinder(session).points)
+
+
+async def rewind_session(session: Session, point: RewindPoint, scope: Scope, *,
+                         preview: bool = False, on_conflict: OnConflict = "ask",
+                         ) -> RewindOutcome:
+    """Rewind to before `point` (see checkpoints/rewind.py); a cut conversation becomes the
+    session's history."""
+    if session.busy:
+        raise UsageError("/rewind cannot run while the agent is working.")
+    outcome = await _rewinder(session).rewind(point, scope, preview=preview,
+                                              on_conflict=on_conflict)
+    if outcome.history is not None:
+        session.history = outcome.history
+    return outcome
+
+
+async def rewind_to_prompt(session: Session, words: list[str]) -> CommandResult:
+    """`/rewind --prompt N [files|conversation|both] [--preview] [--force|--keep]`."""
+    numbers = [w for w in words if w.isdigit()]
+    scopes = [w for w in words if w in SCOPES]
+    if not numbers:
+        return await list_prompts(session)
+    try:
+        point = (await asyncio.to_thread(_rewinder(session).point, int(numbers[0])))
+        on_conflict: OnConflict = ("overwrite" if "--force" in words else
+                                   "keep" if "--keep" in words else "ask")
+        outcome = await rewind_session(session, point, scopes[0] if scopes else "files",
+                                       preview="--preview" in words, on_conflict=on_conflict)
+    except UsageError as exc:
+        return CommandResult(str(exc), ok=False)
+    action = REWOUND if outcome.history is not None else None
+    return CommandResult(outcome.describe(), ok=not outcome.needs_answer, data=outcome,
+                         action=action)
+
+
+async def list_prompts(session: Session) -> CommandResult:
+    try:
+        points = await rewind_points(session)
+    except UsageError as exc:
+        return CommandResult(str(exc), ok=False)
+    if not points:
+        return CommandResult("No messages yet.")
+    rows = [describe_point(p) for p in points]
+    return CommandResult("Your messages (`/rewind --prompt N [files|conversation|both]` goes "
+                         "back to before message N):\n" + "\n".join(rows), data=points)
+
+
+def describe_point(point: RewindPoint) -> str:
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(point.at)) if point.at else "?"
+    text = point.text.strip().splitlines()[0][:70] if point.text.strip() else ""
+    files = "" if point.turn is None else "  [files changed since]"
+    return f"{point.number:>3}  {when}  {text}{files}"
+
+
+# -- /resume ---------------------------------------------------------------------------------
+def register_resume_command(registry: CommandRegistry) -> None:
+    @command(registry, "resume", "pick a stored session of this project and switch to it",
+             usage="[SESSION]", idle_only=True)
+    async def resume(session: Session, args: str) -> CommandResult:
+        summaries = await session_choices(session)
+        if args:
+            if not any(s.info.id == args for s in summaries):
+                return CommandResult(f"No stored session {args!r} for {session.project_root}.",
+                                     ok=False)
+            return CommandResult(f"Switching to session {args}.", action=f"resume:{args}")
+        if not summaries:
+            return CommandResult("No stored sessions for this project.")
+        rows = [f"{n:>3}  {describe_summary(s)}" for n, s in enumerate(summaries, 1)]
+        return CommandResult("Stored sessions (`/resume ID` switches):\n" + "\n".join(rows),
+                             data=summaries, action="pick-resume")
+
+
+async def session_choices(session: Session, limit: int = 30) -> list[SessionSummary]:
+    """This project's stored sessions, newest first (the open one included)."""
+    if session.store is None:
+        return []
+    return await asyncio.to_thread(session.store.summaries, session.project_root, limit)
+
+
+def describe_summary(summary: SessionSummary) -> str:
+    """One line: time, first prompt, model, cost, files changed, id."""
+    info = summary.info
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.updated))
+    title = info.title.splitlines()[0][:50] if info.title else "(no prompt)"
+    cost = f"${summary.cost_usd:.4f}" if summary.cost_usd is not None else "$-"
+    return (f"{when}  {title}  · {info.model or 'no model'} · {cost} · "
+            f"{summary.files_changed} files · {info.id}")
+
+
+async def switch_session(session: Session, session_id: str) -> Session:
+    """Open stored session `session_id` of the same project with the same settings, then close
+    `session`; the face attaches to the one returned."""
+    opened = await asyncio.to_thread(type(session).open, session.settings, session.project_root,
+                                     resume=session_id)
+    await session.close()
+    return opened

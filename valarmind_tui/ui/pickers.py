@@ -1,0 +1,85 @@
+"""The app's side of /rewind and /resume: open the pickers, then call the session layer
+(rewind_commands) with the person's choices. Runs inside the command worker (push_screen_wait)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from valarmind_tui.errors import UsageError
+from valarmind_tui.rewind_commands import (
+    REWOUND,
+    rewind_points,
+    rewind_session,
+    session_choices,
+    switch_session,
+)
+from valarmind_tui.ui.screens.rewind import ResumePicker, RewindPicker, RewindPreview
+from valarmind_tui.ui.widgets.answer import CommandOutput
+from valarmind_tui.ui.widgets.chat import ChatView
+
+if TYPE_CHECKING:
+    from valarmind_tui.ui.app import ValarMindApp
+
+async def perform(app: ValarMindApp, action: str) -> None:
+    if action == "pick-rewind":
+        await pick_rewind(app)
+    elif action == "pick-resume":
+        await pick_resume(app)
+    elif action == REWOUND:  # a typed /rewind --prompt N cut the conversation
+        said = list(app.query(CommandOutput))[-1:]
+        await redraw(app)
+        for output in said:  # what the command said stays in view
+            await app.query_one(ChatView).add(CommandOutput(output.line, output.text))
+    elif action.startswith("resume:"):
+        await switch(app, action.partition(":")[2])
+
+
+async def pick_rewind(app: ValarMindApp) -> None:
+    session = app.live
+    try:
+        points = await rewind_points(session)
+    except UsageError as exc:
+        app.notify(str(exc), severity="warning")
+        return
+    if not points:
+        app.notify("No messages to rewind to yet.")
+        return
+    picked = await app.push_screen_wait(RewindPicker(points))
+    if picked is None:
+        return
+    point, scope = picked
+    plan = await rewind_session(session, point, scope, preview=True)
+    answer = await app.push_screen_wait(RewindPreview(plan))
+    if answer is None:
+        app.notify("Rewind cancelled: nothing written.")
+        return
+    outcome = await rewind_session(session, point, scope, on_conflict=answer)
+    if outcome.history is not None:
+        await redraw(app)
+    await app.query_one(ChatView).add(CommandOutput("/rewind", outcome.describe(),
+                                                    not outcome.needs_answer))
+
+
+async def redraw(app: ValarMindApp) -> None:
+    """The conversation was cut: show what is left of it."""
+    chat = app.query_one(ChatView)
+    await chat.clear()
+    if app.live.history:
+        await app.show_resumed(app.live)
+
+
+async def pick_resume(app: ValarMindApp) -> None:
+    summaries = await session_choices(app.live)
+    if not summaries:
+        app.notify("No stored sessions for this project.")
+        return
+    chosen = await app.push_screen_wait(ResumePicker(summaries, app.live.session_id))
+    if chosen and chosen != app.live.session_id:
+        await switch(app, chosen)
+
+
+async def switch(app: ValarMindApp, session_id: str) -> None:
+    opened = await switch_session(app.live, session_id)
+    app.workers.cancel_group(app, "bridge")
+    await app.query_one(ChatView).clear()
+    await app.attach(opened)
