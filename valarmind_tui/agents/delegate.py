@@ -288,11 +288,14 @@ def profile_provider(spec: AgentSpec, model: str | None) -> Provider:
 
 async def bounded(
     coro: Any, limit: float, clock: ApprovalClock | None = None, wall_limit: float | None = None,
+    *, keep_partial_on_cancel: bool = False,
 ) -> tuple[AgentOutcome, bool]:
     """Run an agent loop with a time limit: (outcome, timed_out). The `clock` does not run while
     an approval is pending, but `wall_limit` (the agent's maximum) always does. On timeout the
     loop is cancelled with TIMEOUT (its open call ends `timeout`, a pending approval is denied)
-    and its partial outcome returned; a cancelled caller cancels the loop too."""
+    and its partial outcome returned; a cancelled caller cancels the loop too, and with
+    `keep_partial_on_cancel` gets the loop's own cancelled outcome (its partial answer) back
+    instead of the CancelledError, as when the loop runs in the caller's task."""
     task = asyncio.ensure_future(coro)
     base = clock.elapsed() if clock is not None else 0.0
     wall_start = time.monotonic()
@@ -314,6 +317,11 @@ async def bounded(
     except asyncio.CancelledError as exc:
         task.cancel(*exc.args[:1])  # a parent's timeout reaches the child as a timeout
         await asyncio.wait({task})
+        current = asyncio.current_task()
+        if (keep_partial_on_cancel and current is not None and not task.cancelled()
+                and task.exception() is None):
+            current.uncancel()
+            return task.result(), False
         raise
     if task in done:
         return task.result(), False

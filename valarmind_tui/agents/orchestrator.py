@@ -152,7 +152,7 @@ class Orchestrator:
         try:
             outcome, timed_out = await bounded(
                 loop.run(prompt, history=history, system_prompt=system_prompt),
-                self.spec.timeout_s, clock, self.spec.max_timeout_s)
+                self.spec.timeout_s, clock, self.spec.max_timeout_s, keep_partial_on_cancel=True)
         finally:
             clock.close()
         if timed_out:
