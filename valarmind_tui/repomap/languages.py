@@ -6,6 +6,7 @@ downloads at first use and fails offline). tree_sitter is imported only inside f
 
 from __future__ import annotations
 
+import os
 from functools import cache
 from importlib import resources
 from pathlib import PurePath
@@ -32,7 +33,7 @@ DEF_MAX_DEPTH = 6
 
 def language_for(path: str | PurePath) -> str | None:
     """The grammar name for a file, or None when ValarMind has no tags query for it."""
-    suffix = PurePath(path).suffix
+    suffix = os.path.splitext(path)[1]  # a string op: the warm scan calls this per file
     return EXTENSIONS.get(suffix) or EXTENSIONS.get(suffix.lower())
 
 
