@@ -5,11 +5,12 @@ same rules as glob and grep (`safety.ignore`)."""
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from valarmind_tui.safety.ignore import IgnoreRule, is_ignored, read_rules
+if TYPE_CHECKING:
+    from valarmind_tui.safety.ignore import IgnoreRule
 
 IGNORED_DIRS = frozenset({
     ".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox",
@@ -62,6 +63,8 @@ def _stat(root: str, rel: str) -> Entry | None:
 def _git_files(root: Path) -> list[str] | None:
     if not (root / ".git").exists():
         return None
+    import subprocess  # only in a repository: the walk does not need it
+
     try:
         out = subprocess.run(
             # a repository's own config must not make git run a program (fsmonitor)
@@ -77,6 +80,8 @@ def _git_files(root: Path) -> list[str] | None:
 
 def _walk(root: str, wanted: Callable[[str], bool]) -> list[Entry]:
     """A walk that never enters ignored folders; symlinks are not followed."""
+    from valarmind_tui.safety.ignore import is_ignored, read_rules  # only when git is absent
+
     out: list[Entry] = []
     stack: list[tuple[str, str, list[IgnoreRule]]] = [("", root, [])]
     while stack:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 from functools import cache
-from importlib import resources
 from pathlib import PurePath
 from typing import Any
 
@@ -39,6 +38,8 @@ def language_for(path: str | PurePath) -> str | None:
 
 def supported_languages() -> list[str]:
     """Languages that have a tags query file."""
+    from importlib import resources
+
     root = resources.files(__package__).joinpath("queries")
     return sorted(p.name[: -len("-tags.scm")] for p in root.iterdir()
                   if p.name.endswith("-tags.scm"))
@@ -51,6 +52,8 @@ def query_source(lang: str) -> str:
 
 
 def _read_query(name: str) -> str:
+    from importlib import resources  # not on the warm path, which only needs language_for
+
     text = resources.files(__package__).joinpath("queries", name).read_text(encoding="utf-8")
     return "".join(
         _read_query(line.split(":", 1)[1].strip()) if line.startswith("; include:") else line
