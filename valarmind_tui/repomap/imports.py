@@ -16,10 +16,10 @@ Import = tuple[str, tuple[str, ...]]
 """(module spec, names imported from it): ("..core", ("Symbol",)) for `from ..core import
 Symbol`, ("os.path", ()) for `import os.path`, ("./store", ()) for a JS import."""
 
-_PY_IMPORT = re.compile(rb"^[ \t]*import[ \t]+([\w. \t,]+)", re.M)
+# Matched at the start of each line holding the word "import" (far fewer than all lines).
+_PY_IMPORT = re.compile(rb"[ \t]*import[ \t]+([\w. \t,]+)")
 _PY_FROM = re.compile(
-    rb"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]*(?:\\\n[^\n#;]*)*)",
-    re.M)
+    rb"[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]*(?:\\\n[^\n#;]*)*)")
 _JS_IMPORT = re.compile(
     rb"""(?:\b(?:import|export)\b[^'"`;]*?\bfrom\s*|\bimport\s*|\b(?:require|import)\s*\(\s*)"""
     rb"""['"]([^'"\n]+)['"]""")
@@ -40,18 +40,25 @@ def extract_imports(src: bytes, lang: str) -> list[Import]:
 
 def _python_imports(src: bytes) -> list[Import]:
     out: list[Import] = []
-    for match in _PY_IMPORT.finditer(src):
-        for part in match.group(1).decode("ascii", "replace").split(","):
-            words = part.split()
-            if words:
-                out.append((words[0], ()))
-    for match in _PY_FROM.finditer(src):
-        module = match.group(1).decode("ascii", "replace")
-        text = match.group(2).decode("ascii", "replace").replace("\\\n", " ").strip("() \t")
-        names = tuple(words[0] for part in text.split(",")
-                      if (words := part.split()) and words[0].isidentifier())
-        if module:
-            out.append((module, names))
+    line_start = -1
+    pos = src.find(b"import")
+    while pos >= 0:
+        start = src.rfind(b"\n", 0, pos) + 1
+        if start != line_start:
+            line_start = start
+            match = _PY_FROM.match(src, start)
+            if match is not None:
+                module = match.group(1).decode("ascii", "replace")
+                text = match.group(2).decode("ascii", "replace").replace("\\\n", " ")
+                names = tuple(words[0] for part in text.strip("() \t").split(",")
+                              if (words := part.split()) and words[0].isidentifier())
+                if module:
+                    out.append((module, names))
+            elif (match := _PY_IMPORT.match(src, start)) is not None:
+                for part in match.group(1).decode("ascii", "replace").split(","):
+                    if words := part.split():
+                        out.append((words[0], ()))
+        pos = src.find(b"import", pos + 6)
     return out
 
 
