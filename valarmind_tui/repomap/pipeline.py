@@ -14,7 +14,12 @@ from typing import Any
 
 from valarmind_tui.repomap.cache import TagCache
 from valarmind_tui.repomap.graph import (
-    Graph, build_graph, edge_weights, rank_definitions, rank_file_graph, spread,
+    Graph,
+    build_graph,
+    edge_weights,
+    rank_definitions,
+    rank_file_graph,
+    spread,
 )
 from valarmind_tui.repomap.imports import Resolver
 from valarmind_tui.repomap.languages import language_for, queries
