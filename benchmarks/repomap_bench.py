@@ -131,7 +131,9 @@ def run() -> list[dict]:
         p = bench_process(name)
         target = TARGETS.get(name, {})
         aider = p["aider"]
-        aider_warm = (f"; Aider warm {aider['warm_s']:.2f} s" if aider.get("warm_s") is not None
+        aider_warm = (f"; Aider warm {aider['warm_s']:.2f} s (CPU {aider['warm_cpu_s']:.2f} s, "
+                      f"{aider['warm_map_s']:.2f} s in get_repo_map)"
+                      if aider.get("warm_s") is not None
                       else f"; Aider: {aider.get('note', 'not measured')}")
         aider_share = (f"; Aider {aider['share']:.0%}" if aider.get("share") is not None
                        else "")
@@ -194,14 +196,17 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown repos: {', '.join(sorted(unknown))}")
     if args.process:
-        print("repo | cold s (CPU) | warm s (CPU) | top-20 imported named | Aider warm s | "
-              "Aider named")
+        print("repo | cold s (CPU) | warm s (CPU) | top-20 imported named | Aider warm s (CPU, "
+              "in get_repo_map) | Aider named")
         for name in args.repos or list(REPOS):
             p = bench_process(name)
             a = p["aider"]
+            aider = (f"{a['warm_s']:.2f} ({a['warm_cpu_s']:.2f}, {a['warm_map_s']:.2f})"
+                     if "warm_s" in a else a["note"])
+            aider_share = f"{a['share']:.0%}" if "share" in a else "-"
             print(f"{name} | {p['cold_s']:.2f} ({p['cold_cpu_s']:.2f}) | {p['warm_s']:.3f} "
-                  f"({p['warm_cpu_s']:.2f}) | {p['share']:.0%} | "
-                  f"{a.get('warm_s', a.get('note', '-'))} | {a.get('share', '-')}", flush=True)
+                  f"({p['warm_cpu_s']:.2f}) | {p['share']:.0%} | {aider} | {aider_share}",
+                  flush=True)
             print(f"  missed: {p['missed']}")
         return 0
     header = ("repo", "files", "tags", "cold s", "cold CPU s", "cold-app s", "1-proc s", "warm s",
