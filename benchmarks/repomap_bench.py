@@ -8,24 +8,36 @@ every file, nothing read), refocus (new chat file: cached graph re-ranked) and e
 touched: one file re-parsed). The machine is often shared, so "cold CPU" (seconds of CPU in all
 processes) is given too: it moves much less with other load than wall time does. Run alone:
 `.venv/bin/python benchmarks/repomap_bench.py [--repeat 3] [repo ...]`.
+
+First, for each tree, the whole process as a user meets it: `valarmind map --tokens 1024` run as
+a subprocess with an empty cache (cold) and again (warm, best of 3), with its CPU seconds (the
+machine is often shared, and CPU moves much less with load than wall time), and the share of the
+tree's 20 most-imported modules the map names (benchmarks/repomap_quality.py). Aider's RepoMap
+is measured beside it when `VALARMIND_BENCH_AIDER_PYTHON` names a Python with aider-chat
+(benchmarks/repomap_aider.py). `--process` runs only that part.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks import repomap_aider, repomap_quality  # noqa: E402
 from benchmarks.repomap_setup import REPOS, ensure  # noqa: E402
 
 TARGETS = {"sympy": {"cold": "< 5 s", "warm": "< 0.3 s", "rss": "< 250 MB"}}
+QUALITY_GOAL = ">= 60%"
 AIDER = {"sympy": "Aider: cold 15 s, warm 3.4 s, 450-630 MB",
          "flask+werkzeug": "Aider: cold 1.7 s, warm 0.65 s"}
+_REPO_ROOT = Path(__file__).resolve().parent.parent
 _CHILD = r"""
 import json, os, resource, sys, threading, time
 from pathlib import Path
@@ -60,6 +72,36 @@ def _measure(root: Path, cache: Path, *, workers: int = 0, chat: str = "",
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def whole_process(root: Path, cache_home: Path, budget: int = 1024) -> dict:
+    """`valarmind map` as a user runs it, in a fresh process: wall and CPU seconds, the map."""
+    cli = Path(sys.executable).parent / "valarmind"
+    command = [str(cli)] if cli.exists() else [sys.executable, "-c",
+                                               "import sys; from valarmind_tui.cli import main; "
+                                               "sys.exit(main())"]
+    env = {**os.environ, "PYTHONPATH": str(_REPO_ROOT), "XDG_CACHE_HOME": str(cache_home)}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    out = subprocess.run([*command, "map", "--cwd", str(root), "--tokens", str(budget)],
+                         capture_output=True, text=True, check=True, env=env, timeout=600)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return {"s": wall, "cpu": cpu, "text": out.stdout}
+
+
+def bench_process(name: str) -> dict:
+    """Whole-process cold and warm `valarmind map` (best warm of 3), and ranking quality."""
+    root = ensure(name)
+    with tempfile.TemporaryDirectory() as tmp:
+        cold = whole_process(root, Path(tmp))
+        warms = [whole_process(root, Path(tmp)) for _ in range(3)]
+    warm = min(warms, key=lambda r: r["s"])
+    share, missed = repomap_quality.measure(name, cold["text"])
+    return {"repo": name, "cold_s": cold["s"], "cold_cpu_s": cold["cpu"], "warm_s": warm["s"],
+            "warm_cpu_s": warm["cpu"], "share": share, "missed": missed,
+            "aider": repomap_aider.measure(name)}
+
+
 def bench_repo(name: str) -> dict:
     root = ensure(name)
     with tempfile.TemporaryDirectory() as tmp:
@@ -82,8 +124,29 @@ def bench_repo(name: str) -> dict:
 
 
 def run() -> list[dict]:
-    """Rows for benchmarks/run.py."""
+    """Rows for benchmarks/run.py: the whole `valarmind map` process and ranking quality for
+    every repository, then the in-process cache levels for each."""
     rows: list[dict] = []
+    for name in REPOS:
+        p = bench_process(name)
+        target = TARGETS.get(name, {})
+        aider = p["aider"]
+        aider_warm = (f"; Aider warm {aider['warm_s']:.2f} s (CPU {aider['warm_cpu_s']:.2f} s, "
+                      f"{aider['warm_map_s']:.2f} s in get_repo_map)"
+                      if aider.get("warm_s") is not None
+                      else f"; Aider: {aider.get('note', 'not measured')}")
+        aider_share = (f"; Aider {aider['share']:.0%}" if aider.get("share") is not None
+                       else "")
+        rows += [
+            {"name": f"repomap {name} `valarmind map` cold", "value": round(p["cold_s"], 2),
+             "unit": "s", "target": f"{target.get('cold', '')} (CPU {p['cold_cpu_s']:.2f} s)"},
+            {"name": f"repomap {name} `valarmind map` warm", "value": round(p["warm_s"], 3),
+             "unit": "s",
+             "target": f"{target.get('warm', '')} (CPU {p['warm_cpu_s']:.2f} s){aider_warm}"},
+            {"name": f"repomap {name} top-20 imported modules named @1024",
+             "value": round(100 * p["share"]), "unit": "%",
+             "target": f"{QUALITY_GOAL}{aider_share}"},
+        ]
     for name in REPOS:
         r = bench_repo(name)
         target = TARGETS.get(name, {})
@@ -125,11 +188,27 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=1, help="runs per repo (best and spread)")
+    parser.add_argument("--process", action="store_true",
+                        help="only the whole `valarmind map` process and ranking quality")
     parser.add_argument("repos", nargs="*", help=f"some of {', '.join(REPOS)} (default: all)")
     args = parser.parse_args(argv)
     unknown = set(args.repos) - set(REPOS)
     if unknown:
         parser.error(f"unknown repos: {', '.join(sorted(unknown))}")
+    if args.process:
+        print("repo | cold s (CPU) | warm s (CPU) | top-20 imported named | Aider warm s (CPU, "
+              "in get_repo_map) | Aider named")
+        for name in args.repos or list(REPOS):
+            p = bench_process(name)
+            a = p["aider"]
+            aider = (f"{a['warm_s']:.2f} ({a['warm_cpu_s']:.2f}, {a['warm_map_s']:.2f})"
+                     if "warm_s" in a else a["note"])
+            aider_share = f"{a['share']:.0%}" if "share" in a else "-"
+            print(f"{name} | {p['cold_s']:.2f} ({p['cold_cpu_s']:.2f}) | {p['warm_s']:.3f} "
+                  f"({p['warm_cpu_s']:.2f}) | {p['share']:.0%} | {aider} | {aider_share}",
+                  flush=True)
+            print(f"  missed: {p['missed']}")
+        return 0
     header = ("repo", "files", "tags", "cold s", "cold CPU s", "cold-app s", "1-proc s", "warm s",
               "refocus s", "edit s", "RSS MB")
     print(" | ".join(header))

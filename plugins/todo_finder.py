@@ -15,7 +15,7 @@ MARKER = re.compile(r"\b(TODO|FIXME|XXX)\b[:\s]*(.*)")
 
 
 async def _todos(session, args: str) -> CommandResult:  # noqa: ANN001 - a Session
-    from valarmind_tui.tools.ignore import GitignoreWalker
+    from valarmind_tui.safety.ignore import GitignoreWalker
 
     root = session.project_root
     rows = []

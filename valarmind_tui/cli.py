@@ -207,6 +207,10 @@ def main(argv: list[str] | None = None) -> int:
             from valarmind_tui.acp.server import serve as serve_acp
 
             return serve_acp(args)
+        if args.command == "map":  # needs no settings, model or session: a warm map stays fast
+            from valarmind_tui.repomap.show import print_map
+
+            return print_map(root, args.tokens, args.json)
         settings = _settings(args)
         if args.command == "run":
             from valarmind_tui.headless import run_agent
@@ -228,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
             from valarmind_tui.headless import run_commit_command
 
             return run_commit_command(settings, root, args)
-        if args.command in ("init", "map"):
+        if args.command == "init":
             from valarmind_tui.headless import run_subcommand
 
             return run_subcommand(settings, root, args)

@@ -7,6 +7,7 @@ import uuid
 from typing import TYPE_CHECKING
 
 from valarmind_tui.commands import CommandRegistry, CommandResult, command
+from valarmind_tui.repomap.show import format_map
 from valarmind_tui.safety.approval import ApprovalRequest
 
 if TYPE_CHECKING:
@@ -58,12 +59,7 @@ def register_context_commands(registry: CommandRegistry) -> None:
             except (IndexError, ValueError):
                 return CommandResult("Usage: /map [--tokens N] [--json]", ok=False)
         result = await asyncio.to_thread(session.repo_map, tokens)
-        if "--json" in words:
-            return CommandResult(result.to_json(), data=result)
-        skipped = ", ".join(f"{n} {why}" for why, n in result.skipped.items() if n)
-        footer = f"\n\n{len(result.files)} files, {result.tags_count:,} tags"
-        footer += f"; skipped: {skipped}" if skipped else ""
-        return CommandResult(result.text + footer, data=result)
+        return CommandResult(format_map(result, "--json" in words), data=result)
 
     @command(registry, "compact", "summarize older turns to free the context window",
              idle_only=True)

@@ -190,14 +190,9 @@ READ_ONLY_TOOLS = ("read_file", "read_many_files", "glob", "grep", "tree_view", 
 
 
 def run_subcommand(settings: Settings, root: Path, args: argparse.Namespace) -> int:
-    """`valarmind init|map`: each is its slash command run headless."""
-    line = {"init": "/init", "map": "/map"}[args.command]
-    extra: list[str] = []
-    if args.command == "init" and args.yes:
-        extra.append("--yes")
-    if args.command == "map":
-        extra += ["--tokens", str(args.tokens)] + (["--json"] if args.json else [])
-    result = asyncio.run(_run_line(settings, root, " ".join([line, *extra])))
+    """`valarmind init`: the slash command run headless."""
+    line = "/init --yes" if args.yes else "/init"
+    result = asyncio.run(_run_line(settings, root, line))
     sys.stdout.write(result.text.rstrip() + "\n")
     return 0 if result.ok else 1
 

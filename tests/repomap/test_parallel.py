@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import valarmind_tui.repomap.builder as builder
+import valarmind_tui.repomap.pipeline as builder
 from valarmind_tui.repomap import RepoMap, RepoMapResult
 
 

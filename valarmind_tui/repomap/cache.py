@@ -14,7 +14,9 @@ import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 4
+"""Bump when the stored tags, the graph, the ranking or the rendering change: each version
+has its own file, so no stale result is ever served."""
 _RESULTS_KEPT = 32
 
 

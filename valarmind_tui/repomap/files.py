@@ -1,14 +1,16 @@
 """The project's source files, honouring .gitignore: `git ls-files` in a repository, a pruned
-walk with the root .gitignore's patterns elsewhere (an unpacked source tarball, say)."""
+walk with the .gitignore files' rules elsewhere (an unpacked source tarball, say), matched by the
+same rules as glob and grep (`safety.ignore`)."""
 
 from __future__ import annotations
 
-import fnmatch
 import os
-import subprocess
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from valarmind_tui.safe_files import read_regular_text
+if TYPE_CHECKING:
+    from valarmind_tui.safety.ignore import IgnoreRule
 
 IGNORED_DIRS = frozenset({
     ".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox",
@@ -21,18 +23,48 @@ IGNORED_DIRS = frozenset({
 GIT_TIMEOUT_S = 10.0
 """git blocks on a `.gitignore` that is a FIFO; past this the folder is walked instead."""
 
+Entry = tuple[str, int, int]
+"""(relative POSIX path, mtime_ns, size)."""
+
 
 def list_files(root: Path) -> list[str]:
     """Relative POSIX paths of the project's files (tracked and untracked-not-ignored)."""
+    return [rel for rel, _, _ in scan(root, lambda rel: True)]
+
+
+def scan(root: Path, wanted: Callable[[str], bool]) -> list[Entry]:
+    """Every regular project file whose path is `wanted`, with its stamp, sorted: one stat per
+    file, never a read."""
     listed = _git_files(root)
+    root_s = str(root)
     if listed is None:
-        listed = _walk(root)
-    return sorted(p for p in listed if not any(part in IGNORED_DIRS for part in p.split("/")[:-1]))
+        found = _walk(root_s, wanted)
+    else:
+        found = []
+        for rel in listed:
+            if wanted(rel):
+                entry = _stat(root_s, rel)
+                if entry is not None:
+                    found.append(entry)
+    found.sort()
+    return [e for e in found if not any(part in IGNORED_DIRS for part in e[0].split("/")[:-1])]
+
+
+def _stat(root: str, rel: str) -> Entry | None:
+    try:
+        st = os.stat(os.path.join(root, rel))
+    except OSError:  # deleted but still in git's index
+        return None
+    if (st.st_mode & 0o170000) != 0o100000:
+        return None
+    return rel, st.st_mtime_ns, st.st_size
 
 
 def _git_files(root: Path) -> list[str] | None:
     if not (root / ".git").exists():
         return None
+    import subprocess  # only in a repository: the walk does not need it
+
     try:
         out = subprocess.run(
             # a repository's own config must not make git run a program (fsmonitor)
@@ -43,45 +75,35 @@ def _git_files(root: Path) -> list[str] | None:
         ).stdout
     except (OSError, subprocess.SubprocessError):
         return None
-    names = {name for name in out.decode("utf-8", "surrogateescape").split("\0") if name}
-    # Deleted-but-still-indexed files would fail to stat; keep what exists.
-    return [n for n in names if os.path.isfile(os.path.join(root, n))]
+    return list({name for name in out.decode("utf-8", "surrogateescape").split("\0") if name})
 
 
-def _walk(root: Path) -> list[str]:
-    patterns = _gitignore_patterns(root)
-    out: list[str] = []
-    root_s = str(root)
-    for dirpath, dirnames, filenames in os.walk(root_s):
-        rel_dir = os.path.relpath(dirpath, root_s)
-        rel_dir = "" if rel_dir == "." else rel_dir.replace(os.sep, "/") + "/"
-        dirnames[:] = sorted(
-            d for d in dirnames
-            if d not in IGNORED_DIRS and not d.endswith(".egg-info")
-            and not _ignored(rel_dir + d, d, patterns, is_dir=True)
-        )
-        out.extend(rel_dir + f for f in filenames if not _ignored(rel_dir + f, f, patterns))
-    return out
+def _walk(root: str, wanted: Callable[[str], bool]) -> list[Entry]:
+    """A walk that never enters ignored folders; symlinks are not followed."""
+    from valarmind_tui.safety.ignore import is_ignored, read_rules  # only when git is absent
 
-
-def _gitignore_patterns(root: Path) -> list[str]:
-    try:
-        text = read_regular_text(root / ".gitignore", errors="replace")
-    except OSError:
-        return []
-    return [ln.strip() for ln in text.splitlines()
-            if ln.strip() and not ln.startswith(("#", "!"))]
-
-
-def _ignored(rel: str, name: str, patterns: list[str], *, is_dir: bool = False) -> bool:
-    for pattern in patterns:
-        if pattern.endswith("/"):
-            if not is_dir:
+    out: list[Entry] = []
+    stack: list[tuple[str, str, list[IgnoreRule]]] = [("", root, [])]
+    while stack:
+        rel_dir, path, rules = stack.pop()
+        try:
+            with os.scandir(path) as it:
+                entries = list(it)
+        except OSError:
+            continue
+        if any(e.name == ".gitignore" for e in entries):
+            rules = rules + read_rules(Path(path, ".gitignore"), rel_dir.rstrip("/"))
+        for entry in entries:
+            rel = rel_dir + entry.name
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if (entry.name not in IGNORED_DIRS and not entry.name.endswith(".egg-info")
+                            and not is_ignored(rules, rel, True)):
+                        stack.append((rel + "/", entry.path, rules))
+                elif (entry.is_file(follow_symlinks=False) and wanted(rel)
+                      and not is_ignored(rules, rel, False)):
+                    st = entry.stat(follow_symlinks=False)
+                    out.append((rel, st.st_mtime_ns, st.st_size))
+            except OSError:
                 continue
-            pattern = pattern[:-1]
-        if "/" in pattern.strip("/"):
-            if fnmatch.fnmatch(rel, pattern.lstrip("/")):
-                return True
-        elif fnmatch.fnmatch(name, pattern.lstrip("/")):
-            return True
-    return False
+    return out

@@ -6,8 +6,8 @@ downloads at first use and fails offline). tree_sitter is imported only inside f
 
 from __future__ import annotations
 
+import os
 from functools import cache
-from importlib import resources
 from pathlib import PurePath
 from typing import Any
 
@@ -32,12 +32,14 @@ DEF_MAX_DEPTH = 6
 
 def language_for(path: str | PurePath) -> str | None:
     """The grammar name for a file, or None when ValarMind has no tags query for it."""
-    suffix = PurePath(path).suffix
+    suffix = os.path.splitext(path)[1]  # a string op: the warm scan calls this per file
     return EXTENSIONS.get(suffix) or EXTENSIONS.get(suffix.lower())
 
 
 def supported_languages() -> list[str]:
     """Languages that have a tags query file."""
+    from importlib import resources
+
     root = resources.files(__package__).joinpath("queries")
     return sorted(p.name[: -len("-tags.scm")] for p in root.iterdir()
                   if p.name.endswith("-tags.scm"))
@@ -50,6 +52,8 @@ def query_source(lang: str) -> str:
 
 
 def _read_query(name: str) -> str:
+    from importlib import resources  # not on the warm path, which only needs language_for
+
     text = resources.files(__package__).joinpath("queries", name).read_text(encoding="utf-8")
     return "".join(
         _read_query(line.split(":", 1)[1].strip()) if line.startswith("; include:") else line

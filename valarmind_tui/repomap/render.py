@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 Def = tuple[str, int, str, tuple[str, ...], int]
 """(name, line, kind, signature lines, parent index) as cached."""
@@ -42,14 +42,16 @@ def render(files: Sequence[str], defs: Sequence[Sequence[Def]],
 
 
 def fit(files: Sequence[str], defs: Sequence[Sequence[Def]],
-        ranked: Sequence[tuple[int, str]], token_budget: int) -> tuple[str, int]:
-    """The longest prefix of `ranked` whose rendering fits the budget: (text, count used)."""
+        ranked: Sequence[tuple[int, str]], token_budget: int,
+        count: Callable[[str], int] = estimate_tokens) -> tuple[str, int]:
+    """The longest prefix of `ranked` whose rendering `count`s within the budget:
+    (text, count used)."""
     lo, hi = 0, min(len(ranked), max(token_budget // 4, 1))
     best = ""
     while lo < hi:
         mid = (lo + hi + 1) // 2
         text = render(files, defs, ranked[:mid])
-        if estimate_tokens(text) <= token_budget:
+        if count(text) <= token_budget:
             lo, best = mid, text
         else:
             hi = mid - 1

@@ -12,6 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from valarmind_tui.repomap.imports import Import, extract_imports
 from valarmind_tui.repomap.languages import DEF_MAX_DEPTH, queries
 
 MAX_FILE_BYTES = 1_000_000
@@ -36,19 +37,20 @@ class Definition:
 
 @dataclass
 class FileTags:
-    """What a file defines and which names it references (name -> count)."""
+    """What a file defines, which names it references (name -> count) and what it imports."""
 
     definitions: list[Definition] = field(default_factory=list)
     references: dict[str, int] = field(default_factory=dict)
+    imports: list[Import] = field(default_factory=list)
 
     def dumps(self) -> bytes:
         defs = [(d.name, d.line, d.kind, d.signature, d.parent) for d in self.definitions]
-        return marshal.dumps((defs, self.references))
+        return marshal.dumps((defs, self.references, self.imports))
 
     @classmethod
     def loads(cls, blob: bytes) -> FileTags:
-        defs, refs = marshal.loads(blob)
-        return cls([Definition(*d) for d in defs], refs)
+        defs, refs, imports = marshal.loads(blob)
+        return cls([Definition(*d) for d in defs], refs, imports)
 
 
 def skip_reason(src: bytes, path: str) -> str | None:
@@ -100,14 +102,15 @@ def extract(src: bytes, lang: str, references: str = "query") -> FileTags:
     definitions = _definitions(sorted(found.values(), key=lambda t: t[0].start_byte), src)
     if references == "tokens":
         counts = Counter(_IDENT_BYTES.findall(src))
-        return FileTags(definitions, {k.decode("ascii"): v for k, v in counts.items()})
+        return FileTags(definitions, {k.decode("ascii"): v for k, v in counts.items()},
+                        extract_imports(src, lang))
     refs: dict[str, int] = {}
     if ref_query is not None:
         nodes = QueryCursor(ref_query).captures(root).get("name", ())
         for raw, count in Counter([src[n.start_byte:n.end_byte] for n in nodes]).items():
             text = raw.decode("utf-8", "replace")
             refs[text] = refs.get(text, 0) + count
-    return FileTags(definitions, refs)
+    return FileTags(definitions, refs, extract_imports(src, lang))
 
 
 def _definitions(found: list[tuple[Any, str, str]], src: bytes) -> list[Definition]:

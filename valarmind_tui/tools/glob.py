@@ -6,10 +6,10 @@ from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
+from valarmind_tui.safety.ignore import GitignoreWalker
 from valarmind_tui.safety.paths import glob_match
 from valarmind_tui.tools.base import Risk, ToolContext, ToolResult
 from valarmind_tui.tools.common import BuiltinTool, rel, resolve
-from valarmind_tui.tools.ignore import GitignoreWalker
 
 MAX_RESULTS = 500
 

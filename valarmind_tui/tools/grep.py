@@ -22,10 +22,10 @@ from valarmind_tui.safety.content import (
     not_regular_reason,
     read_regular_bytes,
 )
+from valarmind_tui.safety.ignore import GitignoreWalker
 from valarmind_tui.safety.paths import glob_match, is_sensitive
 from valarmind_tui.tools.base import Risk, ToolContext, ToolResult
 from valarmind_tui.tools.common import BuiltinTool, looks_binary, rel, resolve, run_process
-from valarmind_tui.tools.ignore import GitignoreWalker
 
 MAX_MATCHES = 300
 MAX_LINE_CHARS = 500

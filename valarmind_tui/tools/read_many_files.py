@@ -13,10 +13,10 @@ from valarmind_tui.safety.content import (
     not_regular_reason,
     read_regular_bytes,
 )
+from valarmind_tui.safety.ignore import GitignoreWalker
 from valarmind_tui.safety.paths import glob_match
 from valarmind_tui.tools.base import Risk, ToolContext, ToolResult
 from valarmind_tui.tools.common import BuiltinTool, looks_binary, rel, resolve
-from valarmind_tui.tools.ignore import GitignoreWalker
 
 MAX_FILES = 50
 MAX_FILE_CHARS = 50_000

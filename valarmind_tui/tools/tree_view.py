@@ -7,9 +7,9 @@ from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
+from valarmind_tui.safety.ignore import GitignoreWalker, IgnoreRule
 from valarmind_tui.tools.base import Risk, ToolContext, ToolResult
 from valarmind_tui.tools.common import BuiltinTool, rel, resolve
-from valarmind_tui.tools.ignore import GitignoreWalker, IgnoreRule
 
 MAX_ENTRIES = 800
 MAX_DEPTH = 10

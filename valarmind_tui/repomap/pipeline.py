@@ -1,0 +1,217 @@
+"""The cold part of a map: parse what changed (in a process pool when it pays), build the
+graph with resolved imports, rank and render within the budget. Imported only when the result
+cache misses, so a warm map never loads tree-sitter, the graph or the tokenizer.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from valarmind_tui.repomap.cache import TagCache
+from valarmind_tui.repomap.graph import (
+    Graph,
+    build_graph,
+    edge_weights,
+    rank_definitions,
+    rank_file_graph,
+    spread,
+)
+from valarmind_tui.repomap.imports import Resolver
+from valarmind_tui.repomap.languages import language_for, queries
+from valarmind_tui.repomap.render import fit
+from valarmind_tui.repomap.tags import MAX_FILE_BYTES, extract, skip_reason
+from valarmind_tui.safe_files import read_regular_bytes
+
+RANKED_KEPT = 200
+_POOL_MIN_BYTES = 1_000_000
+"""Less source than this parses faster in-process than a pool starts (~4 MB/s per CPU)."""
+_STORE_BATCH = 256
+
+Tags = dict[str, tuple[list, dict[str, int], list]]
+"""file -> (definitions, reference counts, imports) as cached."""
+
+
+def file_tags(root: Path, cache: TagCache, entries: list[tuple[str, int, int]], references: str,
+              workers: int | None, stats: Any) -> tuple[Tags, dict[str, int]]:
+    """Tags of every file, parsing only files whose mtime or size changed."""
+    rows = cache.file_rows()
+    live = {rel for rel, _, _ in entries}
+    cache.drop_files([p for p in rows if p not in live])
+    tags: Tags = {}
+    skipped: dict[str, int] = {}
+    todo: list[tuple[str, int, int]] = []
+    for rel, mtime, size in entries:
+        row = rows.get(rel)
+        if row is not None and row[0] == mtime and row[1] == size:
+            _collect(rel, row[2], row[3], tags, skipped)
+        else:
+            todo.append((rel, mtime, size))
+    stats.level = "tags" if rows else "cold"
+    # Rows are stored and decoded as workers return them, while the rest still parse.
+    batch: list[tuple[str, int, int, str | None, bytes | None]] = []
+    plan = _pool_plan(todo, workers)
+    stats.workers = plan[1] if todo else 0
+    for row in _parse_all(root, todo, references, plan):
+        if row[3] != "huge":
+            stats.parsed += 1
+        _collect(row[0], row[3], row[4], tags, skipped)
+        batch.append(row)
+        if len(batch) >= _STORE_BATCH:
+            cache.put_files(batch)
+            batch = []
+    cache.put_files(batch)
+    return tags, skipped
+
+
+def graph_state(tags: Tags, skipped: dict[str, int]) -> dict:
+    """The ranked graph's inputs, as cached: graph, definitions, tag count, skipped files."""
+    files = sorted(tags)
+    defs = [tags[f][0] for f in files]
+    refs = [tags[f][1] for f in files]
+    graph = build_graph(files, [{d[0] for d in file_defs} for file_defs in defs], refs,
+                        resolve_imports(files, [tags[f][2] for f in files]))
+    return {
+        "graph": graph.to_tuple(),
+        "defs": defs,
+        "tags_count": sum(len(d) for d in defs) + sum(sum(r.values()) for r in refs),
+        "skipped": skipped,
+    }
+
+
+def resolve_imports(files: list[str], imports: list[list]) -> list[dict[int, list[str]]]:
+    """Per file: the project files it imports, each with the names imported from it by name
+    (`from m import a`); a submodule imported by name (`from pkg import mod`) is a module."""
+    resolver = Resolver(files)
+    out: list[dict[int, list[str]]] = []
+    for index, written in enumerate(imports):
+        found: dict[int, list[str]] = {}
+        for spec, names in written:
+            if not names:
+                target = resolver.resolve(index, spec)
+                if target is not None and target != index:
+                    found.setdefault(target, [])
+                continue
+            for name in names:
+                sub = resolver.resolve(index, spec + name if spec.endswith(".")
+                                       else f"{spec}.{name}")
+                if sub is not None:
+                    if sub != index:
+                        found.setdefault(sub, [])
+                    continue
+                target = resolver.resolve(index, spec)
+                if target is not None and target != index:
+                    found.setdefault(target, []).append(name)
+        out.append(found)
+    return out
+
+
+def rank_and_render(state: dict, token_budget: int, chat: list[str],
+                    mentioned: list[str]) -> dict[str, Any]:
+    """The fields of a RepoMapResult for this request."""
+    from valarmind_tui.tokenizer import budget_tokens
+
+    graph = Graph(*state["graph"])
+    index = {f: i for i, f in enumerate(graph.files)}
+    chat_ids = {index[f] for f in chat if f in index}
+    mentioned_set = set(mentioned)
+    personal = {i: 1.0 for i in chat_ids}
+    for i, f in enumerate(graph.files if mentioned_set else ()):
+        parts = set(Path(f).with_suffix("").parts)
+        if parts & mentioned_set:
+            personal[i] = 1.0
+    weights = edge_weights(graph, chat_ids, mentioned_set)
+    rank = rank_file_graph(graph, weights, personal or None)
+    ranked = spread(rank_definitions(graph, rank, weights, exclude=chat_ids,
+                                     limit=max(RANKED_KEPT, token_budget // 4, 1)), graph.files)
+    text, used = fit(graph.files, state["defs"], [(f, n) for _, f, n in ranked], token_budget,
+                     budget_tokens)
+    shown: list[str] = []
+    for _, f, _ in ranked[:used]:
+        if graph.files[f] not in shown:
+            shown.append(graph.files[f])
+    return {
+        "text": text, "files": shown, "tags_count": state["tags_count"],
+        "skipped": dict(state["skipped"]),
+        "ranked": [{"file": graph.files[f], "name": n, "rank": r}
+                   for r, f, n in ranked[:RANKED_KEPT]],
+        "tokens": budget_tokens(text),
+    }
+
+
+def _collect(rel: str, reason: str | None, data: bytes | None, tags: Tags,
+             skipped: dict[str, int]) -> None:
+    if reason is not None:
+        skipped[reason] = skipped.get(reason, 0) + 1
+    elif data is not None:
+        tags[rel] = marshal.loads(data)
+
+
+def _parse_one(job: tuple[str, str, int, int, str]
+               ) -> tuple[str, int, int, str | None, bytes | None]:
+    root, rel, mtime, size, references = job
+    if size > MAX_FILE_BYTES:
+        return rel, mtime, size, "huge", None
+    try:
+        src = read_regular_bytes(os.path.join(root, rel))
+    except OSError:
+        return rel, mtime, size, "unreadable", None
+    reason = skip_reason(src, rel)
+    if reason is not None:
+        return rel, mtime, size, reason, None
+    lang = language_for(rel)
+    try:
+        return rel, mtime, size, None, extract(src, lang, references).dumps()  # type: ignore[arg-type]
+    except Exception:  # a grammar crash on one odd file must not sink the map
+        return rel, mtime, size, "parse_error", None
+
+
+def _cpus() -> int:
+    """CPUs this process may run on (the affinity mask in a container, not the host's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _pool_plan(todo: Sequence[tuple[str, int, int]], workers: int | None) -> tuple[str, int]:
+    """(start method, processes) for parsing `todo`; ("", 1) parses in-process."""
+    workers = min(workers or _cpus(), 8)
+    # fork is cheapest, but forking a process that runs other threads can deadlock; a
+    # forkserver costs more to start, so it needs more work to pay off.
+    method = "fork" if threading.active_count() == 1 else "forkserver"
+    work = sum(size for _, _, size in todo if size <= MAX_FILE_BYTES)
+    if work < _POOL_MIN_BYTES * (1 if method == "fork" else 2) or workers < 2:
+        return "", 1
+    return method, workers
+
+
+def _warm_queries(paths: Iterable[str]) -> None:
+    """Compile the needed grammars and queries once, before forking: the workers inherit them
+    instead of each importing tree-sitter and compiling its own."""
+    for lang in sorted({language_for(p) for p in paths} - {None}):
+        try:
+            queries(lang)  # type: ignore[arg-type]
+        except Exception:  # the worker meets the same error and reports the file as skipped
+            continue
+
+
+def _parse_all(root: Path, todo: Sequence[tuple[str, int, int]], references: str,
+               plan: tuple[str, int]) -> Iterator[tuple[str, int, int, str | None, bytes | None]]:
+    jobs = [(str(root), rel, mtime, size, references) for rel, mtime, size in todo]
+    method, workers = plan
+    if not method:
+        yield from map(_parse_one, jobs)
+        return
+    import multiprocessing
+
+    ctx = multiprocessing.get_context(method)
+    if method == "fork":
+        _warm_queries({rel for _, rel, _, _, _ in jobs})
+    jobs.sort(key=lambda j: -j[3])  # big files first: better load balance
+    with ctx.Pool(workers) as pool:
+        yield from pool.imap_unordered(_parse_one, jobs, chunksize=8)

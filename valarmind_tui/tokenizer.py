@@ -1,0 +1,68 @@
+"""Token counts by tiktoken, offline: tiktoken's own `get_encoding`, reading the encoding files
+LiteLLM ships in its package (`litellm_core_utils/tokenizers`, or `CUSTOM_TIKTOKEN_CACHE_DIR`
+as LiteLLM honours it) through `TIKTOKEN_CACHE_DIR`. An encoding whose file is not there is
+never downloaded: the caller falls back to an estimate.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+from functools import cache
+from typing import Any
+
+BUDGET_ENCODINGS = ("cl100k_base", "o200k_base")
+"""The encodings a budget must hold under (GPT-4-class and GPT-4o-class models)."""
+_URL = "https://openaipublic.blob.core.windows.net/encodings/{}.tiktoken"
+
+
+def estimate_tokens(text: str) -> int:
+    """About 4 characters per token: free, and close enough where an estimate will do."""
+    return (len(text) + 3) // 4
+
+
+def bundled_cache_dir() -> str | None:
+    """The folder of tiktoken files that ships with LiteLLM, if LiteLLM is installed."""
+    custom = os.environ.get("CUSTOM_TIKTOKEN_CACHE_DIR")
+    if custom:
+        return custom
+    spec = importlib.util.find_spec("litellm")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folder = os.path.join(next(iter(spec.submodule_search_locations)), "litellm_core_utils",
+                          "tokenizers")
+    return folder if os.path.isdir(folder) else None
+
+
+@cache
+def encoding(name: str = "cl100k_base") -> Any | None:
+    """tiktoken's encoding `name` from the bundled files, or None when it is not on disk."""
+    folder = bundled_cache_dir()
+    if folder is None or importlib.util.find_spec("tiktoken") is None:
+        return None
+    # tiktoken names its cache files by the sha1 of the download URL.
+    key = hashlib.sha1(_URL.format(name).encode()).hexdigest()
+    if not os.path.isfile(os.path.join(folder, key)):
+        return None
+    os.environ["TIKTOKEN_CACHE_DIR"] = folder  # what LiteLLM sets on import, too
+    try:
+        import tiktoken
+
+        return tiktoken.get_encoding(name)
+    except Exception:  # a corrupt file or an unknown name: the caller estimates
+        return None
+
+
+def count_tokens(text: str, name: str = "cl100k_base") -> int:
+    """Tokens of `text` in encoding `name`, or the estimate when it is not available."""
+    enc = encoding(name)
+    if enc is None:
+        return estimate_tokens(text)
+    return len(enc.encode(text, disallowed_special=()))
+
+
+def budget_tokens(text: str) -> int:
+    """The most tokens `text` takes in any of BUDGET_ENCODINGS (the estimate, if none is on
+    disk): what must stay within a budget whatever model reads it."""
+    return max(count_tokens(text, name) for name in BUDGET_ENCODINGS)
