@@ -10,6 +10,9 @@ Per launch (a fresh process, a fresh HOME and a small git project):
 - lag of the final frame: from the server writing the last chunk to the screen showing it.
 at 100 and 1,000 tokens/s, each answer ~6 s long in chunks of 1-4 tokens.
 
+With Aider installed (for example in a throwaway venv: `AIDER=/tmp/aider-venv/bin/aider`), its
+launch -> prompt and Enter -> request are measured the same way beside ours.
+
 Run alone: `.ci/with-env python benchmarks/e2e_bench.py` (or `benchmarks/run.py e2e_bench`).
 """
 
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -216,6 +220,53 @@ def launch(rate: float, typed_after_s: float | None, prompts: int) -> dict[str, 
             server.stop()
 
 
+def aider_launch(aider: str) -> tuple[float, float]:
+    """Aider (its own install, named by $AIDER or found on PATH) in the same terminal against
+    the same server: ms from launch to its `>` prompt, and Enter -> request for a prompt typed
+    3 s after launch. Aider reads no keys while it streams, so echo is not comparable."""
+    with tempfile.TemporaryDirectory(prefix="valarmind-e2e-aider-") as tmp:
+        home = Path(tmp)
+        server = PacedServer(1000, 300)
+        term: Terminal | None = None
+        try:
+            root = _project(home, server.port)
+            flags = (f"--model openai/fake-model --openai-api-base http://127.0.0.1:{server.port}"
+                     "/v1 --openai-api-key sk-bench --no-check-update --no-show-model-warnings "
+                     "--analytics-disable --no-auto-commits --no-gitignore --yes-always "
+                     "--no-show-release-notes")
+            term = Terminal(["sh", "-c", f"read go && exec {aider} {flags}"], root, _env(home))
+            time.sleep(0.3)
+            start = time.time()
+            term.key("Enter")
+            frame = term.wait(lambda lines: any(x.startswith(">") for x in lines), 120,
+                              "Aider's prompt")
+            time.sleep(max(0.0, start + TYPED_AFTER_S - time.time()))
+            term.type("explain app.py")
+            enter = time.time()
+            term.key("Enter")
+            request = float(server.wait("REQUEST", 1, timeout=120)[0])
+            server.wait("LAST", 1)
+            return (frame - start) * 1000, (request - enter) * 1000
+        finally:
+            if term is not None:
+                term.close()
+            server.stop()
+
+
+def _aider_rows() -> list[dict]:
+    aider = os.environ.get("AIDER") or shutil.which("aider")
+    if not aider:
+        print("(e2e_bench: no Aider: set AIDER=/path/to/aider for its figures)", file=sys.stderr)
+        return []
+    aider_launch(aider)  # its bytecode is written on a first launch
+    frame, request = aider_launch(aider)
+    return [
+        {"name": "Aider in tmux: launch -> prompt", "value": frame, "unit": "ms", "target": "-"},
+        {"name": "Aider in tmux: Enter -> request, typed 3 s after launch", "value": request,
+         "unit": "ms", "target": "-"},
+    ]
+
+
 def _rows(label: str, stream: dict[str, float]) -> list[dict]:
     return [
         {"name": f"{label}: keystroke echo p50", "value": stream["echo_p50"], "unit": "ms",
@@ -256,7 +307,7 @@ def run() -> list[dict]:
          "value": first["enter_to_request"], "unit": "ms", "target": "<= rest of warm-up"},
     ]
     rows += _rows("e2e tmux 1,000 tok/s, typed at the first frame", first)
-    return rows
+    return rows + _aider_rows()
 
 
 if __name__ == "__main__":
