@@ -31,6 +31,7 @@ from valarmind_tui.context.compaction import context_window, should_compact
 from valarmind_tui.context.interrupted import close_interrupted
 from valarmind_tui.context.project_context import ContextLoader
 from valarmind_tui.context.prompt_builder import build_agent_prompt
+from valarmind_tui.context.tokens import count_tokens
 from valarmind_tui.context.transcript import SHOWN_MESSAGES, Transcript, build_transcript
 from valarmind_tui.errors import HookStopped, UsageError, ValarMindError
 from valarmind_tui.events import (
@@ -434,12 +435,14 @@ class Session:
         self._hook_context = await self.hooks.session_start("clear")
 
     def warm_up(self) -> None:
-        """Import the model library now (~2.5 s) so the first prompt does not wait for it.
-        Blocking: a face calls it off its UI thread."""
+        """Import the model library and run its request path once (providers/warm.py), and
+        load the tokenizer the prompt is measured with, so the first prompt does not wait for
+        them. Blocking: a face calls it off its UI thread."""
+        count_tokens("warm-up")
         if not self.offline:
-            from valarmind_tui.providers.litellm_provider import load_litellm
+            from valarmind_tui.providers.warm import warm_model_path
 
-            load_litellm()
+            warm_model_path(self._model)
 
     def provider(self) -> Provider:
         """The model provider, built on first use (this is where litellm gets imported)."""

@@ -242,7 +242,9 @@ async def test_slow_chunks_stream_as_separate_pieces(fake_model: FakeModelServer
             ModelRequest(messages=[{"role": "user", "content": "x"}])):
         if isinstance(piece, TextPiece):
             arrivals.append(time.monotonic())
-    assert len(arrivals) == 4
+    # pieces that reach the model-io thread's batch together are merged; slow ones are not
+    # held back until the end
+    assert len(arrivals) >= 2
     assert arrivals[-1] - arrivals[0] >= 0.1
 
 

@@ -3,11 +3,17 @@ that fails says so instead of vanishing."""
 
 from __future__ import annotations
 
+import logging
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
+import pytest
+
+from tests.fakes.model_server import ScriptedTurn
+from tests.ui.conftest import wait_for
 from valarmind_tui.ui import garbage
 
 
@@ -52,3 +58,53 @@ def test_the_warm_up_imports_litellm_after_the_first_frame(git_repo: Path) -> No
                          timeout=120, env={"LITELLM_LOCAL_MODEL_COST_MAP": "True",
                                            "PATH": "/usr/bin:/bin", "HOME": str(git_repo)})
     assert out.stdout.strip() == "True []", out.stdout + out.stderr
+
+
+async def test_a_failing_warm_up_is_logged_and_shown(
+    make_session: Any, make_app: Any, monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The warm-up once called a function that did not exist and nobody saw the AttributeError:
+    a background job's failure reaches the log and the screen."""
+    session = make_session()
+
+    def broken() -> None:
+        raise AttributeError("'Session' object has no attribute 'warm'")
+
+    monkeypatch.setattr(session, "warm_up", broken)
+    app = make_app(session)
+    with caplog.at_level(logging.ERROR, logger="valarmind_tui.ui.app"):
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_for(pilot, lambda: any("warm-up" in n.message
+                                              for n in app._notifications))
+            shown = next(n.message for n in app._notifications if "warm-up" in n.message)
+    assert "has no attribute 'warm'" in shown
+    logged = [r for r in caplog.records if "warm-up" in r.getMessage()]
+    assert logged and isinstance(logged[0].exc_info[1], AttributeError)
+
+
+def test_the_warm_up_readies_the_first_request(git_repo: Path, fake_model: Any) -> None:
+    """In a fresh process: after Session.warm_up (no request reaches the model server), the
+    first prompt's request imports no more of the provider's client (the OpenAI SDK's resources
+    took 0.5-7 s on the first prompt before)."""
+    code = textwrap.dedent(f"""
+        import asyncio, sys
+        from pathlib import Path
+        from valarmind_tui.config import Settings
+        from valarmind_tui.session import Session
+
+        session = Session(Settings(model="openai/fake-model",
+                                   api_base={fake_model.openai_base!r}), Path({str(git_repo)!r}))
+        session.warm_up()
+        warmed = "openai.resources.chat" in sys.modules
+        before = set(sys.modules)
+        asyncio.run(session.submit("hello"))
+        late = sorted(m for m in set(sys.modules) - before if m.startswith("openai.resources"))
+        print(warmed, late)
+    """)
+    fake_model.script(ScriptedTurn(text="hi there"))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, env={"LITELLM_LOCAL_MODEL_COST_MAP": "True",
+                                           "PATH": "/usr/bin:/bin", "HOME": str(git_repo)})
+    assert out.stdout.strip() == "True []", out.stdout + out.stderr
+    assert len(fake_model.requests) == 1  # the warm-up's request never reached a server

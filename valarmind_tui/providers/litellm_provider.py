@@ -14,6 +14,7 @@ import os
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from dataclasses import dataclass, field
+from functools import partial
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
@@ -27,6 +28,7 @@ from valarmind_tui.providers.base import (
     Usage,
 )
 from valarmind_tui.providers.failures import Failure, classify, to_error
+from valarmind_tui.providers.io_thread import in_io_thread
 from valarmind_tui.providers.normalize import TurnAccumulator, _counter_ids, usage_from
 
 if TYPE_CHECKING:
@@ -80,7 +82,19 @@ def load_litellm() -> ModuleType:
     litellm.suppress_debug_info = True
     litellm.telemetry = False
     litellm.num_retries = 0
+    global _loaded
+    _loaded = litellm
     return litellm
+
+
+_loaded: ModuleType | None = None
+
+
+async def load_litellm_async() -> ModuleType:
+    """`load_litellm` without blocking the event loop: the first time it imports in a thread (a
+    face's warm-up may be importing it meanwhile; waiting on that import lock on the loop
+    froze the screen for seconds on the first prompt)."""
+    return _loaded if _loaded is not None else await asyncio.to_thread(load_litellm)
 
 
 def cost_usd(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
@@ -115,7 +129,8 @@ class LiteLLMProvider:
             acc = TurnAccumulator(new_id=self._new_id)
             yielded = False
             try:
-                async with aclosing(self._attempt(request, model, acc)) as pieces:
+                attempt = partial(self._attempt, request, model, acc)
+                async with aclosing(in_io_thread(attempt)) as pieces:
                     async for piece in pieces:
                         yielded = True
                         yield piece
@@ -185,7 +200,7 @@ class LiteLLMProvider:
     async def _attempt(
         self, request: ModelRequest, model: str, acc: TurnAccumulator
     ) -> AsyncGenerator[Any, None]:
-        litellm = load_litellm()
+        litellm = await load_litellm_async()
         response = await litellm.acompletion(**self._kwargs(request, model))
         if not self.config.stream:
             choice = response.choices[0]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import time
 from collections.abc import Callable
 from functools import partial
@@ -59,6 +60,7 @@ if TYPE_CHECKING:
     from valarmind_tui.config import Settings
     from valarmind_tui.session import Session
 
+_log = logging.getLogger(__name__)
 SIDEBAR_MIN_WIDTH = 100
 """Below this many columns the sidebar folds away (ctrl+b shows it)."""
 QUIT_WINDOW_S = 2.0
@@ -410,6 +412,7 @@ class ValarMindApp(App[int]):
         if event.state is WorkerState.ERROR:
             error = event.worker.error
             self.log.error(f"worker {event.worker.name} failed: {error!r}")
+            _log.error("background task %r failed", event.worker.name, exc_info=error)
             self.notify(f"Background task {event.worker.name!r} failed: {error}",
                         severity="warning", timeout=8)
 

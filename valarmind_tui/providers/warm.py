@@ -1,0 +1,58 @@
+"""Warming the model path before the first prompt (blocking: a face calls it off its UI thread).
+
+Importing litellm is only part of a first request's cost: the first `acompletion` also imports
+the provider SDK's resources (~450 modules for the OpenAI client) and the first response loads a
+tokenizer to price itself, 0.5-1.5 s more on the UI's event loop. So the warm-up makes one
+request the way a prompt makes it, to a port on 127.0.0.1 that is bound but not listening (the
+connection is refused at once; nothing leaves the machine, no key is sent), and loads that
+tokenizer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+
+from valarmind_tui.providers.io_thread import io_loop
+from valarmind_tui.providers.litellm_provider import load_litellm
+
+WARMED_PROVIDERS = frozenset({
+    "openai", "anthropic", "ollama", "ollama_chat", "hosted_vllm", "lm_studio", "openrouter",
+    "deepseek", "groq", "mistral", "together_ai", "xai", "llamafile", "vllm",
+})
+"""Providers whose request path is plain HTTP to `api_base`. Others (Bedrock, Vertex...) look
+for credentials of their own before connecting, which a warm-up must not do."""
+
+
+def warm_model_path(model: str | None) -> None:
+    """Import litellm, then run `model`'s request path once against a refused local port."""
+    litellm = load_litellm()
+    if not model:
+        return
+    try:
+        provider = litellm.get_llm_provider(model)[1]
+    except Exception:  # noqa: BLE001 - a model LiteLLM does not know: the prompt will say so
+        return
+    if provider not in WARMED_PROVIDERS:
+        return
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))  # bound and not listening: a connection is refused
+        base = f"http://127.0.0.1:{sock.getsockname()[1]}"
+        if provider == "openai":
+            base += "/v1"
+        # on the loop the streams use (LiteLLM keeps its clients per loop)
+        asyncio.run_coroutine_threadsafe(
+            _refused_request(litellm, model, base), io_loop()).result(timeout=60)
+    try:
+        litellm.token_counter(model=model, text="warm-up")
+    except Exception:  # noqa: BLE001 - pricing a model LiteLLM cannot count is not our concern
+        return
+
+
+async def _refused_request(litellm: object, model: str, api_base: str) -> None:
+    with contextlib.suppress(Exception):  # refused, as intended
+        await litellm.acompletion(  # type: ignore[attr-defined]
+            model=model, api_base=api_base, api_key="warm-up", stream=True,
+            stream_options={"include_usage": True}, max_retries=0, num_retries=0, timeout=5,
+            messages=[{"role": "user", "content": "warm-up"}])
