@@ -29,7 +29,7 @@ VALID_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 DEFAULT_AGENTS = ("orchestrator", "research")
 """Who gets a server's tools when its config sets no `agents`: the main agent, to answer
 about the server's data itself, and the research agent, which looks things up."""
-SUMMARY_CHARS = 160
+SUMMARY_CHARS = 100
 
 
 class AnyArguments(BaseModel):
@@ -117,19 +117,19 @@ class McpTool(Tool):
             self.__dict__.pop("_schema", None)
 
     def summary(self) -> str:
-        """The description's first line, cut to SUMMARY_CHARS."""
+        """The description's first sentence (or line), cut to SUMMARY_CHARS."""
         line = next((ln.strip() for ln in self.description.splitlines() if ln.strip()), "")
+        line = line.split(". ", 1)[0] if len(line) > SUMMARY_CHARS else line
         return line if len(line) <= SUMMARY_CHARS else line[:SUMMARY_CHARS - 1] + "…"
 
     def full_description(self) -> str:
-        if self._compact:
-            return (f"[MCP server {self.server}] {self.summary()} (arguments: get the schema "
-                    "with mcp_tool_schema)")
+        if self._compact:  # the system prompt says how to get the rest (mcp_tool_schema)
+            return f"[{self.server}] {self.summary()}"
         return f"[MCP server {self.server}] {self.description}"
 
     def parameters(self) -> dict[str, Any]:
         if self._compact:
-            return {"type": "object", "properties": {}, "additionalProperties": True}
+            return {"type": "object", "properties": {}}
         return self.full_parameters()
 
     def full_parameters(self) -> dict[str, Any]:
