@@ -44,13 +44,21 @@ def register_session_commands(registry: CommandRegistry) -> None:
         name = words[0] if words else f"valarmind-{session.session_id or 'session'}.{fmt}"
         path = Path(name).expanduser()
         path = path if path.is_absolute() else session.project_root / path
-        sampling = session.mcp.sampling
-        traces = list(sampling.trace) if sampling is not None else []
         text = (export_markdown(session.history) if fmt == "md"
-                else export_jsonl(session.history, traces))
+                else export_jsonl(session.history, sampling_traces(session)))
         await asyncio.to_thread(path.write_text, text, encoding="utf-8")
         return CommandResult(f"Exported {len(session.history)} messages to {path}.",
                              data={"path": str(path)})
+
+
+def sampling_traces(session: Session) -> list[dict[str, Any]]:
+    """The MCP sampling trace records of the session: from its stored events (a resumed
+    session's earlier ones too), else from this process's sampling handler."""
+    if session.store is not None and session.session_id is not None:
+        return [e["record"] for e in session.store.events(session.session_id)
+                if e.get("type") == "trace_recorded"]
+    sampling = session.mcp.sampling
+    return list(sampling.trace) if sampling is not None else []
 
 
 def _flags(args: str) -> dict[str, bool]:

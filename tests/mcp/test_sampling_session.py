@@ -80,11 +80,14 @@ def test_print_mode_samples_only_with_allow_sampling(
     assert len(fake_model.requests) == 2  # the orchestrator's two turns; no sampling turn
 
 
-async def _session(root: Path, fake_model: Any, monkeypatch: pytest.MonkeyPatch) -> Session:
+async def _session(root: Path, fake_model: Any, monkeypatch: pytest.MonkeyPatch, *,
+                   stored: bool = False) -> Session:
     monkeypatch.setenv("FAKE_API_KEY", "sk-test")
     settings = load_settings(root, model="openai/fake-model", api_base=fake_model.openai_base,
                              permission_mode="bypass")
-    session = Session(settings, root, approver=PolicyApprover(allow_sampling=True))
+    approver = PolicyApprover(allow_sampling=True)
+    session = (Session.open(settings, root, approver=approver) if stored
+               else Session(settings, root, approver=approver))
     await session.start()
     return session
 
@@ -115,7 +118,7 @@ async def test_sampling_usage_and_traces_reach_the_session_and_export(
 ) -> None:
     write_user_config(everything_toml(npm_servers))
     script_sampling_turns(fake_model)
-    session = await _session(tmp_path, fake_model, monkeypatch)
+    session = await _session(tmp_path, fake_model, monkeypatch, stored=True)
     try:
         result = await session.submit("ask the server to sample")
         exported = await session.run_command("/export jsonl trace.jsonl")
