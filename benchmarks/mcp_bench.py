@@ -3,6 +3,10 @@
 Three real servers started in parallel (npm filesystem, PyPI mcp-server-git, npm everything),
 compared with the slowest single server (the floor for a parallel start) and their sum (what a
 sequential start would cost). Needs the npm servers (tests/mcp/conftest.py installs them).
+
+Schemas on demand: the tokens the model is sent for a 120-tool server
+(tests/fixtures/mcp/many_tools_server.py) with full schemas and in short form (names, one line,
+plus mcp_tool_schema), counted as /context counts them.
 """
 
 from __future__ import annotations
@@ -52,6 +56,30 @@ async def _measure(root: Path, configs: dict) -> tuple[float, dict[str, float], 
         await manager.close()
 
 
+async def _schema_tokens() -> tuple[int, int, int]:
+    from valarmind_tui.bus import EventBus
+    from valarmind_tui.config import McpServerConfig, McpSettings
+    from valarmind_tui.context.tokens import count_json_tokens
+    from valarmind_tui.mcp.client import McpManager
+    from valarmind_tui.tools.registry import ToolRegistry
+
+    script = REPO / "tests" / "fixtures" / "mcp" / "many_tools_server.py"
+    config = McpServerConfig(command=sys.executable, args=[str(script)])
+    manager = McpManager(McpSettings(), REPO, EventBus(), servers={"inventory": config},
+                         count_tokens=count_json_tokens)
+    try:
+        await manager.start()
+        registry = ToolRegistry()
+        manager.register_into(registry)
+        full = sum(count_json_tokens(s) for s in registry.schemas())
+        manager.schema_budget = 0  # below any server: short form
+        manager.register_into(registry)
+        short = sum(count_json_tokens(s) for s in registry.schemas())
+        return len(registry) - 1, full, short
+    finally:
+        await manager.close()
+
+
 def run() -> list[dict]:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -66,6 +94,18 @@ def run() -> list[dict]:
         {"name": "mcp: sum of the servers (sequential cost)", "value": sum(per_server.values()),
          "unit": "s"},
         {"name": "mcp: tools registered", "value": tools, "unit": "tools"},
+        *_schema_rows(),
+    ]
+
+
+def _schema_rows() -> list[dict]:
+    count, full, short = asyncio.run(_schema_tokens())
+    return [
+        {"name": f"mcp: schema tokens, {count} tools, full", "value": full, "unit": "tok"},
+        {"name": f"mcp: schema tokens, {count} tools, on demand", "value": short, "unit": "tok",
+         "target": "< 40% of full"},
+        {"name": "mcp: schema tokens saved on demand", "value": round(100 * (1 - short / full), 1),
+         "unit": "%"},
     ]
 
 

@@ -62,12 +62,17 @@ def register_agent_commands(registry: CommandRegistry) -> None:
                 "No MCP servers configured. Add `[mcp.servers.NAME]` to config.toml or an "
                 "`.mcp.json` in the project."
             )
-        lines = ["| server | state | transport | tools | prompts | note |",
-                 "|---|---|---|---|---|---|"]
+        lines = ["| server | state | transport | tools | schema tokens | prompts | note |",
+                 "|---|---|---|---|---|---|---|"]
         for r in rows:
             note = r.error or (f"started in {r.start_s:.1f} s" if r.start_s else "")
-            lines.append(f"| {r.name} | {r.state} | {r.transport} | {r.tools} | {r.prompts} | "
-                         f"{note} |")
+            tokens = f"{r.schema_tokens:,}" + (" (on demand)" if r.on_demand else "")
+            lines.append(f"| {r.name} | {r.state} | {r.transport} | {r.tools} | {tokens} | "
+                         f"{r.prompts} | {note} |")
+        if session.mcp.on_demand:
+            lines.append("\nThe schemas exceed the share of the context window set by "
+                         "mcp.schema_share: agents see short forms and load full ones with "
+                         "mcp_tool_schema.")
         return CommandResult("\n".join(lines), data=rows)
 
 

@@ -34,6 +34,10 @@ def _project_commands_flag(parser: argparse.ArgumentParser) -> None:
         help="let the project's detected build, lint, type-check and test commands run headless "
              "(matched by argv prefix, one simple command each, in the sandbox)",
     )
+    parser.add_argument(
+        "--allow-sampling", dest="allow_sampling", action="store_true", default=None,
+        help="answer MCP servers' sampling requests with your model in a headless run",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -172,6 +176,8 @@ def _settings(args: argparse.Namespace, trusted: bool | None = None) -> Any:
         flags["permission_mode"] = args.permission_mode
     if getattr(args, "allow_project_commands", None):
         flags["allow_project_commands"] = True
+    if getattr(args, "allow_sampling", None):
+        flags["allow_sampling"] = True
     root = _root(args)
     if trusted is None:
         trusted = decide(root, flag=getattr(args, "trust_project", False)).trusted

@@ -24,11 +24,12 @@ from valarmind_tui.builtin_commands import builtin_commands
 from valarmind_tui.bus import EventBus
 from valarmind_tui.commands import CommandRegistry
 from valarmind_tui.config import Settings, remember_allow_rule
+from valarmind_tui.context.tokens import count_json_tokens
 from valarmind_tui.hooks import HookRunner
 from valarmind_tui.mcp.client import McpManager
-from valarmind_tui.mcp.config_files import server_configs, user_servers
+from valarmind_tui.mcp.config_files import believed_servers, sampling_timeouts, server_configs
 from valarmind_tui.mcp.sampling import SamplingHandler
-from valarmind_tui.plugins import PluginContributions, load_plugins
+from valarmind_tui.plugins import PluginContributions, load_plugins, offer_plugin_tool
 from valarmind_tui.providers.base import Provider
 from valarmind_tui.reviewers import Reviewers
 from valarmind_tui.safety.approval import Approver, PermissionMode
@@ -118,16 +119,20 @@ def build_stack(
     commands = builtin_commands()
     plugins = load_plugins(root, trusted=settings.project_trusted)
     for tool in plugins.tools:
+        offer_plugin_tool(tool)
         registry.register(tool)
     for cmd in plugins.commands:
         commands.register(cmd)
     for spec in plugins.agents:
         agents.add(spec)
+    servers = server_configs(settings.mcp, root, trusted=settings.project_trusted)
     mcp = McpManager(
         settings.mcp, root, bus,
-        sampling=SamplingHandler(provider, chosen_approver, bus),
-        servers=server_configs(settings.mcp, root, trusted=settings.project_trusted),
-        user_servers=user_servers(settings),
+        sampling=SamplingHandler(provider, chosen_approver, bus,
+                                 timeout_s=settings.mcp.sampling_timeout_s,
+                                 server_timeouts=sampling_timeouts(servers)),
+        servers=servers, user_servers=believed_servers(settings, servers),
+        count_tokens=count_json_tokens,
     )
     notices = trust_notices(settings, root) + list(plugins.warnings)
     if sandbox.unavailable:

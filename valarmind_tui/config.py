@@ -110,6 +110,9 @@ class Settings(BaseSettings):
     """Headless runs (`-p`, `run`) let the project's detected build, lint, type-check and test
     commands through (matched by argv prefix, one simple command; still in the sandbox), so QA
     and the test agent can verify. User config, env or `--allow-project-commands` only."""
+    allow_sampling: bool = False
+    """Headless runs (`-p`, `run`) answer MCP servers' sampling requests with your model
+    (interactive faces ask). User config, env or `--allow-sampling` only."""
     untrusted_projects: list[str] = Field(default_factory=list)
     """Folders whose configuration the user declined to load (asked once)."""
     checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)

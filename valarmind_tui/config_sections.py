@@ -31,6 +31,11 @@ class McpServerConfig(_Section):
     """Streamable HTTP endpoint instead of a command."""
     timeout_s: float = 30.0
     """How long start-up may take before the server is reported failed."""
+    agents: list[str] | None = None
+    """Agents offered this server's tools (`["orchestrator", "code"]`); None: the orchestrator
+    and the research agent."""
+    sampling_timeout_s: float | None = None
+    """Time limit of one answer to this server's sampling request; None: mcp.sampling_timeout_s."""
 
 
 class McpSettings(_Section):
@@ -43,6 +48,11 @@ class McpSettings(_Section):
     project_env: list[str] = Field(default_factory=list)
     """Environment variables a trusted project's servers may receive (`${VAR}` in `.mcp.json`,
     `env_passthrough`); nothing else of yours reaches them. User config only."""
+    schema_share: float = Field(default=0.10, ge=0.0, le=1.0)
+    """Share of the model's context window the servers' tool schemas may fill; above it agents
+    see each tool's name and one line, and load a full schema with `mcp_tool_schema`."""
+    sampling_timeout_s: float = Field(default=60.0, gt=0)
+    """Time limit of one answer to a server's sampling request (the model's turn)."""
 
 
 class AgentProfile(_Section):

@@ -188,6 +188,18 @@ class UsageUpdated(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class TraceRecorded(Event):
+    """A trace record of an MCP server's sampling loop (seed 004): `agent_iteration` after each
+    answer of our model, `agent_complete` at the end; /export jsonl writes them too."""
+
+    kind: Literal["agent_iteration", "agent_complete"]
+    record: dict[str, Any]
+    """The record: trace_id, server, iteration or totals, duration_ms, tool_call_ids..."""
+    tool_call_ids: tuple[str, ...] = ()
+    """The agents' tool calls to that server running when it asked (what caused the request)."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class Notice(Event):
     """Something the person should know (a retry, a compaction, a server crash)."""
 
@@ -321,6 +333,7 @@ AnyEvent = (
     | ApprovalRequested | ApprovalResolved | AgentSpawned | AgentFinished | TaskListChanged
     | UsageUpdated | Notice | ModeChanged | PromptFinished | HookRan | CheckpointCreated
     | FilesRestored | CommitStepFinished | CommitMessageRequested | ReviewerRan
+    | TraceRecorded
 )
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
@@ -343,6 +356,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         ApprovalRequested, ApprovalResolved, AgentSpawned, AgentFinished, TaskListChanged,
         UsageUpdated, Notice, ModeChanged, PromptFinished, HookRan, CheckpointCreated,
         FilesRestored, CommitStepFinished, CommitMessageRequested, ReviewerRan,
+        TraceRecorded,
     )
 }
 
@@ -351,6 +365,8 @@ def event_from_dict(data: dict[str, Any]) -> Event:
     """Rebuild an event from `event_to_dict` output (for replaying a stored session)."""
     data = dict(data)
     cls = EVENT_TYPES[data.pop("type")]
+    if cls is TraceRecorded:
+        data["tool_call_ids"] = tuple(data.get("tool_call_ids", ()))
     if cls is TaskListChanged:
         data["tasks"] = tuple(
             TaskItem(**{**t, "depends_on": tuple(t.get("depends_on", ()))}) for t in data["tasks"]

@@ -63,12 +63,14 @@ async def _run_prompt(
 
 def headless_approver(settings: Settings, root: Path) -> PolicyApprover:
     """The headless policy; with `allow_project_commands` the project's detected commands pass
-    (by argv prefix, one simple command; the sandbox still confines them)."""
+    (by argv prefix, one simple command; the sandbox still confines them); with
+    `allow_sampling` MCP servers' sampling requests are answered by the model."""
     if not settings.allow_project_commands:
-        return PolicyApprover()
+        return PolicyApprover(allow_sampling=settings.allow_sampling)
     from valarmind_tui.context.project_commands import commands_of, detect_commands
 
-    return PolicyApprover(project_commands=commands_of(detect_commands(root)))
+    return PolicyApprover(project_commands=commands_of(detect_commands(root)),
+                          allow_sampling=settings.allow_sampling)
 
 
 def _require_model(session: Session) -> Provider:

@@ -20,6 +20,8 @@ import pluggy
 from valarmind_tui.hookspecs import PluginSpec
 
 ENTRY_POINT_GROUP = "valarmind.plugins"
+DEFAULT_TOOL_AGENTS = ("orchestrator", "research")
+"""Who gets a plugin's tool when the tool names no `agents` (as for MCP servers' tools)."""
 
 
 @dataclass
@@ -69,3 +71,11 @@ def _import_file(path: Path) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def offer_plugin_tool(tool: Any) -> None:
+    """A plugin's tool goes to the agents it names (`agents = ("orchestrator", "code")` on the
+    tool), else to DEFAULT_TOOL_AGENTS, and is gated by its own risk like an MCP tool: the mode
+    and rules apply, not the agents' permission flags."""
+    if getattr(tool, "agents", None) is None:
+        tool.agents = DEFAULT_TOOL_AGENTS

@@ -44,6 +44,7 @@ from valarmind_tui.events import (
     RunStatus,
     TurnFinished,
 )
+from valarmind_tui.mcp.catalog import schema_source, servers_section
 from valarmind_tui.providers.base import Provider
 from valarmind_tui.repomap import RepoMap, RepoMapResult
 from valarmind_tui.safety.approval import (
@@ -150,6 +151,8 @@ class Session:
         self.commands = stack.commands
         self.plugins = stack.plugins
         self.mcp = stack.mcp
+        if self.mcp.sampling is not None:  # sampling tokens and cost count in the session's
+            self.mcp.sampling.totals = self.totals
         self.hooks = stack.hooks
         self.startup_notices = stack.notices
         self._hook_context = ""
@@ -188,6 +191,8 @@ class Session:
             "resume" if self.history else "startup")
         if self.mcp.names():
             await self.mcp.start()
+            self.mcp.schema_budget = int(context_window(self._model)
+                                         * self.settings.mcp.schema_share)
             self.mcp.register_into(self.tools)
             register_mcp_prompts(self.commands, self.mcp.prompts())
 
@@ -314,6 +319,8 @@ class Session:
         """The agent's prompt plus what it should know about this project."""
         project = "" if spec.exclude_project_context else self._context.load().text
         state = f"Project root: {self.project_root}\nPermission mode: {self.mode.value}"
+        servers = servers_section(self.mcp, self.tools, spec.name, spec.tools)
+        state += f"\n\n{servers}" if servers else ""
         return build_agent_prompt(
             spec, project_context=project, repo_map=repo_map, working_state=state
         ).text
@@ -351,7 +358,7 @@ class Session:
         spec = self.agents.get("orchestrator")
         schemas: dict[str, list[dict[str, Any]]] = {}
         for tool in self.tools:
-            source = tool.name.split("__")[1] if tool.name.startswith("mcp__") else "built-in"
+            source = schema_source(tool)
             schemas.setdefault(source, []).append(tool.schema())
         return context_breakdown(
             system_prompt=self.system_prompt(spec), project_context=self._context.load().text,

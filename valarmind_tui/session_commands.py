@@ -52,10 +52,21 @@ def register_session_commands(registry: CommandRegistry) -> None:
         name = words[0] if words else f"valarmind-{session.session_id or 'session'}.{fmt}"
         path = Path(name).expanduser()
         path = path if path.is_absolute() else session.project_root / path
-        text = export_markdown(session.history) if fmt == "md" else export_jsonl(session.history)
+        text = (export_markdown(session.history) if fmt == "md"
+                else export_jsonl(session.history, sampling_traces(session)))
         await asyncio.to_thread(path.write_text, text, encoding="utf-8")
         return CommandResult(f"Exported {len(session.history)} messages to {path}.",
                              data={"path": str(path)})
+
+
+def sampling_traces(session: Session) -> list[dict[str, Any]]:
+    """The MCP sampling trace records of the session: from its stored events (a resumed
+    session's earlier ones too), else from this process's sampling handler."""
+    if session.store is not None and session.session_id is not None:
+        return [e["record"] for e in session.store.events(session.session_id)
+                if e.get("type") == "trace_recorded"]
+    sampling = session.mcp.sampling
+    return list(sampling.trace) if sampling is not None else []
 
 
 def _flags(args: str) -> dict[str, bool]:
@@ -106,6 +117,10 @@ def export_markdown(history: list[dict[str, Any]]) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def export_jsonl(history: list[dict[str, Any]]) -> str:
-    """Every message, one JSON object a line (the system prompt included)."""
-    return "".join(json.dumps(m, ensure_ascii=False) + "\n" for m in history)
+def export_jsonl(
+    history: list[dict[str, Any]], traces: list[dict[str, Any]] | None = None
+) -> str:
+    """Every message, one JSON object a line (the system prompt included), then the trace
+    records of MCP sampling loops (`{"type": "agent_iteration" | "agent_complete", ...}`)."""
+    lines = [*history, *(traces or [])]
+    return "".join(json.dumps(m, ensure_ascii=False) + "\n" for m in lines)

@@ -225,7 +225,7 @@ class Delegator:
         self, spec: AgentSpec, child_id: str, max_turns: int | None = None
     ) -> AgentLoop:
         parent = self.deps
-        tools = parent.tools.subset(spec.tools)
+        tools = parent.tools.for_agent(spec.name, spec.tools)
         extra = {k: v for k, v in parent.ctx.extra.items() if k not in PRIVATE_EXTRAS}
         if spec.permissions.spawn:
             extra["delegate"] = self

@@ -52,7 +52,7 @@ from valarmind_tui.providers.base import (
 from valarmind_tui.safety.gate import PermissionGate
 from valarmind_tui.safety.hook_points import GateHooks
 from valarmind_tui.safety.permissions import AgentPermissions
-from valarmind_tui.tools.base import Risk, Tool, ToolContext, ToolResult
+from valarmind_tui.tools.base import CURRENT_CALL_ID, Risk, Tool, ToolContext, ToolResult
 from valarmind_tui.tools.common import cap_middle
 from valarmind_tui.tools.registry import ToolRegistry
 
@@ -258,6 +258,7 @@ class AgentLoop:
             )
         )
         status, result = "error", None
+        call_token = CURRENT_CALL_ID.set(call.id)
         try:
             status, result = await self._execute(call)
         except asyncio.CancelledError as exc:
@@ -270,6 +271,8 @@ class AgentLoop:
         except DenialEscalated as exc:
             self._finish(call, "denied", ToolResult.error(str(exc)))
             raise
+        finally:
+            CURRENT_CALL_ID.reset(call_token)
         self._finish(call, status, result)
         return cap_middle(result.output, MAX_TOOL_OUTPUT_CHARS)
 

@@ -111,7 +111,7 @@ class Orchestrator:
         follower = DelegationFollower(self.tasks, [s.name for s in self.registry.specialists()])
         stop_following = self.deps.bus.add_listener(self._follow(follower))
         try:
-            own = replace(self.deps, tools=self.tools.subset(self.spec.tools))
+            own = replace(self.deps, tools=self.tools.for_agent(self.spec.name, self.spec.tools))
             loop = AgentLoop(self.spec, own, agent_id=self.agent_id, model=self.model,
                              max_turns=self.max_turns)
             outcome = await self._run_bounded(loop, prompt, history, system_prompt)

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
+import itertools
+import json
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,17 +28,20 @@ from valarmind_tui.config import McpServerConfig, McpSettings
 from valarmind_tui.events import Notice
 from valarmind_tui.mcp.config_files import server_configs
 from valarmind_tui.mcp.connection import Connection, StartError, describe_error
+from valarmind_tui.mcp.schema_tool import SCHEMA_TOOL, McpSchemaTool
 from valarmind_tui.mcp.tools import (
+    DEFAULT_AGENTS,
     McpTool,
     content_text,
     result_to_tool_result,
     tool_name,
     unique_tool_name,
 )
-from valarmind_tui.tools.base import ToolResult
+from valarmind_tui.tools.base import CURRENT_CALL_ID, ToolResult
 from valarmind_tui.tools.registry import ToolRegistry
 
 CONNECTION_CLOSED = -32000
+_direct_ids = itertools.count(1)
 
 
 @dataclass(frozen=True)
@@ -55,6 +60,10 @@ class ServerStatus:
     restarts: int = 0
     start_s: float | None = None
     """How long the last successful start took."""
+    schema_tokens: int = 0
+    """Tokens of the full schemas of the tools it offers."""
+    on_demand: bool = False
+    """Its schemas are shown in short form (loaded with mcp_tool_schema)."""
 
 
 @dataclass(frozen=True)
@@ -78,12 +87,14 @@ class McpManager:
     def __init__(
         self, settings: McpSettings, project_root: Path, bus: EventBus, *,
         sampling: Any = None, servers: dict[str, McpServerConfig] | None = None,
-        user_servers: Iterable[str] = (),
+        user_servers: Iterable[str] = (), count_tokens: Callable[[Any], int] | None = None,
     ) -> None:
         """`sampling` is a SamplingHandler (answers sampling/createMessage); `servers` replaces
         the configured set (config + .mcp.json) when given. `user_servers` names the servers
-        whose config the user wrote (their own config.toml): only their tools' annotations are
-        believed (readOnlyHint -> read risk); every other server's tools are write risk."""
+        whose tools' annotations are believed (readOnlyHint -> read risk); every other server's
+        tools are write risk. `count_tokens` counts a tool schema's tokens (default: an
+        estimate); `schema_budget` (tokens, set by the session) is what the schemas may take
+        before they are shown in short form."""
         self.settings = settings
         self.project_root = project_root
         self.bus = bus
@@ -94,6 +105,12 @@ class McpManager:
         self._locks: dict[str, asyncio.Lock] = {}
         self._registries: list[tuple[ToolRegistry, dict[str, list[str]] | None]] = []
         self.last_start_s: float | None = None
+        self.count_tokens = count_tokens or (lambda schema: len(json.dumps(schema)) // 4)
+        self.schema_budget: int | None = None
+        self.on_demand = False
+        self._in_flight: dict[str, dict[str, str]] = {}
+        if sampling is not None:
+            sampling.calls_in_flight = self.calls_in_flight
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -186,17 +203,29 @@ class McpManager:
     # -- calls ---------------------------------------------------------------------------------
 
     async def call_tool(
-        self, server: str, tool: str, arguments: dict[str, Any], *, timeout_s: float | None = None
+        self, server: str, tool: str, arguments: dict[str, Any], *, timeout_s: float | None = None,
+        agent_id: str = "main",
     ) -> ToolResult:
-        """Call a server's tool; failures (including a crash mid-call) are error results."""
+        """Call a server's tool; failures (including a crash mid-call) are error results.
+        While it runs, the agent's tool call (CURRENT_CALL_ID) is what the server's sampling
+        requests are linked to."""
         conn = await self._ensure(server)
         if isinstance(conn, str):
             return ToolResult.error(conn)
+        call_id = CURRENT_CALL_ID.get() or f"direct-{next(_direct_ids)}"
+        in_flight = self._in_flight.setdefault(server, {})
+        in_flight[call_id] = agent_id
         try:
             result = await conn.session.call_tool(tool, arguments, read_timeout_seconds=timeout_s)
         except Exception as exc:
             return await self._call_failed(conn, f"call to {tool}", exc)
+        finally:
+            in_flight.pop(call_id, None)
         return result_to_tool_result(result)
+
+    def calls_in_flight(self, server: str) -> dict[str, str]:
+        """{tool call id: agent id} of the calls to `server` running now."""
+        return dict(self._in_flight.get(server, {}))
 
     async def _call_failed(self, conn: Connection, what: str, exc: Exception) -> ToolResult:
         code = getattr(exc, "code", None)
@@ -237,6 +266,9 @@ class McpManager:
         except Exception as exc:
             raise ToolError((await self._call_failed(conn, f"prompt {name}", exc)).output) from None
         return "\n\n".join(content_text(m.content) for m in result.messages)
+
+    def ready_connections(self) -> list[tuple[str, Connection]]:
+        return [(n, c) for n, c in self._connections.items() if c.state == "ready"]
 
     def resources(self) -> list[tuple[str, Any]]:
         """(server, Resource) for every resource the ready servers listed."""
@@ -279,9 +311,11 @@ class McpManager:
             if conn.state != "ready":
                 continue
             trusted = name in self.user_servers
+            agents = self.configs[name].agents
             found.extend(
                 McpTool(name, t, self.call_tool, name=unique_tool_name(name, t.name, taken),
-                        trusted=trusted)
+                        trusted=trusted,
+                        agents=DEFAULT_AGENTS if agents is None else tuple(agents))
                 for t in sorted(conn.tools, key=lambda t: t.name)
                 if self.allowed(name, t.name, overrides))
         return found
@@ -296,8 +330,16 @@ class McpManager:
             if isinstance(tool, McpTool) and tool.server in self._connections:
                 registry.unregister(existing)
         tools = self.tools(allow_overrides)
+        full = sum(self.count_tokens(t.full_schema()) for t in tools)
+        self.on_demand = self.schema_budget is not None and full > self.schema_budget
         for tool in tools:
+            tool.compact = self.on_demand
             registry.register(tool)
+        if self.on_demand:
+            by_name = {t.name: t for t in tools}
+            registry.register(McpSchemaTool(by_name.get))
+        else:
+            registry.unregister(SCHEMA_TOOL)
         if not any(r is registry for r, _ in self._registries):
             self._registries.append((registry, allow_overrides))
         return [t.name for t in tools]
@@ -309,15 +351,19 @@ class McpManager:
     def status(self) -> list[ServerStatus]:
         """Every configured server, started or not."""
         rows = []
+        offered = self.tools()
         for name, config in self.configs.items():
             conn = self._connections.get(name)
             if conn is None:
                 rows.append(ServerStatus(name, "stopped", "http" if config.url else "stdio",
                                          0, 0, 0))
                 continue
+            schema_tokens = sum(self.count_tokens(t.full_schema()) for t in offered
+                                if t.server == name)
             rows.append(ServerStatus(
                 name, conn.state, conn.transport, len(conn.tools), len(conn.prompts),
                 len(conn.resources), conn.error, conn.restarts, conn.started_s,
+                schema_tokens, self.on_demand and schema_tokens > 0,
             ))
         return rows
 

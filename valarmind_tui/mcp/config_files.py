@@ -24,7 +24,7 @@ _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 # camelCase spellings used by seed 000's external-agents.json, accepted in .mcp.json too.
 _ALIASES = {"toolAllowlist": "tool_allowlist", "envPassthrough": "env_passthrough",
-            "timeout": "timeout_s"}
+            "timeout": "timeout_s", "samplingTimeout": "sampling_timeout_s"}
 
 
 def _expander(allowed: frozenset[str]) -> Any:
@@ -100,6 +100,23 @@ def server_configs(
 
 
 def user_servers(settings: Settings) -> frozenset[str]:
-    """Servers defined in the user's own config: the only ones whose tool annotations
-    (readOnlyHint) are believed."""
+    """Servers defined in the user's own config."""
     return frozenset(settings.mcp.servers) - settings.project_mcp_servers
+
+
+def believed_servers(settings: Settings, servers: dict[str, McpServerConfig]) -> frozenset[str]:
+    """The servers whose tool annotations (readOnlyHint) are believed: the user's own, and a
+    trusted project's stdio servers (`.mcp.json`, its config.toml). Trusting the project already
+    lets its server command run with your rights, so a lying hint adds nothing; a project's
+    HTTP server is not believed, since a lying hint would let the model send your data to a
+    remote endpoint without asking. An untrusted project's servers are not loaded at all."""
+    own = user_servers(settings)
+    project = {name for name, config in servers.items()
+               if name not in own and settings.project_trusted and not config.url}
+    return own | frozenset(project)
+
+
+def sampling_timeouts(servers: dict[str, McpServerConfig]) -> dict[str, float]:
+    """The servers whose config sets their own sampling time limit."""
+    return {name: c.sampling_timeout_s for name, c in servers.items()
+            if c.sampling_timeout_s is not None}

@@ -55,6 +55,8 @@ class Connection:
         self.tools: list[Any] = []
         self.prompts: list[Any] = []
         self.resources: list[Any] = []
+        self.instructions: str = ""
+        """What the server says about itself at initialize (instructions, else its title)."""
         self.restarts = 0
         self.started_s: float | None = None
         self._sampling_callback = sampling_callback
@@ -164,6 +166,9 @@ class Connection:
             client_info=types.Implementation(name="valarmind", version=__version__), **kwargs,
         ))
         result = await session.initialize()
+        info = result.server_info
+        self.instructions = (result.instructions or getattr(info, "description", None)
+                             or getattr(info, "title", None) or "")
         await self._load_lists(session, result.capabilities)
         return session
 

@@ -5,11 +5,19 @@ far; we answer one model turn, and when the model calls tools we return `tool_us
 stopReason `toolUse`; the server executes them and asks again with `tool_result` blocks. One
 request is one iteration of that loop. Here we ask the person (once per conversation), filter the
 offered tools by the request's `metadata.allowedToolPatterns`, stop after `maxIterations`, publish
-events and keep a trace (`agent_iteration` per answer, `agent_complete` at the end).
+events and keep a trace (`agent_iteration` per answer, `agent_complete` at the end, also published
+as TraceRecorded events).
+
+Each answer has a time limit (`mcp.sampling_timeout_s`, 60 s, or the server's own
+`sampling_timeout_s`) around the model's turn, not the person's approval. Its tokens and cost
+count in the session's usage (`totals`). The request is linked to the agents' tool calls to that
+server running when it came (`calls_in_flight`, set by the McpManager): the sampling agent's
+parent is the calling agent, and the trace records name the tool call ids.
 """
 
 from __future__ import annotations
 
+import asyncio
 import fnmatch
 import hashlib
 import itertools
@@ -26,8 +34,10 @@ from valarmind_tui.events import (
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
+    TraceRecorded,
+    UsageUpdated,
 )
-from valarmind_tui.providers.base import ModelRequest, Provider, TextPiece, TurnComplete
+from valarmind_tui.providers.base import ModelRequest, Provider, TextPiece, TurnComplete, Usage
 from valarmind_tui.safety.approval import ApprovalRequest, Approver
 
 SAMPLING_TOOL = "mcp_sampling"
@@ -106,14 +116,20 @@ class SamplingHandler:
     def __init__(
         self, provider_factory: Callable[[], Provider], approver: Approver, bus: EventBus, *,
         max_iterations: int = 5, timeout_s: float = 60.0,
+        server_timeouts: dict[str, float] | None = None,
     ) -> None:
         self.provider_factory = provider_factory
         self.approver = approver
         self.bus = bus
         self.max_iterations = max_iterations
         self.timeout_s = timeout_s
+        self.server_timeouts = dict(server_timeouts or {})
         self.trace: list[dict[str, Any]] = []
         """agent_iteration / agent_complete records, in order."""
+        self.totals: Any = None
+        """The session's UsageTotals (`add(Usage)`, `tokens`, `cost_usd`); None: not counted."""
+        self.calls_in_flight: Callable[[str], dict[str, str]] | None = None
+        """server -> {tool call id: agent id} of the calls running now (McpManager sets it)."""
         self._conversations: dict[str, dict[str, Any]] = {}
 
     def callback_for(self, server: str) -> Callable[..., Any]:
@@ -128,9 +144,12 @@ class SamplingHandler:
         first = params.messages[0].model_dump_json() if params.messages else ""
         key = hashlib.sha256(f"{server}\0{first}".encode()).hexdigest()[:16]
         if key not in self._conversations:
+            callers = self.calls_in_flight(server) if self.calls_in_flight is not None else {}
             self._conversations[key] = {
                 "trace_id": key, "agent_id": f"mcp-sampling-{next(_ids)}", "approved": None,
                 "started": time.perf_counter(), "open_calls": {}, "iterations": 0,
+                "server": server, "tool_call_ids": tuple(callers),
+                "parent_id": next(iter(callers.values()), None),
             }
         return key, self._conversations[key]
 
@@ -143,7 +162,7 @@ class SamplingHandler:
         if conv["approved"] is None:
             conv["approved"] = await self._approve(server, params, agent_id)
             if conv["approved"]:
-                self.bus.publish(AgentSpawned(agent_id=agent_id, parent_id=None,
+                self.bus.publish(AgentSpawned(agent_id=agent_id, parent_id=conv["parent_id"],
                                               name=f"mcp-sampling:{server}",
                                               task=_text_of(_blocks(params.messages[0].content))
                                               if params.messages else ""))
@@ -153,8 +172,16 @@ class SamplingHandler:
                                     message=f"Sampling request from MCP server {server!r} refused"))
             return types.ErrorData(code=USER_REJECTED, message="User rejected sampling request")
         self._finish_tool_calls(conv, params)
+        limit = self.server_timeouts.get(server, self.timeout_s)
         try:
-            return await self._iterate(server, params, key, conv)
+            async with asyncio.timeout(limit):
+                return await self._iterate(server, params, key, conv)
+        except TimeoutError:
+            why = f"the model did not answer within {limit:g} s (sampling time limit)"
+            self._complete(key, conv, success=False, error=why)
+            self.bus.publish(Notice(agent_id=agent_id, level="error",
+                                    message=f"Sampling for MCP server {server!r} failed: {why}"))
+            return types.ErrorData(code=INTERNAL_ERROR, message=f"sampling failed: {why}")
         except Exception as exc:  # provider failures become an MCP error for the server
             self._complete(key, conv, success=False, error=str(exc))
             self.bus.publish(Notice(agent_id=agent_id, level="error",
@@ -230,13 +257,16 @@ class SamplingHandler:
                 turn = chunk.turn
         if turn is None:
             raise RuntimeError("the model stream ended without a complete turn")
+        self._count(conv, turn.usage)
         allowed = {t.name for t in tools}
         calls = [c for c in turn.tool_calls if c.name in allowed]
         conv["iterations"] = iteration
-        self.trace.append({
+        self._record(conv, {
             "type": "agent_iteration", "trace_id": key, "server": server, "iteration": iteration,
             "tool_calls": [c.name for c in calls],
             "duration_ms": round((time.perf_counter() - started) * 1000),
+            "prompt_tokens": turn.usage.prompt_tokens,
+            "completion_tokens": turn.usage.completion_tokens,
         })
         model = provider.model
         if calls and with_tools:
@@ -270,7 +300,25 @@ class SamplingHandler:
         }
         if error:
             record["error"] = error
-        self.trace.append(record)
+        self._record(conv, record)
         self.bus.publish(AgentFinished(agent_id=conv["agent_id"], name="mcp-sampling",
                                        status="done" if success else "failed",
                                        summary=error or "sampling complete"))
+
+    def _record(self, conv: dict[str, Any], record: dict[str, Any]) -> None:
+        record["tool_call_ids"] = list(conv["tool_call_ids"])
+        self.trace.append(record)
+        self.bus.publish(TraceRecorded(agent_id=conv["agent_id"], kind=record["type"],
+                                       record=record, tool_call_ids=conv["tool_call_ids"]))
+
+    def _count(self, conv: dict[str, Any], usage: Usage) -> None:
+        """The turn's tokens and cost join the session's usage (the status bar, `-p` JSON)."""
+        totals = self.totals
+        if totals is not None:
+            totals.add(usage)
+        self.bus.publish(UsageUpdated(
+            agent_id=conv["agent_id"], prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens, cost_usd=usage.cost_usd,
+            session_tokens=totals.tokens if totals is not None else 0,
+            session_cost_usd=totals.cost_usd if totals is not None else 0.0,
+        ))

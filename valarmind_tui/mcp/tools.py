@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from valarmind_tui.errors import ToolError
 from valarmind_tui.tools.base import Preview, Risk, Tool, ToolContext, ToolResult
 
 PREFIX = "mcp__"
@@ -25,14 +26,20 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 VALID_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
+DEFAULT_AGENTS = ("orchestrator", "research")
+"""Who gets a server's tools when its config sets no `agents`: the main agent, to answer
+about the server's data itself, and the research agent, which looks things up."""
+SUMMARY_CHARS = 100
+
+
 class AnyArguments(BaseModel):
     """Accepts whatever object the model sends; the MCP server validates it."""
 
     model_config = ConfigDict(extra="allow")
 
 
-Caller = Callable[[str, str, dict[str, Any]], Awaitable[ToolResult]]
-"""(server, tool, arguments) -> result; the manager's call_tool."""
+Caller = Callable[..., Awaitable[ToolResult]]
+"""(server, tool, arguments, *, agent_id) -> result; the manager's call_tool."""
 
 
 def tool_name(server: str, tool: str, *, salt: str = "") -> str:
@@ -74,11 +81,14 @@ class McpTool(Tool):
 
     def __init__(
         self, server: str, tool: Any, caller: Caller, *, name: str | None = None,
-        trusted: bool = False,
+        trusted: bool = False, agents: tuple[str, ...] = DEFAULT_AGENTS,
     ) -> None:
         """`name`: the model-facing name (default `tool_name(server, tool.name)`); `trusted`:
-        whether the server's annotations are believed (readOnlyHint -> read risk)."""
+        whether the server's annotations are believed (readOnlyHint -> read risk); `agents`:
+        the agents offered this tool (the server's `agents` config)."""
         self.server = server
+        self.agents = agents  # type: ignore[misc]
+        self._compact = False
         self.mcp_name: str = tool.name
         self.name = name or tool_name(server, tool.name)  # type: ignore[misc]
         self.description = tool.description or tool.title or tool.name  # type: ignore[misc]
@@ -89,14 +99,60 @@ class McpTool(Tool):
         self.trusted = trusted
         self._caller = caller
 
+    @property
+    def ask_reason(self) -> str:
+        """Why the gate asks before a call (a tool its server does not mark read-only)."""
+        return (f"MCP server {self.server}'s tool {self.mcp_name} is not known to be read-only "
+                "(the server sets no readOnlyHint, or its hints are not believed)")
+
+    @property
+    def compact(self) -> bool:
+        """True: the model sees the name and one line; `mcp_tool_schema` gives the rest."""
+        return self._compact
+
+    @compact.setter
+    def compact(self, value: bool) -> None:
+        if value != self._compact:
+            self._compact = value
+            self.__dict__.pop("_schema", None)
+
+    def summary(self) -> str:
+        """The description's first sentence (or line), cut to SUMMARY_CHARS."""
+        line = next((ln.strip() for ln in self.description.splitlines() if ln.strip()), "")
+        line = line.split(". ", 1)[0] if len(line) > SUMMARY_CHARS else line
+        return line if len(line) <= SUMMARY_CHARS else line[:SUMMARY_CHARS - 1] + "…"
+
     def full_description(self) -> str:
+        if self._compact:  # the system prompt says how to get the rest (mcp_tool_schema)
+            return f"[{self.server}] {self.summary()}"
         return f"[MCP server {self.server}] {self.description}"
 
     def parameters(self) -> dict[str, Any]:
+        if self._compact:
+            return {"type": "object", "properties": {}}
+        return self.full_parameters()
+
+    def full_parameters(self) -> dict[str, Any]:
         params = dict(self.input_schema)
         params.setdefault("type", "object")
         params.setdefault("properties", {})
         return params
+
+    def full_schema(self) -> dict[str, Any]:
+        """The schema the model would see with every detail (what `mcp_tool_schema` returns)."""
+        return {"type": "function", "function": {
+            "name": self.name, "description": f"[MCP server {self.server}] {self.description}",
+            "parameters": self.full_parameters()}}
+
+    def parse(self, arguments: dict[str, Any]) -> BaseModel:
+        """Arguments checked against the server's own input schema, so a model that never
+        loaded the schema gets a clear error with the schema to retry with."""
+        problem = schema_problem(self.input_schema, arguments)
+        if problem is not None:
+            raise ToolError(
+                f"invalid arguments for {self.name}: {problem}. Its input schema: "
+                + json.dumps(self.full_parameters(), ensure_ascii=False)[:4000])
+        return super().parse(arguments)
 
     async def preview(self, params: BaseModel, ctx: ToolContext) -> Preview:
         args = json.dumps(params.model_dump(), ensure_ascii=False)
@@ -105,7 +161,25 @@ class McpTool(Tool):
         return Preview(summary=f"MCP {self.server}: {self.mcp_name} {args}")
 
     async def run(self, params: BaseModel, ctx: ToolContext) -> ToolResult:
-        return await self._caller(self.server, self.mcp_name, params.model_dump())
+        return await self._caller(self.server, self.mcp_name, params.model_dump(),
+                                  agent_id=ctx.agent_id)
+
+
+def schema_problem(schema: dict[str, Any], arguments: dict[str, Any]) -> str | None:
+    """The first way `arguments` break a JSON schema, or None (also when the server's schema
+    is itself not a valid JSON schema: the server then has the last word)."""
+    import jsonschema
+
+    try:
+        validator_cls = jsonschema.validators.validator_for(schema)
+        validator_cls.check_schema(schema)
+        error = jsonschema.exceptions.best_match(validator_cls(schema).iter_errors(arguments))
+    except (jsonschema.exceptions.SchemaError, TypeError, ValueError):
+        return None
+    if error is None:
+        return None
+    where = "/".join(str(p) for p in error.absolute_path)
+    return f"{where}: {error.message}" if where else error.message
 
 
 def result_to_tool_result(result: Any) -> ToolResult:

@@ -18,6 +18,8 @@ from valarmind_tui.safety.rules import Rule, RuleSet
 def permission_refusal(call: Call, permissions: AgentPermissions) -> str | None:
     """Why the agent's permissions refuse the call (risk, write globs, allowed commands)."""
     agent, name = call.agent_id, call.tool.name
+    if getattr(call.tool, "agents", None) is not None:
+        return None  # offered to this agent by its MCP server's or plugin's `agents`
     if not getattr(permissions, call.risk, False):
         return (f"The {agent} agent may not use {name}: it has no {call.risk} permission. "
                 "Do the task with the tools you have, or report what is needed.")

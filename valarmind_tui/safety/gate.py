@@ -7,7 +7,8 @@
   (safety.shell): a deny rule refuses it if ANY simple command in it matches (`rm -rf X; true`,
   `sh -c 'rm x'`, `/bin/rm`, `env rm` all run `rm`); when a deny rule exists for the tool and
   the command cannot be parsed statically, the call asks, even in bypass;
-- agent permissions refuse a tool whose risk the agent was not granted (and narrow writes to
+- agent permissions refuse a tool whose risk the agent was not granted (a tool offered to the
+  agent by its MCP server's or plugin's `agents` setting is granted by it; and narrow writes to
   `write_globs`, commands to `execute_allow`: one simple command whose words start with an
   allowed command's words, safety.allowed_commands);
 - a path outside the project is refused (a bash redirection target too); a sensitive path
@@ -229,8 +230,9 @@ class PermissionGate:
                                          self.project_rules)
         if rule is not None:
             return self._allow(call, f"allowed by the rule {rule}")
-        reason = {"write": f"{tool.name} changes files", "execute": "runs a command",
-                  "web": "uses the network"}.get(call.risk, f"{call.risk} tool")
+        reason = getattr(tool, "ask_reason", None) or {
+            "write": f"{tool.name} changes files", "execute": "runs a command",
+            "web": "uses the network"}.get(call.risk, f"{call.risk} tool")
         if call.unparseable:
             reason += f" (not checked by the rules: {'; '.join(call.unparseable)})"
         return await self._ask(call, params, ctx, reason, rule=self._suggest(call))
@@ -261,7 +263,8 @@ class PermissionGate:
             glob_match(p, call.tool.name) for p in PLAN_MODE_TOOLS
         ):
             return f"{call.risk} tool"
-        if self.mode is PermissionMode.ACCEPT_EDITS and call.risk == "write":
+        external = getattr(call.tool, "agents", None) is not None  # MCP or plugin: not an edit
+        if self.mode is PermissionMode.ACCEPT_EDITS and call.risk == "write" and not external:
             return "accept-edits mode allows writes inside the project"
         return None
 

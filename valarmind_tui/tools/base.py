@@ -7,6 +7,7 @@ model sees), subclasses Tool, and keeps its long description in a sibling `<name
 from __future__ import annotations
 
 import asyncio
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from enum import StrEnum
 from importlib import resources
@@ -19,6 +20,11 @@ from valarmind_tui.errors import ToolError
 
 if TYPE_CHECKING:
     from valarmind_tui.safety.sandbox import Sandbox
+
+
+CURRENT_CALL_ID: ContextVar[str | None] = ContextVar("valarmind_tool_call_id", default=None)
+"""The id of the tool call being run (the agent loop sets it): an MCP server's sampling request
+is linked to the call that caused it."""
 
 
 class Risk(StrEnum):
@@ -81,6 +87,13 @@ class Tool:
     """Names of params that hold paths; the gate resolves and classifies them."""
     description: ClassVar[str] = ""
     """Short description; the sibling .md file, when present, replaces it."""
+    agents: tuple[str, ...] | None = None
+    """Agents offered this tool beyond their own tool lists (MCP servers' and plugins' tools:
+    `ToolRegistry.for_agent`). Such a tool is granted by that configuration, so the gate does
+    not check the agent's permission flags for it; the mode and rules still apply."""
+    companion_of: str | None = None
+    """A name prefix: the tool goes to every agent that gets a tool with that prefix
+    (`mcp_tool_schema` follows the `mcp__` tools)."""
 
     def full_description(self) -> str:
         module = type(self).__module__

@@ -45,5 +45,19 @@ class ToolRegistry:
             t for name, t in self._tools.items() if any(fnmatch.fnmatchcase(name, p) for p in pats)
         )
 
+    def for_agent(self, agent: str, patterns: Iterable[str]) -> ToolRegistry:
+        """The tools an agent's own list names, plus those offered to it by name (`Tool.agents`:
+        MCP servers' and plugins' tools), plus their companions (`Tool.companion_of`)."""
+        pats = list(patterns)
+        picked = {
+            name: t for name, t in self._tools.items()
+            if any(fnmatch.fnmatchcase(name, p) for p in pats) or agent in (t.agents or ())
+        }
+        for name, tool in self._tools.items():
+            prefix = tool.companion_of
+            if prefix and name not in picked and any(n.startswith(prefix) for n in picked):
+                picked[name] = tool
+        return ToolRegistry(t for name, t in self._tools.items() if name in picked)
+
     def schemas(self) -> list[dict[str, Any]]:
         return [tool.schema() for tool in self._tools.values()]
