@@ -15,7 +15,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.fakes.model_server import ScriptedTurn
-from tests.mcp.conftest import VALARMIND, free_port, wait_for_port
+from tests.mcp.conftest import REPO, VALARMIND, free_port, wait_for_port
 
 EXPECTED_TOOLS = {"review", "search", "init", "qa", "agent_delegate", "agent_decide",
                   "agent_analyze", "agent_extract", "agent_classify", "agent_summarize",
@@ -27,7 +27,8 @@ async def stdio_session(repo: Path, *flags: str, env: dict[str, str] | None = No
                         **session_kw: Any) -> AsyncIterator[ClientSession]:
     params = StdioServerParameters(
         command=VALARMIND, args=["mcp", "serve", "--cwd", str(repo), *flags],
-        env={"HOME": os.environ["HOME"], "PATH": os.environ["PATH"], **(env or {})})
+        env={"HOME": os.environ["HOME"], "PATH": os.environ["PATH"], "PYTHONPATH": str(REPO),
+             **(env or {})})
     async with stdio_client(params) as (read, write), \
             ClientSession(read, write, **session_kw) as session:
         await session.initialize()
@@ -207,7 +208,8 @@ async def test_streamable_http(git_repo: Path, http_process: list) -> None:
     port = free_port()
     proc = subprocess.Popen([VALARMIND, "mcp", "serve", "--cwd", str(git_repo),
                              "--http", str(port)], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL)
+                            stderr=subprocess.DEVNULL,
+                            env={**os.environ, "PYTHONPATH": str(REPO)})
     http_process.append(proc)
     wait_for_port(port, proc)
     async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write), \
