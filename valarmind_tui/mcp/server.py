@@ -181,7 +181,10 @@ def serve(settings: Settings, root: Path, args: argparse.Namespace) -> int:
     import uvicorn
 
     app = server.streamable_http_app(host="127.0.0.1")
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+    # a keep-alive longer than clients' own (undici: 4 s), so the server never closes a
+    # connection the client is just reusing (seen as "fetch failed" on a loaded machine)
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
+                            timeout_keep_alive=30)
     print(f"valarmind MCP server on http://127.0.0.1:{port}/mcp", file=sys.stderr, flush=True)
     uvicorn.Server(config).run()
     return 0
