@@ -100,9 +100,13 @@ async def test_search_and_review_run_our_agents(git_repo: Path, fake_model: Any)
                                          progress_callback=on_progress)
         review = await session.call_tool("review", {})
     assert not search.is_error, search.content
-    assert search.meta == {"mode": "own-model"}
+    assert search.meta == {"mode": "own-model"}, search.structured_content.get("fallback_reason")
     assert search.structured_content["result"]["findings"][0]["line"] == 3
     assert search.structured_content["llm_model"].endswith("fake-model")
+    assert search.structured_content["stopReason"] == "endTurn"
+    usage = search.structured_content["usage"]
+    assert usage["prompt_tokens"] > 0 and usage["completion_tokens"] > 0  # both turns counted
+    assert usage["cost_usd"] is None  # a model LiteLLM has no price for
     assert "grep" in search.structured_content["tools_executed"]
     assert "search agent started" in progress and "search agent done" in progress
     assert any(m.startswith("search-1: grep") for m in progress)
@@ -151,6 +155,8 @@ async def test_agent_tools_think_with_the_clients_model(git_repo: Path) -> None:
     assert result.meta == {"mode": "sampling"}
     assert result.content[0].text == '{"category": "bug"}'
     assert result.structured_content["llm_model"] == "client-model"
+    assert result.structured_content["usage"]["prompt_tokens"] is None  # sampling tells none
+    assert result.structured_content["stopReason"] == "endTurn"
     assert "crash on start" in asked[0].messages[0].content.text
     assert "classify" in asked[0].system_prompt
     assert all(p.tools is None for p in asked)
@@ -232,3 +238,50 @@ async def test_streamable_http(git_repo: Path, http_process: list) -> None:
         summary = await session.call_tool("agent_summarize", {"content": "a long text"})
     assert summary.meta == {"mode": "sampling"}
     assert summary.content[0].text == "short summary"
+
+
+async def test_client_sampling_failure_falls_back_to_the_gathered_data(git_repo: Path) -> None:
+    """The client declared sampling but its model fails: the tools answer in raw mode with the
+    reason, and review keeps its diff and linter findings."""
+    asked: list[str] = []
+
+    async def sampling(context: Any, params: types.CreateMessageRequestParams) -> Any:
+        asked.append(params.system_prompt or "")
+        return types.ErrorData(code=-32603, message="the user declined the sampling request")
+
+    (git_repo / "app.py").write_text("import os\n\ndef greet(name):\n    return 'Hi ' + name\n")
+    async with stdio_session(git_repo, sampling_callback=sampling) as session:
+        review = await session.call_tool("review", {})
+        summary = await session.call_tool("agent_summarize", {"content": "a long text"})
+    assert len(asked) == 2  # the client's model was asked once per tool
+    for result in (review, summary):
+        assert not result.is_error, result.content
+        data = result.structured_content
+        assert data["mode"] == "raw" and data["stopReason"] == "modelError"
+        assert data["fallback_reason"].startswith("the client's sampling failed: ")
+        assert "the user declined the sampling request" in data["fallback_reason"]
+        assert data["usage"] == {"prompt_tokens": None, "completion_tokens": None,
+                                 "cost_usd": None}
+    raw = review.structured_content["raw_data"]
+    assert "+import os" in raw["diff"] and raw["model_ran"] is True
+    assert any(f["message"].startswith("F401") for f in raw["findings"])
+    assert summary.structured_content["raw_data"]["task"]["prompt"].endswith("a long text")
+
+
+async def test_arguments_are_checked_strictly(git_repo: Path) -> None:
+    """"false" is not a boolean and a string is not a list: an error naming the field, and
+    nothing done (no VALARMIND.md written, no path read character by character)."""
+    async with stdio_session(git_repo, "--permission-mode", "accept-edits") as session:
+        write = await session.call_tool("init", {"write": "false"})
+        paths = await session.call_tool("review", {"paths": "app.py"})
+        missing = await session.call_tool("search", {})
+        unknown = await session.call_tool("nope", {})
+    assert write.is_error and write.content[0].text == (
+        "invalid arguments for init: write: Input should be a valid boolean (got str 'false'); "
+        "send true or false, not a string")
+    assert write.structured_content is None
+    assert not (git_repo / "VALARMIND.md").exists()
+    assert paths.is_error and "send an array such as [\"app.py\"]" in paths.content[0].text
+    assert missing.is_error and missing.content[0].text == (
+        "invalid arguments for search: query: required")
+    assert unknown.is_error and unknown.content[0].text.startswith("unknown tool 'nope'")

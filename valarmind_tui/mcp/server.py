@@ -17,6 +17,7 @@ with an explicit --permission-mode that allows them.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import sys
 import time
@@ -80,6 +81,10 @@ class ValarMindMcpServer:
         call = Call(self.root, args, self.settings, metered, EventBus(),
                     explicit_mode=self.explicit_mode)
         await progress(f"{name}: {mode} mode")
+        if mode == "own-model":  # LiteLLM's import (seconds) is not the agent's time to spend
+            from valarmind_tui.providers.litellm_provider import load_litellm
+
+            await asyncio.to_thread(load_litellm)
         try:
             async with forward_progress(call.bus, progress, call.tools_used):
                 done = await run_with_limit(tool, call, mode, note, self.tool_timeout_s)

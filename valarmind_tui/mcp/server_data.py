@@ -95,11 +95,12 @@ def _review_summary(report: Any) -> str:
 
 
 def present_review(call: Call, data: dict[str, Any]) -> Answer:
+    """The report as it is now (after a failed model review, with its note on why)."""
     report = call.scratch["report"]
     text = report.to_markdown()
     if report.diff:
         text += f"\n\n```diff\n{report.diff[:MAX_JSON_CHARS]}\n```"
-    return Answer(text, data, _review_summary(report))
+    return Answer(text, {**report.to_dict(), "diff": report.diff}, _review_summary(report))
 
 
 async def think_review(call: Call, data: dict[str, Any]) -> Answer:
