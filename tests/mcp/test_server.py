@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import mcp_types as types
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
@@ -20,6 +21,13 @@ from tests.mcp.conftest import REPO, VALARMIND, free_port, wait_for_port
 EXPECTED_TOOLS = {"review", "search", "init", "qa", "agent_delegate", "agent_decide",
                   "agent_analyze", "agent_extract", "agent_classify", "agent_summarize",
                   "agent_generate", "agent_compare"}
+
+
+async def assert_fits_schema(session: ClientSession, *results: tuple[str, Any]) -> None:
+    """Each (tool, result)'s structuredContent against the outputSchema the server lists."""
+    schemas = {t.name: t.output_schema for t in (await session.list_tools()).tools}
+    for name, result in results:
+        jsonschema.validate(result.structured_content, schemas[name])
 
 
 @contextlib.asynccontextmanager
@@ -99,6 +107,7 @@ async def test_search_and_review_run_our_agents(git_repo: Path, fake_model: Any)
         search = await session.call_tool("search", {"query": "greet"},
                                          progress_callback=on_progress)
         review = await session.call_tool("review", {})
+        await assert_fits_schema(session, ("search", search), ("review", review))
     assert not search.is_error, search.content
     assert search.meta == {"mode": "own-model"}, search.structured_content.get("fallback_reason")
     assert search.structured_content["result"]["findings"][0]["line"] == 3
@@ -152,6 +161,8 @@ async def test_agent_tools_think_with_the_clients_model(git_repo: Path) -> None:
             "content": "crash on start", "categories": ["bug", "feature"]})
         review = await session.call_tool("review", {})
         init = await session.call_tool("init", {})
+        await assert_fits_schema(session, ("agent_classify", result), ("review", review),
+                                 ("init", init))
     assert result.meta == {"mode": "sampling"}
     assert result.content[0].text == '{"category": "bug"}'
     assert result.structured_content["llm_model"] == "client-model"
@@ -253,6 +264,7 @@ async def test_client_sampling_failure_falls_back_to_the_gathered_data(git_repo:
     async with stdio_session(git_repo, sampling_callback=sampling) as session:
         review = await session.call_tool("review", {})
         summary = await session.call_tool("agent_summarize", {"content": "a long text"})
+        await assert_fits_schema(session, ("review", review), ("agent_summarize", summary))
     assert len(asked) == 2  # the client's model was asked once per tool
     for result in (review, summary):
         assert not result.is_error, result.content
@@ -285,3 +297,21 @@ async def test_arguments_are_checked_strictly(git_repo: Path) -> None:
     assert missing.is_error and missing.content[0].text == (
         "invalid arguments for search: query: required")
     assert unknown.is_error and unknown.content[0].text.startswith("unknown tool 'nope'")
+
+
+async def test_a_hanging_model_hits_the_time_limit_with_the_data_kept(git_repo: Path,
+                                                                     fake_model: Any) -> None:
+    fake_model.script(ScriptedTurn(text="too late", chunk_delay_s=60))
+    async with stdio_session(git_repo, "--model", "openai/fake-model", "--api-base",
+                             fake_model.openai_base, "--tool-timeout", "5",
+                             env={"OPENAI_API_KEY": "sk-test"}) as session:
+        result = await session.call_tool("search", {"query": "greet"})
+        await assert_fits_schema(session, ("search", result))
+    assert result.is_error
+    data = result.structured_content
+    assert data["stopReason"] == "timeout" and data["mode"] == "own-model"
+    assert data["error"].startswith("search: the time limit of 5 s ran out")
+    assert data["raw_data"]["matches"] == [{"path": "app.py", "line": 1,
+                                            "text": "def greet(name):"}]
+    assert "data gathered so far" in result.content[0].text
+    assert len(fake_model.requests) == 1  # the model was asked, and never finished
