@@ -34,6 +34,7 @@ from valarmind_tui.events import (
     ToolCallStarted,
     TurnStarted,
 )
+from valarmind_tui.mcp.server_params import Params
 from valarmind_tui.providers.base import (
     AssistantTurn,
     ModelRequest,
@@ -58,7 +59,8 @@ class Call:
     """One tool call to the server: its arguments and who thinks (no provider: raw mode)."""
 
     root: Path
-    args: dict[str, Any]
+    args: Params
+    """The validated arguments (server_params)."""
     settings: Settings
     provider: Provider | None
     bus: EventBus
