@@ -74,6 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     _common(serve)
     serve.add_argument("--http", type=int, metavar="PORT", help="streamable HTTP on 127.0.0.1")
     serve.add_argument("--permission-mode", choices=["default", "accept-edits", "plan", "bypass"])
+    serve.add_argument("--tool-timeout", dest="tool_timeout", type=float, metavar="SECONDS",
+                       help="time limit of one tool call (default: [mcp] serve_tool_timeout_s, "
+                            "300)")
 
     acp = sub.add_parser(
         "acp", help="Agent Client Protocol agent on stdio, for editors (Zed, Neovim...)")

@@ -45,6 +45,9 @@ class McpSettings(_Section):
     """Servers by name; `.mcp.json` in the project adds more."""
     startup_timeout_s: float = 30.0
     """Time allowed for all servers to start in parallel."""
+    serve_tool_timeout_s: float = Field(300.0, gt=0)
+    """`valarmind mcp serve`: time limit of one tool call (raw tools too); `--tool-timeout`
+    overrides it."""
     project_env: list[str] = Field(default_factory=list)
     """Environment variables a trusted project's servers may receive (`${VAR}` in `.mcp.json`,
     `env_passthrough`); nothing else of yours reaches them. User config only."""

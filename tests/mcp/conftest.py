@@ -141,3 +141,48 @@ def http_process() -> Iterator[list[subprocess.Popen[bytes]]]:
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+INSPECTOR_VERSION = "0.15.0"
+"""The newest @modelcontextprotocol/inspector that runs on the machine's Node 20 (0.16 and later
+declare node >= 22.7.5, so npm picks this one anyway)."""
+
+
+def inspector_dir() -> Path:
+    return npm_dir().parent / "mcp-inspector"
+
+
+def install_inspector() -> Path:
+    """The MCP Inspector's executable, installed once under benchmarks/.cache (what `npx -y
+    @modelcontextprotocol/inspector` would fetch each time). A lock keeps xdist workers from
+    installing it twice at once."""
+    import fcntl
+
+    prefix = inspector_dir()
+    binary = prefix / "node_modules" / ".bin" / "mcp-inspector"
+    prefix.mkdir(parents=True, exist_ok=True)
+    with open(prefix / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if binary.exists():
+            return binary
+        npm = shutil.which("npm")
+        if npm is None or shutil.which("node") is None:
+            pytest.fail("node/npm not found on PATH: the Inspector tests need them",
+                        pytrace=False)
+        try:
+            out = subprocess.run(
+                [npm, "install", "--no-audit", "--no-fund", "--prefix", str(prefix),
+                 f"@modelcontextprotocol/inspector@{INSPECTOR_VERSION}"],
+                capture_output=True, text=True, timeout=300)
+        except subprocess.TimeoutExpired:
+            pytest.fail("npm install of the MCP Inspector took more than 5 minutes",
+                        pytrace=False)
+        if out.returncode != 0 or not binary.exists():
+            pytest.fail(f"npm install of the MCP Inspector failed:\n{out.stderr[-2000:]}",
+                        pytrace=False)
+    return binary
+
+
+@pytest.fixture(scope="session")
+def inspector() -> Path:
+    return install_inspector()

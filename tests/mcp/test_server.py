@@ -10,16 +10,24 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import mcp_types as types
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.fakes.model_server import ScriptedTurn
-from tests.mcp.conftest import VALARMIND, free_port, wait_for_port
+from tests.mcp.conftest import REPO, VALARMIND, free_port, wait_for_port
 
 EXPECTED_TOOLS = {"review", "search", "init", "qa", "agent_delegate", "agent_decide",
                   "agent_analyze", "agent_extract", "agent_classify", "agent_summarize",
                   "agent_generate", "agent_compare"}
+
+
+async def assert_fits_schema(session: ClientSession, *results: tuple[str, Any]) -> None:
+    """Each (tool, result)'s structuredContent against the outputSchema the server lists."""
+    schemas = {t.name: t.output_schema for t in (await session.list_tools()).tools}
+    for name, result in results:
+        jsonschema.validate(result.structured_content, schemas[name])
 
 
 @contextlib.asynccontextmanager
@@ -27,7 +35,8 @@ async def stdio_session(repo: Path, *flags: str, env: dict[str, str] | None = No
                         **session_kw: Any) -> AsyncIterator[ClientSession]:
     params = StdioServerParameters(
         command=VALARMIND, args=["mcp", "serve", "--cwd", str(repo), *flags],
-        env={"HOME": os.environ["HOME"], "PATH": os.environ["PATH"], **(env or {})})
+        env={"HOME": os.environ["HOME"], "PATH": os.environ["PATH"], "PYTHONPATH": str(REPO),
+             **(env or {})})
     async with stdio_client(params) as (read, write), \
             ClientSession(read, write, **session_kw) as session:
         await session.initialize()
@@ -98,10 +107,15 @@ async def test_search_and_review_run_our_agents(git_repo: Path, fake_model: Any)
         search = await session.call_tool("search", {"query": "greet"},
                                          progress_callback=on_progress)
         review = await session.call_tool("review", {})
+        await assert_fits_schema(session, ("search", search), ("review", review))
     assert not search.is_error, search.content
-    assert search.meta == {"mode": "own-model"}
+    assert search.meta == {"mode": "own-model"}, search.structured_content.get("fallback_reason")
     assert search.structured_content["result"]["findings"][0]["line"] == 3
     assert search.structured_content["llm_model"].endswith("fake-model")
+    assert search.structured_content["stopReason"] == "endTurn"
+    usage = search.structured_content["usage"]
+    assert usage["prompt_tokens"] > 0 and usage["completion_tokens"] > 0  # both turns counted
+    assert usage["cost_usd"] is None  # a model LiteLLM has no price for
     assert "grep" in search.structured_content["tools_executed"]
     assert "search agent started" in progress and "search agent done" in progress
     assert any(m.startswith("search-1: grep") for m in progress)
@@ -147,9 +161,13 @@ async def test_agent_tools_think_with_the_clients_model(git_repo: Path) -> None:
             "content": "crash on start", "categories": ["bug", "feature"]})
         review = await session.call_tool("review", {})
         init = await session.call_tool("init", {})
+        await assert_fits_schema(session, ("agent_classify", result), ("review", review),
+                                 ("init", init))
     assert result.meta == {"mode": "sampling"}
     assert result.content[0].text == '{"category": "bug"}'
     assert result.structured_content["llm_model"] == "client-model"
+    assert result.structured_content["usage"]["prompt_tokens"] is None  # sampling tells none
+    assert result.structured_content["stopReason"] == "endTurn"
     assert "crash on start" in asked[0].messages[0].content.text
     assert "classify" in asked[0].system_prompt
     assert all(p.tools is None for p in asked)
@@ -207,7 +225,8 @@ async def test_streamable_http(git_repo: Path, http_process: list) -> None:
     port = free_port()
     proc = subprocess.Popen([VALARMIND, "mcp", "serve", "--cwd", str(git_repo),
                              "--http", str(port)], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL)
+                            stderr=subprocess.DEVNULL,
+                            env={**os.environ, "PYTHONPATH": str(REPO)})
     http_process.append(proc)
     wait_for_port(port, proc)
     async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write), \
@@ -230,3 +249,69 @@ async def test_streamable_http(git_repo: Path, http_process: list) -> None:
         summary = await session.call_tool("agent_summarize", {"content": "a long text"})
     assert summary.meta == {"mode": "sampling"}
     assert summary.content[0].text == "short summary"
+
+
+async def test_client_sampling_failure_falls_back_to_the_gathered_data(git_repo: Path) -> None:
+    """The client declared sampling but its model fails: the tools answer in raw mode with the
+    reason, and review keeps its diff and linter findings."""
+    asked: list[str] = []
+
+    async def sampling(context: Any, params: types.CreateMessageRequestParams) -> Any:
+        asked.append(params.system_prompt or "")
+        return types.ErrorData(code=-32603, message="the user declined the sampling request")
+
+    (git_repo / "app.py").write_text("import os\n\ndef greet(name):\n    return 'Hi ' + name\n")
+    async with stdio_session(git_repo, sampling_callback=sampling) as session:
+        review = await session.call_tool("review", {})
+        summary = await session.call_tool("agent_summarize", {"content": "a long text"})
+        await assert_fits_schema(session, ("review", review), ("agent_summarize", summary))
+    assert len(asked) == 2  # the client's model was asked once per tool
+    for result in (review, summary):
+        assert not result.is_error, result.content
+        data = result.structured_content
+        assert data["mode"] == "raw" and data["stopReason"] == "modelError"
+        assert data["fallback_reason"].startswith("the client's sampling failed: ")
+        assert "the user declined the sampling request" in data["fallback_reason"]
+        assert data["usage"] == {"prompt_tokens": None, "completion_tokens": None,
+                                 "cost_usd": None}
+    raw = review.structured_content["raw_data"]
+    assert "+import os" in raw["diff"] and raw["model_ran"] is True
+    assert any(f["message"].startswith("F401") for f in raw["findings"])
+    assert summary.structured_content["raw_data"]["task"]["prompt"].endswith("a long text")
+
+
+async def test_arguments_are_checked_strictly(git_repo: Path) -> None:
+    """"false" is not a boolean and a string is not a list: an error naming the field, and
+    nothing done (no VALARMIND.md written, no path read character by character)."""
+    async with stdio_session(git_repo, "--permission-mode", "accept-edits") as session:
+        write = await session.call_tool("init", {"write": "false"})
+        paths = await session.call_tool("review", {"paths": "app.py"})
+        missing = await session.call_tool("search", {})
+        unknown = await session.call_tool("nope", {})
+    assert write.is_error and write.content[0].text == (
+        "invalid arguments for init: write: Input should be a valid boolean (got str 'false'); "
+        "send true or false, not a string")
+    assert write.structured_content is None
+    assert not (git_repo / "VALARMIND.md").exists()
+    assert paths.is_error and "send an array such as [\"app.py\"]" in paths.content[0].text
+    assert missing.is_error and missing.content[0].text == (
+        "invalid arguments for search: query: required")
+    assert unknown.is_error and unknown.content[0].text.startswith("unknown tool 'nope'")
+
+
+async def test_a_hanging_model_hits_the_time_limit_with_the_data_kept(git_repo: Path,
+                                                                     fake_model: Any) -> None:
+    fake_model.script(ScriptedTurn(text="too late", chunk_delay_s=60))
+    async with stdio_session(git_repo, "--model", "openai/fake-model", "--api-base",
+                             fake_model.openai_base, "--tool-timeout", "5",
+                             env={"OPENAI_API_KEY": "sk-test"}) as session:
+        result = await session.call_tool("search", {"query": "greet"})
+        await assert_fits_schema(session, ("search", result))
+    assert result.is_error
+    data = result.structured_content
+    assert data["stopReason"] == "timeout" and data["mode"] == "own-model"
+    assert data["error"].startswith("search: the time limit of 5 s ran out")
+    assert data["raw_data"]["matches"] == [{"path": "app.py", "line": 1,
+                                            "text": "def greet(name):"}]
+    assert "data gathered so far" in result.content[0].text
+    assert len(fake_model.requests) == 1  # the model was asked, and never finished

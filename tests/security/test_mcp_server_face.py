@@ -101,7 +101,7 @@ async def test_review_target_naming_a_blob(server: ValarMindMcpServer) -> None:
 
 async def test_review_target_not_a_string(server: ValarMindMcpServer) -> None:
     is_error, text = await call(server, "review", {"target": ["--output=/tmp/x"]})
-    assert is_error and "target must be a string" in text
+    assert is_error and "target: Input should be a valid string (got list" in text
 
 
 async def test_review_a_real_range_still_works(server: ValarMindMcpServer) -> None:

@@ -38,6 +38,10 @@ MAX_DIFF_CHARS = 60_000
 MODEL_CONFIDENCE = 0.6
 
 
+NO_MODEL_NOTE = ("No model is configured, so the model review was skipped; only the static "
+                 "findings are shown.")
+
+
 @dataclass
 class ReviewReport:
     """Findings on a change: static (linters) and, when a model ran, the review agent's."""
@@ -92,12 +96,19 @@ async def run_review(
     if delegator is None and provider is not None:
         delegator = read_only_delegator(root, provider, settings, bus, sandbox)
     if delegator is None:
-        report.notes.append("No model is configured, so the model review was skipped; "
-                            "only the static findings are shown.")
+        report.notes.append(NO_MODEL_NOTE)
     else:
         await _model_review(report, delegator)
     report.findings.sort(key=lambda f: (SEVERITY_ORDER.get(f.severity, 9), f.file, f.line or 0))
     return report
+
+
+async def add_model_review(report: ReviewReport, delegator: Delegator) -> None:
+    """The review agent's findings added to a report that run_review made without a model
+    (the MCP server gathers first, so a failing model loses none of the static data)."""
+    report.notes = [n for n in report.notes if n != NO_MODEL_NOTE]
+    await _model_review(report, delegator)
+    report.findings.sort(key=lambda f: (SEVERITY_ORDER.get(f.severity, 9), f.file, f.line or 0))
 
 
 async def _static_review(root: Path, change: ReviewDiff, report: ReviewReport,

@@ -3,8 +3,11 @@
 Each call picks its mode (seed 003) and reports it in `structuredContent.mode` and `_meta.mode`:
 - "sampling": the client declared sampling, so the agent thinks with the client's model
   (sampling/createMessage; with tools when the client supports them, SEP-1577: we run the tools);
-- "own-model": a model is configured here, so the agent thinks with ours;
+- "own-model": a model and its key resolve here (usable, not merely configured), so ours thinks;
 - "raw": neither; the gathered data and a one-line summary are returned for the caller's model.
+When the thinking model fails, the raw answer is returned with `fallback_reason` (server_call).
+Arguments are checked by strict pydantic models (server_params); every result fits the tool's
+outputSchema (server_schema); every call runs under a time limit.
 In both thinking modes the matching specialist runs in the project's agent loop (read-only tools,
 plan-mode gate); its events become progress notifications.
 Writes (init write=true) and commands (qa run=true) are refused unless the server was started
@@ -14,6 +17,7 @@ with an explicit --permission-mode that allows them.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import sys
 import time
@@ -24,26 +28,33 @@ from typing import Any
 from valarmind_tui import __version__
 from valarmind_tui.bus import EventBus
 from valarmind_tui.config import Settings
+from valarmind_tui.mcp.server_call import run_with_limit, structured, timed_out
+from valarmind_tui.mcp.server_params import ArgumentError, input_schema, parse_arguments
+from valarmind_tui.mcp.server_schema import output_schema
 from valarmind_tui.mcp.server_think import Call, choose_provider, forward_progress
 from valarmind_tui.mcp.server_tools import ALL_TOOLS
+from valarmind_tui.mcp.server_usage import MeteredProvider
 
 WRITE_MODES = ("accept-edits", "bypass")
 EXECUTE_MODES = ("bypass",)
 
 
 class ValarMindMcpServer:
-    """Tool handlers bound to one project and one permission policy."""
+    """Tool handlers bound to one project, one permission policy and one time limit."""
 
-    def __init__(self, settings: Settings, root: Path, *, explicit_mode: str | None = None) -> None:
+    def __init__(self, settings: Settings, root: Path, *, explicit_mode: str | None = None,
+                 tool_timeout_s: float | None = None) -> None:
         self.settings = settings
         self.root = root
         self.explicit_mode = explicit_mode
+        self.tool_timeout_s = tool_timeout_s or settings.mcp.serve_tool_timeout_s
 
     def list_tools(self) -> list[Any]:
         import mcp_types as types
 
         return [
-            types.Tool(name=t.name, description=t.description, input_schema=t.input_schema,
+            types.Tool(name=t.name, description=t.description,
+                       input_schema=input_schema(t.params), output_schema=output_schema(t.name),
                        annotations=types.ToolAnnotations(read_only_hint=t.read_only,
                                                          open_world_hint=False))
             for t in ALL_TOOLS.values()
@@ -54,47 +65,47 @@ class ValarMindMcpServer:
 
         tool = ALL_TOOLS.get(name)
         if tool is None:
-            return _error(f"unknown tool {name!r}")
-        missing = [k for k in tool.input_schema.get("required", []) if k not in arguments]
-        if missing:
-            return _error(f"{name}: missing required argument(s): {', '.join(missing)}")
-        refusal = self._refusal(name, arguments)
+            return _error(f"unknown tool {name!r}; the tools are {', '.join(ALL_TOOLS)}")
+        try:
+            args = parse_arguments(name, tool.params, arguments)
+        except ArgumentError as exc:
+            return _error(str(exc))
+        refusal = self._refusal(name, args)
         if refusal:
             return _error(refusal)
         started = time.perf_counter()
         progress = _Progress(ctx)
+        provider, mode, note = choose_provider(ctx, self.settings)
+        metered = (MeteredProvider(provider, reports_usage=mode != "sampling")
+                   if provider is not None else None)
+        call = Call(self.root, args, self.settings, metered, EventBus(),
+                    explicit_mode=self.explicit_mode)
+        await progress(f"{name}: {mode} mode")
+        if mode == "own-model":  # LiteLLM's import (seconds) is not the agent's time to spend
+            from valarmind_tui.providers.litellm_provider import load_litellm
+
+            await asyncio.to_thread(load_litellm)
         try:
-            provider, mode = choose_provider(ctx, self.settings)
-            call = Call(self.root, arguments, self.settings, provider, EventBus(),
-                        explicit_mode=self.explicit_mode)
-            await progress(f"{name}: {mode} mode")
             async with forward_progress(call.bus, progress, call.tools_used):
-                answer = await tool.run(call)
-        except Exception as exc:  # a tool failure is a result the caller can read
+                done = await run_with_limit(tool, call, mode, note, self.tool_timeout_s)
+        except Exception as exc:  # gathering failed (a bad ref...): a result the caller can read
             return _error(f"{name} failed: {exc}")
-        if answer.error:
-            return _error(f"{name}: {answer.error}")
-        structured: dict[str, Any] = {
-            "mode": mode, "summary": answer.summary,
-            "tools_executed": sorted(set(call.tools_used)),
-            "execution_time_ms": round((time.perf_counter() - started) * 1000), **answer.extra,
-        }
-        if provider is None:
-            structured["raw_data"] = answer.data
-        else:
-            structured["result"] = answer.data
-            structured["llm_model"] = provider.model
+        if done is None:
+            text, data = timed_out(name, call, mode, self.tool_timeout_s, started)
+            return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
+                                        structured_content=data, is_error=True,
+                                        _meta={"mode": mode})
         await progress("done")
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=answer.text)],
-            structured_content=structured, _meta={"mode": mode},
+            content=[types.TextContent(type="text", text=done.answer.text)],
+            structured_content=structured(call, done, started), _meta={"mode": done.mode},
         )
 
-    def _refusal(self, name: str, args: dict[str, Any]) -> str | None:
-        if name == "init" and args.get("write") and self.explicit_mode not in WRITE_MODES:
+    def _refusal(self, name: str, args: Any) -> str | None:
+        if name == "init" and args.write and self.explicit_mode not in WRITE_MODES:
             return ("refused: writing VALARMIND.md needs the server to be started with "
                     "--permission-mode accept-edits (or bypass)")
-        if name == "qa" and args.get("run") and self.explicit_mode not in EXECUTE_MODES:
+        if name == "qa" and args.run and self.explicit_mode not in EXECUTE_MODES:
             return ("refused: running commands needs the server to be started with "
                     "--permission-mode bypass")
         return None
@@ -122,12 +133,14 @@ def _error(message: str) -> Any:
                                 is_error=True)
 
 
-def build_server(settings: Settings, root: Path, *, explicit_mode: str | None = None) -> Any:
+def build_server(settings: Settings, root: Path, *, explicit_mode: str | None = None,
+                 tool_timeout_s: float | None = None) -> Any:
     """The low-level MCP Server with our handlers (no Rich logging handler is installed)."""
     import mcp_types as types
     from mcp.server.lowlevel.server import Server
 
-    app = ValarMindMcpServer(settings, root, explicit_mode=explicit_mode)
+    app = ValarMindMcpServer(settings, root, explicit_mode=explicit_mode,
+                             tool_timeout_s=tool_timeout_s)
 
     async def on_list_tools(ctx: Any, params: Any) -> Any:
         return types.ListToolsResult(tools=app.list_tools())
@@ -158,7 +171,8 @@ def serve(settings: Settings, root: Path, args: argparse.Namespace) -> int:
     import anyio
 
     _quiet_logging()
-    server = build_server(settings, root, explicit_mode=getattr(args, "permission_mode", None))
+    server = build_server(settings, root, explicit_mode=getattr(args, "permission_mode", None),
+                          tool_timeout_s=getattr(args, "tool_timeout", None))
     port = getattr(args, "http", None)
     if port is None:
         from mcp.server.stdio import stdio_server
@@ -172,7 +186,10 @@ def serve(settings: Settings, root: Path, args: argparse.Namespace) -> int:
     import uvicorn
 
     app = server.streamable_http_app(host="127.0.0.1")
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+    # a keep-alive longer than clients' own (undici: 4 s), so the server never closes a
+    # connection the client is just reusing (seen as "fetch failed" on a loaded machine)
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
+                            timeout_keep_alive=30)
     print(f"valarmind MCP server on http://127.0.0.1:{port}/mcp", file=sys.stderr, flush=True)
     uvicorn.Server(config).run()
     return 0

@@ -34,6 +34,7 @@ from valarmind_tui.events import (
     ToolCallStarted,
     TurnStarted,
 )
+from valarmind_tui.mcp.server_params import Params
 from valarmind_tui.providers.base import (
     AssistantTurn,
     ModelRequest,
@@ -58,13 +59,18 @@ class Call:
     """One tool call to the server: its arguments and who thinks (no provider: raw mode)."""
 
     root: Path
-    args: dict[str, Any]
+    args: Params
+    """The validated arguments (server_params)."""
     settings: Settings
     provider: Provider | None
     bus: EventBus
     explicit_mode: str | None = None
     """The --permission-mode the server was started with."""
     tools_used: list[str] = field(default_factory=list)
+    gathered: dict[str, Any] = field(default_factory=dict)
+    """The raw data gathered so far: what a fallback or a timeout returns."""
+    scratch: dict[str, Any] = field(default_factory=dict)
+    """Objects a tool's gather step hands to its think step (e.g. the review report)."""
 
     @property
     def sandbox(self) -> Sandbox:
@@ -86,7 +92,10 @@ class Answer:
     summary: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
     """More top-level fields of structuredContent (e.g. `written`)."""
-    error: str | None = None
+
+
+class ThinkFailed(Exception):
+    """The model (ours or the client's) did not produce an answer; the raw data stands in."""
 
 
 class SamplingProvider:
@@ -201,17 +210,24 @@ def to_mcp_tools(schemas: list[dict[str, Any]]) -> list[Any]:
             for s in schemas]
 
 
-def choose_provider(ctx: Any, settings: Settings) -> tuple[Provider | None, str]:
-    """(provider, mode): the client's model when it declared sampling, else ours when one is
-    configured, else (None, "raw")."""
+def choose_provider(ctx: Any, settings: Settings) -> tuple[Provider | None, str, str | None]:
+    """(provider, mode, why not own model): the client's model when it declared sampling, else
+    ours when a model AND its key resolve, else (None, "raw", why).
+
+    "Key resolves" is decided offline by provider_from_settings, as for every other face: the
+    key's environment variable (`api_key_env`, or the provider's own such as OPENAI_API_KEY)
+    must be set, except for a local endpoint; no request is made to find out."""
     caps = ctx.session.client_capabilities
     if caps is not None and caps.sampling is not None and ctx.session.can_send_request:
-        return SamplingProvider(ctx), "sampling"
-    if settings.resolve_model():
-        from valarmind_tui.providers.litellm_provider import provider_from_settings
+        return SamplingProvider(ctx), "sampling", None
+    if not settings.resolve_model():
+        return None, "raw", None
+    from valarmind_tui.providers.litellm_provider import provider_from_settings
 
-        return provider_from_settings(settings), "own-model"
-    return None, "raw"
+    try:
+        return provider_from_settings(settings), "own-model", None
+    except ProviderError as exc:  # AuthError included: configured, but not usable here
+        return None, "raw", f"own model not usable: {exc}"
 
 
 def read_only_tools(sandbox: Sandbox | None = None) -> ToolRegistry:
