@@ -186,7 +186,7 @@ def plan_entries(tasks: tuple[TaskItem, ...]) -> list[Any]:
         if task.status in ("blocked", "cancelled"):
             title += f" [{task.status}]"
         entries.append(helpers.plan_entry(title, priority=priority,  # type: ignore[arg-type]
-                                          status=PLAN_STATUS[task.status]))  # type: ignore[arg-type]
+                                          status=PLAN_STATUS[task.status]))
     return entries
 
 

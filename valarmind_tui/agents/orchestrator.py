@@ -182,7 +182,7 @@ class Orchestrator:
         outcome.messages.append(message)
         if self.deps.on_message is not None:
             self.deps.on_message(message)
-        return replace(outcome, status=status,  # type: ignore[arg-type]
+        return replace(outcome, status=status,
                        text=f"{text}\n\n{rendered}".strip())
 
     async def _enforce(self, report: GateReport, tracker: ChangeTracker, prompt: str) -> None:

@@ -127,7 +127,7 @@ def _our_ruff() -> list[str] | None:
     if sibling.is_file():
         return [str(sibling)]
     try:
-        from ruff.__main__ import find_ruff_bin  # type: ignore[import-not-found]
+        from ruff.__main__ import find_ruff_bin
 
         return [str(find_ruff_bin())]
     except (ImportError, FileNotFoundError):

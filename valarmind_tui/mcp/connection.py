@@ -243,7 +243,7 @@ def _install_exact_env_hook() -> None:
         return {} if _EXACT_ENV.get() else original()
 
     default_environment._valarmind_hook = True  # type: ignore[attr-defined]
-    stdio_module.get_default_environment = default_environment  # type: ignore[assignment]
+    stdio_module.get_default_environment = default_environment
 
 
 def _stdio_with_exact_env(stdio_client: Any, params: Any, errlog: Any) -> Any:

@@ -87,7 +87,7 @@ class McpTool(Tool):
         whether the server's annotations are believed (readOnlyHint -> read risk); `agents`:
         the agents offered this tool (the server's `agents` config)."""
         self.server = server
-        self.agents = agents  # type: ignore[misc]
+        self.agents = agents
         self._compact = False
         self.mcp_name: str = tool.name
         self.name = name or tool_name(server, tool.name)  # type: ignore[misc]

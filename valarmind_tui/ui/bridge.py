@@ -35,10 +35,10 @@ def coalesce(events: list[Event]) -> list[Event]:
         if (
             isinstance(event, TextDelta | ReasoningDelta)
             and type(last) is type(event)
-            and last.agent_id == event.agent_id  # type: ignore[union-attr]
+            and last.agent_id == event.agent_id
         ):
             merged[-1] = dataclasses.replace(
-                last, text=last.text + event.text, at=event.at  # type: ignore[union-attr]
+                last, text=last.text + event.text, at=event.at
             )
         else:
             merged.append(event)
