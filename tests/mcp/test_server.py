@@ -146,7 +146,8 @@ async def test_agent_tools_think_with_the_clients_model(git_repo: Path) -> None:
         {"severity": "major", "file": "app.py", "line": 2, "message": "eval of user input",
          "category": "security"}]}
     answers = {"classify": '{"category": "bug"}', "review agent": json.dumps(verdict),
-               "init agent": "# demo\n\n## Objective\n\nGreets people."}
+               "init agent": json.dumps({"project_name": "demo", "sections": [
+                   {"name": "Objective", "body": "Greets people."}]})}
 
     async def sampling(context: Any, params: types.CreateMessageRequestParams) -> Any:
         asked.append(params)
