@@ -8,7 +8,6 @@ is running.
 from __future__ import annotations
 
 import asyncio
-import json
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,50 +15,50 @@ from typing import Any
 
 from valarmind_tui.agent_commands import register_mcp_prompts
 from valarmind_tui.agents.commit_chain import MessageEditor
-from valarmind_tui.agents.loop import LoopDeps, UsageTotals, is_timeout, run_gated
+from valarmind_tui.agents.loop import LoopDeps, UsageTotals, run_gated
 from valarmind_tui.agents.orchestrator import Orchestrator
 from valarmind_tui.agents.spec import AgentSpec
 from valarmind_tui.agents.tasks import TaskList
-from valarmind_tui.bus import EventBus
 from valarmind_tui.checkpoints import SessionCheckpoints
 from valarmind_tui.commands import CommandResult
 from valarmind_tui.composition import build_stack
-from valarmind_tui.config import KNOWN_KEYS, Settings
+from valarmind_tui.config import Settings
 from valarmind_tui.context.breakdown import ContextBreakdown, context_breakdown
 from valarmind_tui.context.compaction import compact as compact_history
 from valarmind_tui.context.compaction import context_window, should_compact
-from valarmind_tui.context.interrupted import close_interrupted
 from valarmind_tui.context.project_context import ContextLoader
 from valarmind_tui.context.prompt_builder import build_agent_prompt
 from valarmind_tui.context.tokens import count_tokens
 from valarmind_tui.context.transcript import SHOWN_MESSAGES, Transcript, build_transcript
 from valarmind_tui.errors import HookStopped, UsageError, ValarMindError
 from valarmind_tui.events import (
-    ApprovalRequested,
-    ApprovalResolved,
     Event,
     ModeChanged,
     Notice,
     PromptFinished,
     RunStatus,
-    TurnFinished,
 )
+from valarmind_tui.interactive_approver import InteractiveApprover
 from valarmind_tui.mcp.catalog import schema_source, servers_section
 from valarmind_tui.providers.base import Provider
 from valarmind_tui.repomap import RepoMap, RepoMapResult
 from valarmind_tui.safety.approval import (
     ApprovalAnswer,
-    ApprovalRequest,
     Approver,
     PermissionMode,
 )
 from valarmind_tui.safety.content import not_regular_reason, read_regular_bytes
 from valarmind_tui.safety.paths import resolve_in_project
 from valarmind_tui.safety.permissions import AgentPermissions
+from valarmind_tui.session_records import (
+    export_transcript,
+    offline_help,
+    open_store,
+    restore_interrupted,
+)
 from valarmind_tui.store.sessions import SessionStore
 from valarmind_tui.tools.base import ToolContext, ToolResult
 from valarmind_tui.tools.registry import ToolRegistry
-from valarmind_tui.user_dirs import user_data_dir
 
 
 @dataclass(frozen=True)
@@ -73,56 +72,6 @@ class PromptResult:
 
 
 MAX_ATTACH_BYTES = 200_000
-
-
-class InteractiveApprover:
-    """Publishes ApprovalRequested and waits until a face calls `Session.answer_approval`."""
-
-    def __init__(self, bus: EventBus) -> None:
-        self._bus = bus
-        self._pending: dict[str, asyncio.Future[ApprovalAnswer]] = {}
-
-    async def request(self, request: ApprovalRequest) -> ApprovalAnswer:
-        future: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
-        self._pending[request.request_id] = future
-        self._bus.publish(
-            ApprovalRequested(
-                agent_id=request.agent_id, request_id=request.request_id, tool=request.tool,
-                summary=request.summary, reason=request.reason, diff=request.diff,
-                command=request.command, cwd=request.cwd, path=request.path,
-            )
-        )
-        try:
-            answer = await future
-        except asyncio.CancelledError as exc:
-            # a time limit or Esc stopped the agent: the request is answered (denied), so the
-            # dialog closes
-            why = "timeout" if is_timeout(exc) else "cancelled"
-            self._bus.publish(ApprovalResolved(
-                agent_id=request.agent_id, request_id=request.request_id, decision="deny",
-                feedback=why))
-            raise
-        finally:
-            self._pending.pop(request.request_id, None)
-        self._bus.publish(
-            ApprovalResolved(
-                agent_id=request.agent_id, request_id=request.request_id,
-                decision=answer.decision, feedback=answer.feedback,
-            )
-        )
-        return answer
-
-    def answer(self, request_id: str, answer: ApprovalAnswer) -> bool:
-        future = self._pending.get(request_id)
-        if future is None or future.done():
-            return False
-        future.set_result(answer)
-        return True
-
-    def cancel_all(self) -> None:
-        for future in self._pending.values():
-            if not future.done():
-                future.set_result(ApprovalAnswer("deny", feedback="cancelled"))
 
 
 class Session:
@@ -202,15 +151,7 @@ class Session:
         resume: str | None = None,
     ) -> Session:
         """A session persisted in the user's SQLite store; `resume` is an id or "last"."""
-        store = SessionStore(user_data_dir() / "sessions.db")
-        session_id = None
-        if resume:
-            known = store.list(project_root.resolve(), limit=1 if resume == "last" else 1000)
-            matches = [s.id for s in known if resume in ("last", s.id)]
-            if not matches:
-                store.close()
-                raise UsageError(f"no stored session {resume!r} for {project_root}")
-            session_id = matches[0]
+        store, session_id = open_store(project_root, resume)
         return cls(settings, project_root, approver=approver, store=store, session_id=session_id)
 
     # -- state the faces read -------------------------------------------------------------
@@ -471,41 +412,18 @@ class Session:
             self.store.close()
 
     # -- persistence ----------------------------------------------------------------------
+    # -- persistence ----------------------------------------------------------------------
     def _export_transcript(self) -> str:
-        """The conversation so far as JSONL, for hooks' `transcript_path` (one message a line)."""
-        path = user_data_dir() / "transcripts" / f"{self.hooks.session_id}.jsonl"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        lines = [json.dumps(m, default=str) for m in self.history]
-        path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-        return str(path)
+        """The conversation so far as JSONL, for hooks' `transcript_path`."""
+        return export_transcript(self.history, self.hooks.session_id)
 
     def _persist_message(self, message: dict[str, Any]) -> None:
         if self.store is not None and self.session_id is not None:
             self.store.append_message(self.session_id, message)
 
     def _close_interrupted(self, store: SessionStore, session_id: str) -> None:
-        """A session whose process died mid-turn: what was streamed becomes an answer marked
-        interrupted, and tool calls left without a result get one (else the next request is
-        rejected)."""
-        added = close_interrupted(self.history, store.interrupted_text(session_id))
-        for message in added:
-            self.history.append(message)
-            store.append_message(session_id, message)
-        if added:
-            text = added[-1]["content"] if added[-1]["role"] == "assistant" else ""
-            store.append_event(session_id, TurnFinished(turn=0, text=text,
-                                                        finish_reason="interrupted"))
+        self.history.extend(restore_interrupted(self.history, store, session_id))
 
     def _persist_event(self, event: Event) -> None:
         if self.store is not None and self.session_id is not None:
             self.store.append_event(self.session_id, event)
-
-
-def offline_help() -> str:
-    keys = ", ".join(KNOWN_KEYS)
-    return (
-        "No model is configured, so ValarMind is in offline mode: /init, /map, /review and /qa "
-        "still work without one. To use a model, set a provider key LiteLLM knows "
-        f"({keys}), or choose one with /model NAME, or set `model = \"...\"` in "
-        "~/.config/valarmind/config.toml. Ollama on localhost:11434 works with `ollama/<name>`."
-    )
