@@ -11,8 +11,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -178,12 +180,19 @@ def redact_sensitive_diff(diff: str, root: Path | str | None = None) -> tuple[st
     return "\n".join(out), left_out
 
 
-def check_regular(path: Path, shown: str | None = None) -> os.stat_result:
-    """The file's stat (symlinks followed); NotRegularFile unless it is a regular file."""
+@contextlib.contextmanager
+def _as_tool_error() -> Iterator[None]:
+    """safe_files' refusal (an OSError) as NotRegularFile, the ToolError tools report."""
     try:
-        return safe_files.check_regular(path, shown)
+        yield
     except safe_files.NotRegular as exc:
         raise NotRegularFile(str(exc)) from None
+
+
+def check_regular(path: Path, shown: str | None = None) -> os.stat_result:
+    """The file's stat (symlinks followed); NotRegularFile unless it is a regular file."""
+    with _as_tool_error():
+        return safe_files.check_regular(path, shown)
 
 
 def not_regular_reason(path: Path, shown: str | None = None) -> str | None:
@@ -197,13 +206,11 @@ def not_regular_reason(path: Path, shown: str | None = None) -> str | None:
 
 def open_regular(path: Path, shown: str | None = None) -> BinaryIO:
     """safe_files.open_regular for tools: refusals are NotRegularFile, a ToolError."""
-    try:
+    with _as_tool_error():
         return safe_files.open_regular(path, shown)
-    except safe_files.NotRegular as exc:
-        raise NotRegularFile(str(exc)) from None
 
 
 def read_regular_bytes(path: Path, shown: str | None = None, limit: int | None = None) -> bytes:
-    """The bytes of a regular file (at most `limit`); NotRegularFile for anything else."""
-    with open_regular(path, shown) as handle:
-        return handle.read() if limit is None else handle.read(limit)
+    """safe_files.read_regular_bytes for tools: refusals are NotRegularFile, a ToolError."""
+    with _as_tool_error():
+        return safe_files.read_regular_bytes(path, shown, limit)
