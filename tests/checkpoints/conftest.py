@@ -3,7 +3,9 @@ specialist, LiteLLM talking to the fake model server; helpers that read a work t
 
 from __future__ import annotations
 
+import json
 import os
+import signal
 import stat
 import subprocess
 from pathlib import Path
@@ -101,3 +103,19 @@ def write(path: str, content: str) -> dict[str, Any]:
 def edit(path: str, old: str, new: str) -> dict[str, Any]:
     return {"name": "edit_file", "arguments": {"path": path, "old_string": old,
                                                "new_string": new}}
+
+
+def kill_after_streaming(proc: subprocess.Popen[str], chars: int) -> str:
+    """Read a `-p --output-format jsonl` process's main answer until more than `chars`
+    characters were shown, then kill -9 it; what was shown."""
+    shown = ""
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        event = json.loads(line)
+        if event["type"] == "text_delta" and event["agent_id"] == "main":
+            shown += event["text"]
+            if len(shown) > chars:
+                break
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    return shown

@@ -3,15 +3,13 @@ word that had been shown, and the work tree can still be rewound to the turn's c
 
 from __future__ import annotations
 
-import json
 import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-from tests.checkpoints.conftest import bash, shell_turn, tree_state
+from tests.checkpoints.conftest import bash, kill_after_streaming, shell_turn, tree_state
 from tests.checkpoints.test_headless import ENV, configure
 from tests.core.test_headless import model_flags, valarmind
 from tests.fakes.model_server import ScriptedTurn
@@ -34,16 +32,7 @@ def test_kill_mid_stream_then_continue(git_repo: Path, fake_model: Any) -> None:
          "--permission-mode", "bypass", *model_flags(fake_model)],
         cwd=git_repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, **ENV})
-    shown = ""
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        event = json.loads(line)
-        if event["type"] == "text_delta" and event["agent_id"] == "main":
-            shown += event["text"]
-            if len(shown) > 200:
-                break
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=30)
+    shown = kill_after_streaming(proc, 200)
     assert 200 < len(shown) < len(ANSWER)
     assert not (git_repo / "app.py").exists()
 

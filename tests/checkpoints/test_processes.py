@@ -5,16 +5,14 @@ and each other's checkpoints whole."""
 
 from __future__ import annotations
 
-import json
 import os
-import signal
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-from tests.checkpoints.conftest import bash, shell_turn, tree_state
+from tests.checkpoints.conftest import bash, kill_after_streaming, shell_turn, tree_state
 from tests.checkpoints.test_headless import ENV, configure
 from tests.core.test_headless import model_flags, valarmind
 from tests.fakes.model_server import FakeModelServer, ScriptedTurn
@@ -49,16 +47,7 @@ def test_kill_mid_turn_then_continue_in_the_repl_and_rewind_to_each_checkpoint(
     turns[-1] = ScriptedTurn(text=ANSWER, chunk_size=6, chunk_delay_s=0.02)
     fake_model.script(*turns)
     proc = _start(git_repo, fake_model, "--continue", "-p", "two")
-    shown = ""
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        event = json.loads(line)
-        if event["type"] == "text_delta" and event["agent_id"] == "main":
-            shown += event["text"]
-            if len(shown) > 200:
-                break
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=30)
+    shown = kill_after_streaming(proc, 200)
     killed = tree_state(git_repo)
     assert "uno.txt" in killed and killed["app.py"][2] & 0o111
 
