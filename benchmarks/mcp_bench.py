@@ -38,7 +38,7 @@ def _configs(root: Path) -> dict:
 async def _measure(root: Path, configs: dict) -> tuple[float, dict[str, float], int]:
     from valarmind_tui.bus import EventBus
     from valarmind_tui.config import McpSettings
-    from valarmind_tui.mcp.client import McpManager
+    from valarmind_tui.mcp.client.manager import McpManager
     from valarmind_tui.tools.registry import ToolRegistry
 
     manager = McpManager(McpSettings(), root, EventBus(), servers=configs)
@@ -60,7 +60,7 @@ async def _schema_tokens() -> tuple[int, int, int]:
     from valarmind_tui.bus import EventBus
     from valarmind_tui.config import McpServerConfig, McpSettings
     from valarmind_tui.context.tokens import count_json_tokens
-    from valarmind_tui.mcp.client import McpManager
+    from valarmind_tui.mcp.client.manager import McpManager
     from valarmind_tui.tools.registry import ToolRegistry
 
     script = REPO / "tests" / "fixtures" / "mcp" / "many_tools_server.py"

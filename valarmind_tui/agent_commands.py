@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from valarmind_tui.commands import Command, CommandRegistry, CommandResult, command
 
 if TYPE_CHECKING:
-    from valarmind_tui.mcp.client import McpPrompt
+    from valarmind_tui.mcp.client.manager import McpPrompt
     from valarmind_tui.session import Session
 
 

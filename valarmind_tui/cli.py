@@ -226,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
 
             return run_agent(settings, root, args)
         if args.command == "mcp":
-            from valarmind_tui.mcp.server import serve
+            from valarmind_tui.mcp.server.serve import serve
 
             return serve(settings, root, args)
         if args.command in ("undo", "redo", "rewind", "sessions"):

@@ -26,9 +26,13 @@ from valarmind_tui.commands import CommandRegistry
 from valarmind_tui.config import Settings, remember_allow_rule
 from valarmind_tui.context.tokens import count_json_tokens
 from valarmind_tui.hooks import HookRunner
-from valarmind_tui.mcp.client import McpManager
-from valarmind_tui.mcp.config_files import believed_servers, sampling_timeouts, server_configs
-from valarmind_tui.mcp.sampling import SamplingHandler
+from valarmind_tui.mcp.client.config_files import (
+    believed_servers,
+    sampling_timeouts,
+    server_configs,
+)
+from valarmind_tui.mcp.client.manager import McpManager
+from valarmind_tui.mcp.client.sampling import SamplingHandler
 from valarmind_tui.plugins import PluginContributions, load_plugins, offer_plugin_tool
 from valarmind_tui.providers.base import Provider
 from valarmind_tui.reviewers import Reviewers

@@ -16,7 +16,7 @@ from typing import IO, Any
 from valarmind_tui.config import Settings
 from valarmind_tui.errors import AuthError, UsageError
 from valarmind_tui.events import Event, Notice, RunStatus, event_to_dict
-from valarmind_tui.mcp.client import McpManager
+from valarmind_tui.mcp.client.manager import McpManager
 from valarmind_tui.providers.base import Provider
 from valarmind_tui.safety.approval import PolicyApprover
 from valarmind_tui.session import PromptResult, Session, offline_help
@@ -176,7 +176,7 @@ async def _run_profile(
 def _profile_servers(settings: Settings, root: Path, profile: Any, session: Session) -> McpManager:
     """Exactly the MCP servers the profile names (seed 000), from config or external-agents.json."""
     from valarmind_tui.agents.profiles import EXTERNAL_AGENTS_FILE
-    from valarmind_tui.mcp.config_files import read_mcp_json, server_configs
+    from valarmind_tui.mcp.client.config_files import read_mcp_json, server_configs
 
     trusted = settings.project_trusted
     known = server_configs(settings.mcp, root, trusted=trusted)

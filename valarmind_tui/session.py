@@ -39,7 +39,7 @@ from valarmind_tui.events import (
     RunStatus,
 )
 from valarmind_tui.interactive_approver import InteractiveApprover
-from valarmind_tui.mcp.catalog import schema_source, servers_section
+from valarmind_tui.mcp.client.catalog import schema_source, servers_section
 from valarmind_tui.providers.base import Provider
 from valarmind_tui.repomap import RepoMap, RepoMapResult
 from valarmind_tui.safety.approval import (

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from valarmind_tui.config import McpServerConfig
 from valarmind_tui.hooks.process import hook_env
-from valarmind_tui.mcp.env import child_env as mcp_env
+from valarmind_tui.mcp.client.env import child_env as mcp_env
 from valarmind_tui.safety.child_env import child_env
 
 OURS = {

@@ -21,14 +21,14 @@ from typing import Any
 
 import pytest
 
-from tests.mcp.test_server import stdio_session
+from tests.mcp.server.test_serve import stdio_session
 from tests.security.conftest import SENTINEL
 from valarmind_tui.agents.review import run_review
 from valarmind_tui.bus import EventBus
 from valarmind_tui.config import KNOWN_KEYS, McpServerConfig, McpSettings, Settings
 from valarmind_tui.errors import UsageError
-from valarmind_tui.mcp.client import McpManager
-from valarmind_tui.mcp.server import ValarMindMcpServer
+from valarmind_tui.mcp.client.manager import McpManager
+from valarmind_tui.mcp.server.serve import ValarMindMcpServer
 from valarmind_tui.tools.base import Risk, ToolContext
 from valarmind_tui.tools.builtin import builtin_tools
 from valarmind_tui.tools.registry import ToolRegistry

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.mcp.test_server import stdio_session
+from tests.mcp.server.test_serve import stdio_session
 from tests.security.conftest import SENTINEL
 from valarmind_tui.agents.review import run_review
 from valarmind_tui.tools.base import ToolContext, ToolResult

@@ -1,8 +1,8 @@
 """The tools `valarmind mcp serve` exposes: arguments, output schema and the steps of each.
 
-Project tools (review, search, init, qa) are in server_data; the agent_* tools (seed 004) run
+Project tools (review, search, init, qa) are in data.py; the agent_* tools (seed 004) run
 an agent defined here (prompt, tools, turns) in the project's agent loop. Every tool has the
-same three steps (see server_data): gather (no model), think (a model), present (raw answer).
+same three steps (see data.py): gather (no model), think (a model), present (raw answer).
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from valarmind_tui.agents.spec import AgentSpec
-from valarmind_tui.mcp import server_data as data
-from valarmind_tui.mcp import server_params as p
-from valarmind_tui.mcp.server_think import Answer, Call
+from valarmind_tui.mcp.server import data
+from valarmind_tui.mcp.server import params as p
+from valarmind_tui.mcp.server.think import Answer, Call
 
 AGENT_TIMEOUT_S = 300.0
 TREE_CHARS = 6_000

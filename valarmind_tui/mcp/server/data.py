@@ -20,7 +20,7 @@ from valarmind_tui.agents.results import result_dict
 from valarmind_tui.composition import build_gate
 from valarmind_tui.errors import DenialEscalated
 from valarmind_tui.events import ToolCallFinished, ToolCallStarted
-from valarmind_tui.mcp.server_think import Answer, Call, ThinkFailed
+from valarmind_tui.mcp.server.think import Answer, Call, ThinkFailed
 from valarmind_tui.safety.approval import PermissionMode, PolicyApprover
 from valarmind_tui.safety.gate import PermissionGate
 from valarmind_tui.safety.permissions import AgentPermissions

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from valarmind_tui import __version__
 from valarmind_tui.config import McpServerConfig
-from valarmind_tui.mcp.env import child_env
+from valarmind_tui.mcp.client.env import child_env
 
 State = Literal["stopped", "starting", "ready", "failed", "crashed", "closed"]
 STOP_TIMEOUT_S = 8.0

@@ -12,8 +12,8 @@ from tests.fakes.model_server import ScriptedTurn
 from valarmind_tui.bus import EventBus
 from valarmind_tui.config import McpServerConfig, McpSettings
 from valarmind_tui.events import Event, ToolCallFinished, ToolCallStarted
-from valarmind_tui.mcp.client import McpManager
-from valarmind_tui.mcp.sampling import SamplingHandler
+from valarmind_tui.mcp.client.manager import McpManager
+from valarmind_tui.mcp.client.sampling import SamplingHandler
 from valarmind_tui.providers.litellm_provider import LiteLLMProvider, ProviderConfig
 from valarmind_tui.safety.approval import PolicyApprover
 

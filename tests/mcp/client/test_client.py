@@ -13,8 +13,8 @@ import pytest
 from valarmind_tui.bus import EventBus
 from valarmind_tui.config import McpServerConfig, McpSettings
 from valarmind_tui.events import Notice
-from valarmind_tui.mcp.client import McpManager
-from valarmind_tui.mcp.config_files import server_configs
+from valarmind_tui.mcp.client.config_files import server_configs
+from valarmind_tui.mcp.client.manager import McpManager
 from valarmind_tui.safety.child_env import ENV_ALLOWLIST
 from valarmind_tui.tools.base import Risk, ToolContext
 from valarmind_tui.tools.registry import ToolRegistry

@@ -5,9 +5,9 @@ Each call picks its mode (seed 003) and reports it in `structuredContent.mode` a
   (sampling/createMessage; with tools when the client supports them, SEP-1577: we run the tools);
 - "own-model": a model and its key resolve here (usable, not merely configured), so ours thinks;
 - "raw": neither; the gathered data and a one-line summary are returned for the caller's model.
-When the thinking model fails, the raw answer is returned with `fallback_reason` (server_call).
-Arguments are checked by strict pydantic models (server_params); every result fits the tool's
-outputSchema (server_schema); every call runs under a time limit.
+When the thinking model fails, the raw answer is returned with `fallback_reason` (call.py).
+Arguments are checked by strict pydantic models (params.py); every result fits the tool's
+outputSchema (schema.py); every call runs under a time limit.
 In both thinking modes the matching specialist runs in the project's agent loop (read-only tools,
 plan-mode gate); its events become progress notifications.
 Writes (init write=true) and commands (qa run=true) are refused unless the server was started
@@ -28,12 +28,12 @@ from typing import Any
 from valarmind_tui import __version__
 from valarmind_tui.bus import EventBus
 from valarmind_tui.config import Settings
-from valarmind_tui.mcp.server_call import run_with_limit, structured, timed_out
-from valarmind_tui.mcp.server_params import ArgumentError, input_schema, parse_arguments
-from valarmind_tui.mcp.server_schema import output_schema
-from valarmind_tui.mcp.server_think import Call, choose_provider, forward_progress
-from valarmind_tui.mcp.server_tools import ALL_TOOLS
-from valarmind_tui.mcp.server_usage import MeteredProvider
+from valarmind_tui.mcp.server.call import run_with_limit, structured, timed_out
+from valarmind_tui.mcp.server.params import ArgumentError, input_schema, parse_arguments
+from valarmind_tui.mcp.server.schema import output_schema
+from valarmind_tui.mcp.server.think import Call, choose_provider, forward_progress
+from valarmind_tui.mcp.server.tools import ALL_TOOLS
+from valarmind_tui.mcp.server.usage import MeteredProvider
 
 WRITE_MODES = ("accept-edits", "bypass")
 EXECUTE_MODES = ("bypass",)

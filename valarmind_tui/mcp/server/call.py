@@ -1,6 +1,6 @@
 """One tool call of `valarmind mcp serve`, from validated arguments to structuredContent.
 
-The steps (server_tools): gather the data with no model, then think with the chosen model, or
+The steps (tools.py): gather the data with no model, then think with the chosen model, or
 present the data as it is. When the model (ours, or the client's through sampling) fails, the
 raw answer is returned with `mode: "raw"` and a `fallback_reason`: gathered data is never lost.
 The whole call runs under the server's time limit; when it runs out the result is an error that
@@ -14,10 +14,10 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from valarmind_tui.mcp.server_data import dump
-from valarmind_tui.mcp.server_think import Answer, Call
-from valarmind_tui.mcp.server_tools import ServerTool
-from valarmind_tui.mcp.server_usage import NO_MODEL_USAGE, MeteredProvider
+from valarmind_tui.mcp.server.data import dump
+from valarmind_tui.mcp.server.think import Answer, Call
+from valarmind_tui.mcp.server.tools import ServerTool
+from valarmind_tui.mcp.server.usage import NO_MODEL_USAGE, MeteredProvider
 
 
 @dataclass
@@ -66,7 +66,7 @@ def _elapsed_ms(started: float) -> int:
 
 
 def structured(call: Call, done: Finished, started: float) -> dict[str, Any]:
-    """The result's structuredContent (the envelope of server_schema.output_schema)."""
+    """The result's structuredContent (the envelope of schema.output_schema)."""
     answer = done.answer
     out: dict[str, Any] = {
         "mode": done.mode, "summary": answer.summary, "stopReason": done.stop_reason,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from valarmind_tui.mcp.schema_tool import SCHEMA_TOOL
+from valarmind_tui.mcp.client.schema_tool import SCHEMA_TOOL
 
 ABOUT_CHARS = 160
 

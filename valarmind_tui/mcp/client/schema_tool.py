@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from valarmind_tui.mcp.tools import PREFIX
+from valarmind_tui.mcp.client.tools import PREFIX
 from valarmind_tui.tools.base import Risk, Tool, ToolContext, ToolResult
 
 SCHEMA_TOOL = "mcp_tool_schema"

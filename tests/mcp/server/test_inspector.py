@@ -19,7 +19,7 @@ import pytest
 
 from tests.fakes.model_server import ScriptedTurn
 from tests.mcp.conftest import REPO, VALARMIND, free_port, install_inspector, wait_for_port
-from tests.mcp.test_server import EXPECTED_TOOLS
+from tests.mcp.server.test_serve import EXPECTED_TOOLS
 
 CHANGE = "import os\n\ndef greet(name):\n    return 'Hi ' + name\n"
 MAKEFILE = "lint:\n\t@echo lint-ok\n\ntest:\n\t@echo tests-ok\n"

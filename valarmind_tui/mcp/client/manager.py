@@ -26,10 +26,10 @@ from typing import Any
 from valarmind_tui.bus import EventBus
 from valarmind_tui.config import McpServerConfig, McpSettings
 from valarmind_tui.events import Notice
-from valarmind_tui.mcp.config_files import server_configs
-from valarmind_tui.mcp.connection import Connection, StartError, describe_error
-from valarmind_tui.mcp.schema_tool import SCHEMA_TOOL, McpSchemaTool
-from valarmind_tui.mcp.tools import (
+from valarmind_tui.mcp.client.config_files import server_configs
+from valarmind_tui.mcp.client.connection import Connection, StartError, describe_error
+from valarmind_tui.mcp.client.schema_tool import SCHEMA_TOOL, McpSchemaTool
+from valarmind_tui.mcp.client.tools import (
     DEFAULT_AGENTS,
     McpTool,
     content_text,

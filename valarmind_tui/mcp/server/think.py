@@ -34,7 +34,7 @@ from valarmind_tui.events import (
     ToolCallStarted,
     TurnStarted,
 )
-from valarmind_tui.mcp.server_params import Params
+from valarmind_tui.mcp.server.params import Params
 from valarmind_tui.providers.base import (
     AssistantTurn,
     ModelRequest,
@@ -60,7 +60,7 @@ class Call:
 
     root: Path
     args: Params
-    """The validated arguments (server_params)."""
+    """The validated arguments (params.py)."""
     settings: Settings
     provider: Provider | None
     bus: EventBus

@@ -18,7 +18,7 @@ from valarmind_tui.config import load_settings
 from valarmind_tui.safety.approval import ApprovalAnswer, ApprovalRequest
 from valarmind_tui.session import Session
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "mcp"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "mcp"
 
 
 class RecordingApprover:

@@ -1,0 +1,1 @@
+"""MCP client: the servers a session talks to, their tools, and the sampling they ask of us."""

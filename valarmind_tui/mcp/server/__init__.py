@@ -1,0 +1,1 @@
+"""MCP server face: `valarmind mcp serve`, the agents as MCP tools."""
