@@ -13,7 +13,8 @@ from typing import Any, Protocol
 
 from valarmind_tui.errors import PathOutsideProject
 from valarmind_tui.safety.paths import is_sensitive, protected_by, relative, resolve_in_project
-from valarmind_tui.safety.rules import CallSubject
+from valarmind_tui.safety.permissions import AgentPermissions
+from valarmind_tui.safety.rules import CallSubject, Rule
 from valarmind_tui.safety.shell import ParsedCommand, command_intents, parse_command
 from valarmind_tui.safety.shell_writes import git_config_write, written_paths
 
@@ -48,9 +49,9 @@ class Call:
     """The bash command split into simple commands (execute tools only)."""
     intents: tuple[str, ...] = field(default_factory=tuple)
     """What the call is trying to do, for escalation: verbs (`rm`, `git push`) and paths."""
-    permissions: Any = None
-    """The calling agent's AgentPermissions (set by the gate), for re-checking changed input."""
-    appealed_rule: Any = None
+    permissions: AgentPermissions | None = None
+    """The calling agent's permissions (set by the gate), for re-checking changed input."""
+    appealed_rule: Rule | None = None
     """The deny rule an appeal overturned for this very call: the person decides (the gate)."""
 
     @property

@@ -1,18 +1,19 @@
 """What the rules and an agent's permissions say about one call (the gate decides with them).
 
 A deny rule meets ANY simple command of a bash command; an allow rule must meet EVERY one, and
-none answers a command with parts the parser cannot see.
+none answers a command with parts the parser cannot see. `RuleBook` holds one gate's rules.
 """
 
 from __future__ import annotations
 
 import fnmatch
 
+from valarmind_tui.config import PermissionSettings
 from valarmind_tui.safety.allowed_commands import allowed_by_prefix
 from valarmind_tui.safety.call import Call
 from valarmind_tui.safety.paths import glob_match
 from valarmind_tui.safety.permissions import AgentPermissions
-from valarmind_tui.safety.rules import Rule, RuleSet
+from valarmind_tui.safety.rules import Rule, RuleSet, suggest_rule
 
 
 def permission_refusal(call: Call, permissions: AgentPermissions) -> str | None:
@@ -33,9 +34,9 @@ def permission_refusal(call: Call, permissions: AgentPermissions) -> str | None:
                     f"{', '.join(outside)} is not among them.")
     command = call.subject.command
     if call.risk == "execute" and permissions.execute_allow is not None:
-        allowed = permissions.execute_allow
-        if command is None or allowed_by_prefix(command, allowed) is None:
-            listed = "; ".join(allowed) or "none"
+        commands = permissions.execute_allow
+        if command is None or allowed_by_prefix(command, commands) is None:
+            listed = "; ".join(commands) or "none"
             return (f"The {agent} agent may run only these commands: {listed} (with more "
                     "arguments after them, as one simple command: no ;, &&, pipes, "
                     "redirections or substitutions).")
@@ -92,3 +93,46 @@ def allow_rule_for(call: Call, *rulesets: RuleSet) -> Rule | None:
             return None
         first = first or rule
     return first
+
+
+def suggested_rule(call: Call) -> str:
+    """The allow rule offered to the person when the call asks."""
+    return suggest_rule(call.tool.name, call.subject.command, call.subject.paths)
+
+
+class RuleBook:
+    """One gate's rules. `project` comes from the project's config (untrusted: it may allow,
+    never unlock protected paths); `user` from the person's own config and `session` from
+    their answers (both may name a protected path); deny rules from both configs."""
+
+    def __init__(self, project: PermissionSettings, user: PermissionSettings) -> None:
+        self.project = RuleSet.from_strings(project.allow)
+        self.user = RuleSet.from_strings(user.allow)
+        self.deny = RuleSet.from_strings([*user.deny, *project.deny])
+        self.session = RuleSet()
+
+    @property
+    def invalid(self) -> list[str]:
+        """The rules that could not be read (the gate warns about them)."""
+        return self.project.invalid + self.user.invalid + self.deny.invalid
+
+    def denied_by(self, call: Call) -> Rule | None:
+        return deny_rule_for(self.deny, call)
+
+    def deny_may_apply(self, call: Call) -> tuple[Rule, str] | None:
+        """A deny rule the person must rule on: one an appeal overturned for this very call, or
+        one the parser cannot rule out."""
+        if call.appealed_rule is not None:
+            return call.appealed_rule, (f"the deny rule {call.appealed_rule} refuses it; an "
+                                        "appeal asks you to decide")
+        return deny_rule_may_apply(self.deny, call)
+
+    def allows(self, call: Call) -> Rule | None:
+        """The allow rule (session, user or project) that answers the call's ask."""
+        return allow_rule_for(call, self.session, self.user, self.project)
+
+    def person_allows(self, call: Call) -> Rule | None:
+        """A rule of the person's own (user config or this session) that names what the call
+        touches: a bare tool name does not unlock protected paths."""
+        rule = allow_rule_for(call, self.session, self.user)
+        return rule if rule is not None and rule.spec is not None else None

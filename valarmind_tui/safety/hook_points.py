@@ -60,3 +60,11 @@ class GateHooks(Protocol):
     async def stop(self, event: str, agent_id: str, active: bool) -> str | None:
         """Stop/SubagentStop hooks: why the agent should go on, or None to let it stop."""
         ...
+
+
+def with_updated_input(tool: Any, params: Any, updated: dict[str, Any]) -> Any:
+    """The tool's arguments with a hook's `updatedInput` laid over them, parsed by the tool;
+    raises ToolError, TypeError or ValueError when the result is not valid."""
+    parse = getattr(tool, "parse", None)
+    dumped = params.model_dump() if hasattr(params, "model_dump") else dict(params)
+    return parse({**dumped, **updated}) if parse else params
