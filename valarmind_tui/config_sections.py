@@ -45,7 +45,7 @@ class McpSettings(_Section):
     """Servers by name; `.mcp.json` in the project adds more."""
     startup_timeout_s: float = 30.0
     """Time allowed for all servers to start in parallel."""
-    serve_tool_timeout_s: float = Field(300.0, gt=0)
+    serve_tool_timeout_s: float = Field(default=300.0, gt=0)
     """`valarmind mcp serve`: time limit of one tool call (raw tools too); `--tool-timeout`
     overrides it."""
     project_env: list[str] = Field(default_factory=list)

@@ -129,3 +129,20 @@ async def test_broken_manifests_do_not_stop_init(tmp_path: Path) -> None:
     assert result.text.startswith("# broken-shop\n")  # no manifest could name it
     assert "Main Dependencies" in result.missing
     assert "aaaa" not in result.text  # entity declarations are refused, not expanded
+
+
+@pytest.mark.parametrize("manifest, text", [
+    ("package.json", '{"name": "shop", "dependencies": ["left-pad"], "engines": "node 20",'
+                     ' "scripts": ["test"]}'),
+    ("composer.json", '{"name": "acme/shop", "require": ["psr/log"], "scripts": "phpunit"}'),
+    ("Cargo.toml", '[package]\nname = "shop"\n[workspace]\npackage = "x"\n'
+                   'dependencies = ["serde"]\n'),
+])
+async def test_a_list_where_a_manifest_table_belongs_does_not_stop_init(
+        tmp_path: Path, manifest: str, text: str) -> None:
+    root = tmp_path / "odd-shop"
+    root.mkdir()
+    (root / manifest).write_text(text)
+    result = await generate_valarmind_md(root)
+    assert re.match(r"# (acme/)?shop\n", result.text)  # the name still comes from the manifest
+    assert "left-pad" not in result.text and "psr/log" not in result.text

@@ -166,6 +166,20 @@ async def test_a_slow_a_broken_and_a_missing_hook_never_stop_the_session(
     assert "exit code 127" in warnings and "No such file" in warnings
 
 
+async def test_a_decision_of_the_wrong_shape_is_no_opinion(git_repo: Path, live: Any) -> None:
+    """Hook output is untrusted JSON: a list where a decision string belongs is ignored (it
+    crashed the verdict with "unhashable type"), and the command runs."""
+    tables = [
+        hook_table("PreToolUse", """echo '{"decision": ["block"]}'""", matcher="Bash"),
+        hook_table("PreToolUse", """echo '{"hookSpecificOutput": {"permissionDecision": """
+                   """["deny"], "permissionDecisionReason": "x"}}'""", matcher="Bash"),
+    ]
+    run = await live(git_repo, *tables)
+    result = await run.session.run_shell("echo still-running")
+    assert not result.is_error and "still-running" in result.output
+    assert [r.outcome for r in run.hook_runs("PreToolUse")] == ["ok", "ok"]
+
+
 def test_hook_json_names_and_matchers_follow_claude_code() -> None:
     from valarmind_tui.hooks.names import from_hook_input, matcher_matches, to_hook_input
 

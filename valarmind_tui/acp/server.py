@@ -15,7 +15,7 @@ import json
 import logging
 import sys
 import warnings
-from typing import Any
+from typing import Any, cast
 
 from valarmind_tui.acp.agent import ValarMindAgent
 
@@ -34,12 +34,16 @@ def serve(args: argparse.Namespace) -> int:
 
 async def _serve(agent: ValarMindAgent) -> None:
     from acp.agent.connection import AgentSideConnection
+    from acp.interfaces import Agent
     from acp.stdio import stdio_streams
 
     raw_reader, writer = await stdio_streams(limit=STDIO_LIMIT)
     reader = asyncio.StreamReader(limit=STDIO_LIMIT)
     pump = asyncio.create_task(_guard(raw_reader, reader, writer))
-    conn = AgentSideConnection(agent, writer, reader, listening=False)
+    # The SDK's Agent Protocol lists every method, unstable ones included (fork, resume,
+    # set_config_option, ext_*); its router looks each up by name and answers method-not-found
+    # for those an agent leaves out, so an agent implementing a subset is what it expects.
+    conn = AgentSideConnection(cast(Agent, agent), writer, reader, listening=False)
     try:
         await conn.listen()
     finally:

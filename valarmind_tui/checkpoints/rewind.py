@@ -97,7 +97,7 @@ class Rewinder:
         """The person's messages, oldest first (blocking: reads the store and the shadow
         repository)."""
         turns = [t for t in self.checkpoints.turns() if t.state != "dropped"]
-        points = []
+        points: list[RewindPoint] = []
         for prompt in self.store.prompts(self.session_id):
             if prompt.text.startswith(SUMMARY_HEADER):
                 continue

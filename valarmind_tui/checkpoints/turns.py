@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from valarmind_tui.bus import EventBus
 from valarmind_tui.checkpoints.shadow import (
@@ -152,7 +152,8 @@ class SessionCheckpoints:
         if event is not None:
             self._publish(event)
 
-    def _record_sync(self, tool: str | None, kind: str) -> CheckpointCreated | None:
+    def _record_sync(self, tool: str | None, kind: Literal["before", "after"]
+                     ) -> CheckpointCreated | None:
         snap = self.repo.snapshot()
         if self._turn is None:
             turns = self.turns()
@@ -187,10 +188,10 @@ class SessionCheckpoints:
         """Every recorded turn of the session, oldest first (blocking)."""
         grouped: dict[int, dict[str, tuple[str, str, str]]] = {}
         for ref, commit, tree, message in self.repo.refs(self.prefix):
-            number, _, name = ref[len(self.prefix):].partition("/")
-            if number.isdigit():
-                grouped.setdefault(int(number), {})[name] = (commit, tree, message)
-        turns = []
+            digits, _, name = ref[len(self.prefix):].partition("/")
+            if digits.isdigit():
+                grouped.setdefault(int(digits), {})[name] = (commit, tree, message)
+        turns: list[TurnRecord] = []
         for number, names in sorted(grouped.items()):
             if "1" not in names:
                 continue
@@ -287,7 +288,7 @@ class SessionCheckpoints:
             self._bus.publish(event)
 
 
-def _meta(message: str) -> dict:  # type: ignore[type-arg]
+def _meta(message: str) -> dict[str, Any]:
     try:
         data = json.loads(message)
     except ValueError:

@@ -26,6 +26,12 @@ def _json_manifest(root: Path, name: str, ecosystem: str, m: Manifests) -> dict[
     return data if isinstance(data, dict) else None
 
 
+def _table(value: Any) -> dict[str, Any]:
+    """`value` when the manifest holds an object there, else empty: a list or a string where a
+    table belongs is ignored, not a crash."""
+    return value if isinstance(value, dict) else {}
+
+
 def _node(root: Path, m: Manifests) -> None:
     data = _json_manifest(root, "package.json", "node", m)
     if data is None:
@@ -34,15 +40,14 @@ def _node(root: Path, m: Manifests) -> None:
                                "packageManager": data.get("packageManager")}
     m.named(data.get("name"))
     m.describe(data.get("description"))
-    engines = data.get("engines") if isinstance(data.get("engines"), dict) else {}
+    engines = _table(data.get("engines"))
     if engines.get("node"):
         m.runtime.setdefault("Node", str(engines["node"]))
     for key, dev in (("dependencies", False), ("peerDependencies", False),
                      ("devDependencies", True)):
-        for name, version in (data.get(key) or {}).items():
+        for name, version in _table(data.get(key)).items():
             m.add(name, version, dev=dev)
-    scripts = data.get("scripts") if isinstance(data.get("scripts"), dict) else {}
-    m.scripts.update({str(k): str(v) for k, v in scripts.items()})
+    m.scripts.update({k: str(v) for k, v in _table(data.get("scripts")).items()})
 
 
 def _go(root: Path, m: Manifests) -> None:
@@ -69,17 +74,17 @@ def _rust(root: Path, m: Manifests) -> None:
         return
     m.ecosystem("rust")
     data = _toml(read_text(root / "Cargo.toml"))
-    package = data.get("package", {}) if isinstance(data.get("package"), dict) else {}
-    workspace = data.get("workspace", {}) if isinstance(data.get("workspace"), dict) else {}
+    package = _table(data.get("package"))
+    workspace = _table(data.get("workspace"))
     m.found["Cargo.toml"] = {"edition": package.get("edition"),
                              "workspace_members": workspace.get("members")}
     m.named(package.get("name"))
-    m.describe(package.get("description") or (workspace.get("package") or {}).get("description"))
+    m.describe(package.get("description") or _table(workspace.get("package")).get("description"))
     if isinstance(package.get("edition"), str):
         m.runtime.setdefault("Rust edition", package["edition"])
     for table, dev in ((data.get("dependencies"), False), (workspace.get("dependencies"), False),
                        (data.get("dev-dependencies"), True)):
-        for name, spec in (table or {}).items():
+        for name, spec in _table(table).items():
             m.add(name, spec.get("version", "") if isinstance(spec, dict) else spec, dev=dev)
 
 
@@ -178,13 +183,13 @@ def _php(root: Path, m: Manifests) -> None:
     m.named(data.get("name"))
     m.describe(data.get("description"))
     for key, dev in (("require", False), ("require-dev", True)):
-        for name, version in (data.get(key) or {}).items():
+        for name, version in _table(data.get(key)).items():
             if name == "php":
                 m.runtime.setdefault("PHP", str(version))
             elif not name.startswith(("ext-", "lib-")):
                 m.add(name, version, dev=dev)
-    for name, script in (data.get("scripts") or {}).items():
-        m.scripts.setdefault(str(name), script if isinstance(script, str) else json.dumps(script))
+    for name, script in _table(data.get("scripts")).items():
+        m.scripts.setdefault(name, script if isinstance(script, str) else json.dumps(script))
 
 
 def _dotnet(root: Path, m: Manifests) -> None:

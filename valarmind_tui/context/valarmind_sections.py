@@ -4,6 +4,7 @@ cut to major.minor: seed 001's compaction techniques)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from valarmind_tui.context.init_signals import Signals
 from valarmind_tui.context.init_tree import render_tree
@@ -44,7 +45,7 @@ def section_bodies(s: Signals, tree_depth: int, max_deps: int) -> dict[str, str]
     }
 
 
-def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+def _table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> str:
     if not rows:
         return ""
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
@@ -108,7 +109,7 @@ def _design(s: Signals) -> str:
 
 
 def _practices(s: Signals) -> str:
-    rows = []
+    rows: list[tuple[str, str]] = []
     tools = set(s.tools)
     lint = [c for c in s.configs if re.search(r"ruff|eslint|prettier|biome|golangci|clippy|"
                                               r"rustfmt|editorconfig|pre-commit", c)]

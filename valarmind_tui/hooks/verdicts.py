@@ -18,8 +18,15 @@ from valarmind_tui.safety.hook_points import (
     PostToolFeedback,
 )
 
-_LEGACY = {"block": "deny", "approve": "allow"}
-_RANK = {"deny": 3, "ask": 2, "allow": 1}
+_SPELLED: dict[str, HookDecision] = {"allow": "allow", "deny": "deny", "ask": "ask"}
+_LEGACY: dict[str, HookDecision] = {"block": "deny", "approve": "allow"}
+_RANK: dict[HookDecision, int] = {"deny": 3, "ask": 2, "allow": 1}
+
+
+def _decision(value: Any, legacy: bool = False) -> HookDecision | None:
+    """A decision the hook spelled as one of the known strings; anything else (a list, a number,
+    an unknown word: the output is untrusted JSON) is no decision."""
+    return (_LEGACY if legacy else _SPELLED).get(value) if isinstance(value, str) else None
 
 
 def _stop_reason(results: list[HookResult]) -> str | None:
@@ -47,8 +54,9 @@ def pre_tool_verdict(results: list[HookResult], tool: str) -> HookVerdict:
             said.append(("deny", result.stderr.strip() or "blocked by a PreToolUse hook"))
             continue
         output, specific = result.output or {}, result.specific
-        decision = specific.get("permissionDecision") or _LEGACY.get(output.get("decision"))
-        if decision in _RANK:
+        decision = (_decision(specific.get("permissionDecision"))
+                    or _decision(output.get("decision"), legacy=True))
+        if decision is not None:
             reason = specific.get("permissionDecisionReason") or output.get("reason") or ""
             said.append((decision, str(reason)))
         if isinstance(specific.get("updatedInput"), dict) and decision != "deny":
@@ -66,13 +74,15 @@ def permission_verdict(results: list[HookResult], tool: str) -> HookVerdict:
             said.append(("deny", result.stderr.strip() or "denied by a PermissionRequest hook"))
             continue
         behaviour = result.specific.get("decision")
-        if isinstance(behaviour, dict) and behaviour.get("behavior") in ("allow", "deny"):
-            said.append((behaviour["behavior"], str(behaviour.get("message") or "")))
+        behaviour = behaviour if isinstance(behaviour, dict) else {}
+        said_behaviour = _decision(behaviour.get("behavior"))
+        asked = _decision(result.specific.get("permissionDecision"))
+        if said_behaviour in ("allow", "deny"):
+            said.append((said_behaviour, str(behaviour.get("message") or "")))
             if isinstance(behaviour.get("updatedInput"), dict):
                 updated = from_hook_input(tool, behaviour["updatedInput"])
-        elif result.specific.get("permissionDecision") in _RANK:
-            said.append((result.specific["permissionDecision"],
-                         str(result.specific.get("permissionDecisionReason") or "")))
+        elif asked is not None:
+            said.append((asked, str(result.specific.get("permissionDecisionReason") or "")))
     return _combine(said, updated, _stop_reason(results))
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
 from typing import Any, TypeVar
 
@@ -42,7 +42,7 @@ class _End:
         self.error = error
 
 
-async def in_io_thread(source: Callable[[], AsyncIterator[T]]) -> AsyncIterator[T]:
+async def in_io_thread(source: Callable[[], AsyncGenerator[T, None]]) -> AsyncGenerator[T, None]:
     """Iterate `source()` on the model-io loop and yield its items here, in order. Closing or
     cancelling this iterator cancels the source (and so the request)."""
     caller = asyncio.get_running_loop()
@@ -93,8 +93,8 @@ def merge_text(batch: list[Any]) -> list[Any]:
     merged: list[Any] = []
     for item in batch:
         last = merged[-1] if merged else None
-        if isinstance(item, TextPiece | ReasoningPiece) and type(last) is type(item):
-            merged[-1] = type(item)(last.text + item.text)  # type: ignore[union-attr]
+        if isinstance(item, TextPiece | ReasoningPiece) and isinstance(last, type(item)):
+            merged[-1] = type(item)(last.text + item.text)
         else:
             merged.append(item)
     return merged

@@ -109,10 +109,11 @@ class ModelReviewer:
             turn = await asyncio.wait_for(self._ask(provider, request),
                                           self.settings.timeout_s)
         except TimeoutError:
-            return self._failed(subject, model, started,
-                                f"no answer within {self.settings.timeout_s:g} s")
+            self._failed(subject, model, started, f"no answer within {self.settings.timeout_s:g} s")
+            return None
         except Exception as exc:  # noqa: BLE001 - a failing reviewer must never fail the call
-            return self._failed(subject, model, started, f"{type(exc).__name__}: {exc}")
+            self._failed(subject, model, started, f"{type(exc).__name__}: {exc}")
+            return None
         self.usage.calls += 1
         self.usage.add(turn.usage)
         verdict = parse_verdict(turn.text, self.allowed)
@@ -141,7 +142,6 @@ class ModelReviewer:
         self._report(subject, "none", why, model, Usage(), elapsed)
         self._notice("warning", f"The {self.label} reviewer failed ({why[:300]}); it was "
                      "ignored.")
-        return None
 
     def _report(self, subject: str, verdict: str, reason: str, model: str, usage: Usage,
                 elapsed: int) -> None:

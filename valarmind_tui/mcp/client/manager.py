@@ -28,6 +28,7 @@ from valarmind_tui.config import McpServerConfig, McpSettings
 from valarmind_tui.events import Notice
 from valarmind_tui.mcp.client.config_files import server_configs
 from valarmind_tui.mcp.client.connection import Connection, StartError, describe_error
+from valarmind_tui.mcp.client.sampling import SamplingHandler
 from valarmind_tui.mcp.client.schema_tool import SCHEMA_TOOL, McpSchemaTool
 from valarmind_tui.mcp.client.tools import (
     DEFAULT_AGENTS,
@@ -86,7 +87,7 @@ class McpManager:
 
     def __init__(
         self, settings: McpSettings, project_root: Path, bus: EventBus, *,
-        sampling: Any = None, servers: dict[str, McpServerConfig] | None = None,
+        sampling: SamplingHandler | None = None, servers: dict[str, McpServerConfig] | None = None,
         user_servers: Iterable[str] = (), count_tokens: Callable[[Any], int] | None = None,
     ) -> None:
         """`sampling` is a SamplingHandler (answers sampling/createMessage); `servers` replaces
@@ -244,7 +245,7 @@ class McpManager:
 
     def prompts(self) -> list[McpPrompt]:
         """Prompts of every ready server, for slash commands."""
-        found = []
+        found: list[McpPrompt] = []
         for name, conn in self._connections.items():
             if conn.state != "ready":
                 continue
@@ -305,7 +306,7 @@ class McpManager:
 
     def tools(self, overrides: dict[str, list[str]] | None = None) -> list[McpTool]:
         """Tool objects for every ready server's allowed tools, under valid, distinct names."""
-        found = []
+        found: list[McpTool] = []
         taken: set[str] = set()
         for name, conn in sorted(self._connections.items()):
             if conn.state != "ready":
