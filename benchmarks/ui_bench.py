@@ -39,7 +39,7 @@ _LAUNCH_SCRIPT = r"""
 import sys, time
 from pathlib import Path
 from valarmind_tui import cli
-from valarmind_tui.ui.app import build_app
+from valarmind_tui.ui.launch import build_app
 from valarmind_tui.ui.widgets.prompt import PromptInput
 
 root = Path(sys.argv[1])

@@ -202,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         root = _root(args)
         if args.command is None and args.prompt is None and not args.plain and sys.stdout.isatty():
-            from valarmind_tui.ui.app import run_app
+            from valarmind_tui.ui.launch import run_app
 
             # the TUI paints first, asks about trust when it must, then loads the settings
             return run_app(lambda trusted=None: _settings(args, trusted), root, args)

@@ -15,7 +15,7 @@ from tests.fakes.model_server import ScriptedTurn
 from tests.ui.conftest import wait_for
 from valarmind_tui.config import Settings
 from valarmind_tui.errors import ConfigError
-from valarmind_tui.ui.app import build_app
+from valarmind_tui.ui.launch import build_app
 from valarmind_tui.ui.widgets.answer import AssistantMessage
 from valarmind_tui.ui.widgets.prompt import PromptInput
 from valarmind_tui.ui.widgets.status import StatusBar

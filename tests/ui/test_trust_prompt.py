@@ -8,7 +8,7 @@ from typing import Any
 from tests.ui.conftest import wait_for
 from valarmind_tui.config import Settings
 from valarmind_tui.trust import remembered
-from valarmind_tui.ui.app import build_app
+from valarmind_tui.ui.launch import build_app
 from valarmind_tui.ui.screens.trust import TrustScreen
 
 ARGS = type("Args", (), {"resume": None})()

@@ -1,55 +1,43 @@
 """The Textual face: a chat pane, a sidebar (tasks, agents), the prompt and a status bar.
 
 The app reaches the core only through `Session` methods and renders the events of `session.bus`
-(see bridge.py). It never imports litellm: the session builds its provider on first use.
+(bridge.py brings them, event_routing.py hands them to the widgets). It never imports litellm:
+the session builds its provider on first use.
 
-Launch paints first: `run_app` gives the app a factory, the first frame (prompt focused, status
+Launch paints first (launch.py): the app gets a factory, the first frame (prompt focused, status
 "starting…") is drawn before the Session and its imports (settings, agents, gate...) are built in
-a thread. Prompts sent before the session is ready are queued and sent, in order, once it is.
+a thread (session_start.py). Prompts sent before the session is ready are queued and sent, in
+order, once it is. Themes: theming.py.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import logging
 import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.css.query import NoMatches
 from textual.events import Resize
 from textual.worker import Worker, WorkerState
 
 from valarmind_tui.context.attachments import with_attachments
-from valarmind_tui.events import (
-    ApprovalRequested,
-    ApprovalResolved,
-    CommitMessageRequested,
-    CommitStepFinished,
-    ModeChanged,
-    Notice,
-    PromptFinished,
-    TurnStarted,
-    UsageUpdated,
-)
-from valarmind_tui.safety.approval import ApprovalAnswer
-from valarmind_tui.ui import environment, garbage, themes
+from valarmind_tui.ui import environment, garbage, session_start, themes
 from valarmind_tui.ui.bridge import SessionEvent, pump_events
 from valarmind_tui.ui.completion import (
     complete_command,
     complete_path,
     mentioned_paths,
 )
+from valarmind_tui.ui.event_routing import EventRouter
 from valarmind_tui.ui.history import PromptHistory, default_history_file
-from valarmind_tui.ui.screens.approval import ApprovalScreen
-from valarmind_tui.ui.screens.commit_message import CommitMessageScreen
+from valarmind_tui.ui.theming import AppTheming
 from valarmind_tui.ui.widgets.chat import ChatView
 from valarmind_tui.ui.widgets.messages import NoticeLine, ShellOutput, UserMessage
 from valarmind_tui.ui.widgets.prompt import Completion, PromptBar, PromptInput
@@ -57,7 +45,6 @@ from valarmind_tui.ui.widgets.sidebar import Sidebar
 from valarmind_tui.ui.widgets.status import StatusBar
 
 if TYPE_CHECKING:
-    from valarmind_tui.config import Settings
     from valarmind_tui.session import Session
 
 _log = logging.getLogger(__name__)
@@ -98,13 +85,10 @@ class ValarMindApp(App[int]):
         self.startup_error: BaseException | None = None
         self._pending: list[str] = []
         self.prompt_history = PromptHistory(history_file or default_history_file())
-        self._theme_dirs = theme_dirs or (themes.shipped_themes_dir(), themes.user_themes_dir())
-        self._remember_theme = remember_theme
-        self._saved_theme: str | None = None
+        self.theming = AppTheming(self, theme_dirs, remember_theme)
+        self.event_router = EventRouter(self)
         self._sidebar_forced: bool | None = None
         self._last_ctrl_c = 0.0
-        self._last_notice = ""
-        self._approvals: dict[str, ApprovalScreen] = {}
         self.turn_running = False
 
     # -- set-up -----------------------------------------------------------------------------
@@ -120,7 +104,7 @@ class ValarMindApp(App[int]):
 
     async def on_mount(self) -> None:
         self.set_interval(garbage.SETTLE_EVERY_S, self._settle_while_working)
-        self._load_themes()
+        self.theming.load()
         status = self.query_one(StatusBar)
         status.branch = environment.git_branch(self.project_root)
         self.query_one(Sidebar).display = self.size.width >= SIDEBAR_MIN_WIDTH
@@ -140,29 +124,14 @@ class ValarMindApp(App[int]):
         assert self._session_factory is not None
         factory = self._session_factory
         if self._ask_trust:
-            trusted = await self._trust_answer()
-            if trusted is not None:
-                factory = partial(self._session_factory, trusted)
+            factory = await session_start.with_trust_answer(self, self.project_root, factory)
         try:
-            session = await asyncio.to_thread(_warm_then, factory)
+            session = await asyncio.to_thread(session_start.warm_then, factory)
         except Exception as exc:  # a config or usage error: shown by run_app after exit
             self.startup_error = exc
             self.exit(1, return_code=1)
             return
         await self.attach(session)
-
-    async def _trust_answer(self) -> bool | None:
-        """Ask whether to trust the folder's own configuration, when it has some and nobody
-        decided yet; the answer is remembered. None when there was nothing to ask."""
-        from valarmind_tui.trust import decide, remember, should_ask
-        from valarmind_tui.ui.screens.trust import TrustScreen
-
-        trust = await asyncio.to_thread(decide, self.project_root)
-        if not should_ask(trust):
-            return None
-        trusted = bool(await self.push_screen_wait(TrustScreen(trust.root, trust.present)))
-        await asyncio.to_thread(remember, trust.root, trusted)
-        return trusted
 
     async def attach(self, session: Session) -> None:
         """The session exists: listen to its bus, show its state, send what was queued."""
@@ -175,7 +144,7 @@ class ValarMindApp(App[int]):
         if sandbox is not None:
             status.sandbox, status.sandbox_alert = sandbox.status_label(), sandbox.unavailable
         status.starting = False
-        self._apply_settings_theme(session.settings.theme)
+        self.theming.apply_configured(session.settings.theme)
         if session.history:
             await self.show_resumed(session)
         if session.offline:
@@ -187,7 +156,7 @@ class ValarMindApp(App[int]):
             self.detect_ollama()
         self.run_worker(session.start(), name="session-start", group="session",
                         exit_on_error=False)
-        self.run_worker(partial(_warm_up, session), thread=True, name="warm-up",
+        self.run_worker(partial(session_start.warm_up, session), thread=True, name="warm-up",
                         group="session", exit_on_error=False)
         pending, self._pending = self._pending, []
         for text in pending:
@@ -201,22 +170,6 @@ class ValarMindApp(App[int]):
         chat = self.query_one(ChatView)
         await chat.replay(transcript)
         await chat.add(NoticeLine(resume_notice(session.session_id or "?", transcript)))
-
-    def _load_themes(self) -> None:
-        loaded = themes.load_themes(*self._theme_dirs)
-        for theme in loaded.themes:
-            self.register_theme(theme)
-        for error in loaded.errors:
-            self.notify(error, title="Theme not loaded", severity="error", timeout=10)
-        self._saved_theme = themes.saved_theme() if self._remember_theme else None
-        self._apply_settings_theme(None)
-
-    def _apply_settings_theme(self, configured: str | None) -> None:
-        """The remembered theme wins over the configured one, which wins over the default."""
-        for name in (self._saved_theme, configured, themes.DEFAULT_THEME):
-            if name and name in self.available_themes:
-                self.theme = name
-                return
 
     @work(exclusive=True, group="ollama", exit_on_error=False)
     async def detect_ollama(self) -> None:
@@ -234,62 +187,11 @@ class ValarMindApp(App[int]):
     # -- events from the core ----------------------------------------------------------------
     @on(SessionEvent)
     async def _on_session_event(self, message: SessionEvent) -> None:
-        try:
-            chat, sidebar = self.query_one(ChatView), self.query_one(Sidebar)
-        except NoMatches:  # shutting down: the widgets are gone, events still queued
-            return
-        event = message.event
-        await chat.handle_event(event)
-        sidebar.handle_event(event)
-        if isinstance(event, UsageUpdated):
-            status = self.query_one(StatusBar)
-            status.tokens, status.cost = event.session_tokens, event.session_cost_usd
-        elif isinstance(event, ModeChanged):
-            self.query_one(StatusBar).mode = event.mode
-        elif isinstance(event, TurnStarted) and event.agent_id == "main":
-            self.query_one(StatusBar).busy = True  # also for a turn a command runs (/plan Q)
-            garbage.settle_turn()
-        elif isinstance(event, Notice):
-            self._last_notice = event.message
-        elif isinstance(event, ApprovalRequested):
-            self._ask(event)
-        elif isinstance(event, ApprovalResolved):
-            screen = self._approvals.pop(event.request_id, None)
-            if screen is not None and screen.is_current:
-                screen.dismiss(None)
-        elif isinstance(event, PromptFinished) and event.agent_id == "main":
-            await self._prompt_finished(event)
-        elif isinstance(event, CommitStepFinished):
-            level = "error" if event.outcome in ("failed", "not_run") else "info"
-            detail = f" ({event.detail})" if event.detail else ""
-            await chat.add(NoticeLine(f"commit · {event.step}: "
-                                      f"{event.outcome.replace('_', ' ')}{detail}", level))
-        elif isinstance(event, CommitMessageRequested):
-            self.push_screen(CommitMessageScreen(event), callback=partial(
-                self.live.answer_commit_message, event.request_id))
-
-    def _ask(self, event: ApprovalRequested) -> None:
-        def answered(answer: ApprovalAnswer | None) -> None:
-            self._approvals.pop(event.request_id, None)
-            if answer is not None:
-                self.live.answer_approval(event.request_id, answer)
-
-        screen = ApprovalScreen(event)
-        self._approvals[event.request_id] = screen
-        self.push_screen(screen, callback=answered)
+        await self.event_router.route(message.event)
 
     def _settle_while_working(self) -> None:
         if self.working:
             garbage.settle_turn()
-
-    async def _prompt_finished(self, event: PromptFinished) -> None:
-        self.set_timer(0.5, garbage.settle_idle)  # while the person reads the answer
-        self.query_one(StatusBar).busy = self.turn_running
-        chat = self.query_one(ChatView)
-        marker = event.text.rfind("## Quality gates") if event.gates else -1
-        await chat.finish_answer(event.status, event.text[marker:] if marker >= 0 else "")
-        if event.status == "failed" and event.text and event.text != self._last_notice:
-            await chat.add(NoticeLine(event.text, "error"))
 
     # -- what the person sends ----------------------------------------------------------------
     def _complete(self, before_cursor: str) -> list[Completion]:
@@ -382,22 +284,11 @@ class ValarMindApp(App[int]):
             await self.query_one(ChatView).clear()
             garbage.settle_idle(force=True)  # the removed conversation was frozen
         elif action.startswith("theme:"):
-            self.apply_theme(action.partition(":")[2].strip())
+            self.theming.switch(action.partition(":")[2].strip())
         elif action.startswith(("pick-", "resume:", "rewound-")):  # /rewind, /resume
             from valarmind_tui.ui import pickers
 
             await pickers.perform(self, action)
-
-    def apply_theme(self, name: str) -> bool:
-        """Switch to `name` and remember it; an unknown name is a notification."""
-        if name not in self.available_themes:
-            ours = ", ".join(sorted(n for n in self.available_themes if n.startswith("valarmind")))
-            self.notify(f"No theme {name!r}. Try one of: {ours}", severity="error")
-            return False
-        self.theme = name
-        if self._remember_theme:
-            themes.save_theme(name)
-        return True
 
     @work(group="shell", exit_on_error=False)
     async def run_shell(self, command: str) -> None:
@@ -443,54 +334,3 @@ class ValarMindApp(App[int]):
     def on_resize(self, event: Resize) -> None:
         if self._sidebar_forced is None:
             self.query_one(Sidebar).display = event.size.width >= SIDEBAR_MIN_WIDTH
-
-
-def _warm_up(session: Session) -> None:
-    """In a thread once the session is attached: import the model library (the first prompt
-    does not wait ~2.5 s for it), then freeze its objects out of the collector's sight
-    (garbage.py says why)."""
-    with garbage.imports_then_freeze():
-        session.warm_up()
-
-
-def _warm_then(factory: Callable[[], Session]) -> Session:
-    """Import what the first answer needs (the Markdown widgets; pygments' lexer and colours,
-    which made the first code block of an answer take 54 ms), then build the session."""
-    import valarmind_tui.ui.widgets.answer  # noqa: F401
-    from valarmind_tui.ui.markdown.render import MarkdownRenderer
-
-    MarkdownRenderer({}).render("```python\npass\n```\n", 40)
-
-    return factory()
-
-
-def build_app(
-    settings: Settings | Callable[..., Settings], root: Path, args: argparse.Namespace | Any,
-) -> ValarMindApp:
-    """The app for `valarmind`; settings (or their loader) and the Session are built in a thread
-    after the first frame, so their imports are not on the launch path."""
-    resume = getattr(args, "resume", None)
-
-    def open_session(trusted: bool | None = None) -> Session:
-        from valarmind_tui.session import Session
-
-        if not callable(settings):
-            loaded = settings
-        else:
-            loaded = settings() if trusted is None else settings(trusted)
-        return Session.open(loaded, root, resume=resume)
-
-    return ValarMindApp(session_factory=open_session, project_root=root,
-                        ask_trust=callable(settings))
-
-
-def run_app(
-    settings: Settings | Callable[..., Settings], root: Path, args: argparse.Namespace | Any,
-) -> int:
-    """`valarmind`: the full-screen face. A config or usage error met while starting is raised
-    after the screen is restored (the CLI prints it)."""
-    app = build_app(settings, root, args)
-    result = app.run()
-    if app.startup_error is not None:
-        raise app.startup_error
-    return int(result or 0)

@@ -1,0 +1,60 @@
+"""Opening the Session behind the first frame: the trust question (when the folder ships its own
+configuration and nobody decided yet), then the factory in a thread, after the imports the first
+answer needs; once the session is attached, the model library warms up in a thread."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from valarmind_tui.ui import garbage
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from valarmind_tui.session import Session
+
+
+async def with_trust_answer(
+    app: App[Any], root: Path, factory: Callable[..., Session]
+) -> Callable[..., Session]:
+    """The factory, given the person's answer when the folder needed one (remembered)."""
+    trusted = await trust_answer(app, root)
+    return factory if trusted is None else partial(factory, trusted)
+
+
+async def trust_answer(app: App[Any], root: Path) -> bool | None:
+    """Ask whether to trust the folder's own configuration, when it has some and nobody
+    decided yet; the answer is remembered. None when there was nothing to ask."""
+    from valarmind_tui.trust import decide, remember, should_ask
+    from valarmind_tui.ui.screens.trust import TrustScreen
+
+    trust = await asyncio.to_thread(decide, root)
+    if not should_ask(trust):
+        return None
+    answer = await app.push_screen_wait(TrustScreen(trust.root, trust.present))
+    trusted = bool(answer)
+    await asyncio.to_thread(remember, trust.root, trusted)
+    return trusted
+
+
+def warm_then(factory: Callable[[], Session]) -> Session:
+    """Import what the first answer needs (the Markdown widgets; pygments' lexer and colours,
+    which made the first code block of an answer take 54 ms), then build the session."""
+    import valarmind_tui.ui.widgets.answer  # noqa: F401
+    from valarmind_tui.ui.markdown.render import MarkdownRenderer
+
+    MarkdownRenderer({}).render("```python\npass\n```\n", 40)
+
+    return factory()
+
+
+def warm_up(session: Session) -> None:
+    """In a thread once the session is attached: import the model library (the first prompt
+    does not wait ~2.5 s for it), then freeze its objects out of the collector's sight
+    (garbage.py says why)."""
+    with garbage.imports_then_freeze():
+        session.warm_up()

@@ -1,0 +1,54 @@
+"""The app's themes: the shipped and the person's theme files, and which one shows.
+
+The remembered theme (the last `/theme`) wins over the configured one (settings), which wins
+over the default.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.app import App
+
+from valarmind_tui.ui import themes
+
+
+class AppTheming:
+    """Loads the themes into one app and switches between them."""
+
+    def __init__(self, app: App[Any], dirs: tuple[Path, ...] | None, remember: bool) -> None:
+        self._app = app
+        self._dirs = dirs or (themes.shipped_themes_dir(), themes.user_themes_dir())
+        self._remember = remember
+        self._saved: str | None = None
+
+    def load(self) -> None:
+        """Register every theme found (a broken file is a notification) and show the
+        remembered one."""
+        loaded = themes.load_themes(*self._dirs)
+        for theme in loaded.themes:
+            self._app.register_theme(theme)
+        for error in loaded.errors:
+            self._app.notify(error, title="Theme not loaded", severity="error", timeout=10)
+        self._saved = themes.saved_theme() if self._remember else None
+        self.apply_configured(None)
+
+    def apply_configured(self, configured: str | None) -> None:
+        """The remembered theme wins over the configured one, which wins over the default."""
+        for name in (self._saved, configured, themes.DEFAULT_THEME):
+            if name and name in self._app.available_themes:
+                self._app.theme = name
+                return
+
+    def switch(self, name: str) -> bool:
+        """Switch to `name` and remember it; an unknown name is a notification."""
+        available = self._app.available_themes
+        if name not in available:
+            ours = ", ".join(sorted(n for n in available if n.startswith("valarmind")))
+            self._app.notify(f"No theme {name!r}. Try one of: {ours}", severity="error")
+            return False
+        self._app.theme = name
+        if self._remember:
+            themes.save_theme(name)
+        return True
