@@ -11,7 +11,12 @@ from collections.abc import AsyncIterator, Callable
 
 from valarmind_tui.events import Event
 
-_CLOSED = object()
+
+class _Closed:
+    """What `close` queues: the iteration ends there."""
+
+
+_CLOSED = _Closed()
 
 
 class Subscription:
@@ -19,9 +24,9 @@ class Subscription:
 
     def __init__(self, bus: EventBus) -> None:
         self._bus = bus
-        self._queue: asyncio.Queue[object] = asyncio.Queue()
+        self._queue: asyncio.Queue[Event | _Closed] = asyncio.Queue()
 
-    def _put(self, item: object) -> None:
+    def _put(self, item: Event) -> None:
         self._queue.put_nowait(item)
 
     def close(self) -> None:
@@ -35,7 +40,7 @@ class Subscription:
             item = self._queue.get_nowait()
         except asyncio.QueueEmpty:
             return None
-        return None if item is _CLOSED else item  # type: ignore[return-value]
+        return None if isinstance(item, _Closed) else item
 
     def __aiter__(self) -> AsyncIterator[Event]:
         return self._iterate()
@@ -43,9 +48,9 @@ class Subscription:
     async def _iterate(self) -> AsyncIterator[Event]:
         while True:
             item = await self._queue.get()
-            if item is _CLOSED:
+            if isinstance(item, _Closed):
                 return
-            yield item  # type: ignore[misc]
+            yield item
 
 
 class EventBus:

@@ -5,7 +5,7 @@ config.py assembles them into Settings; they live here so each file keeps one jo
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -86,15 +86,12 @@ class PermissionSettings(_Section):
     """Rules always refused, whatever the mode."""
 
 
-HOOK_EVENTS = (
-    "PreToolUse", "PermissionRequest", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop",
-    "SessionStart", "SessionEnd", "PreCompact", "Notification",
-)
-"""The hook events, named as in the Claude Code hooks format."""
 HookEvent = Literal[
     "PreToolUse", "PermissionRequest", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop",
     "SessionStart", "SessionEnd", "PreCompact", "Notification",
 ]
+HOOK_EVENTS: tuple[HookEvent, ...] = get_args(HookEvent)
+"""The hook events, named as in the Claude Code hooks format."""
 
 
 class HookHandler(_Section):

@@ -199,11 +199,14 @@ class TraceRecorded(Event):
     """The agents' tool calls to that server running when it asked (what caused the request)."""
 
 
+NoticeLevel = Literal["info", "warning", "error"]
+
+
 @dataclass(frozen=True, kw_only=True)
 class Notice(Event):
     """Something the person should know (a retry, a compaction, a server crash)."""
 
-    level: Literal["info", "warning", "error"]
+    level: NoticeLevel
     message: str
 
 

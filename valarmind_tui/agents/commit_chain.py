@@ -36,7 +36,7 @@ from valarmind_tui.agents.results import BLOCKING
 from valarmind_tui.bus import EventBus
 from valarmind_tui.context.project_commands import detect_commands
 from valarmind_tui.errors import UsageError, ValarMindError
-from valarmind_tui.events import CommitMessageRequested, CommitStepFinished
+from valarmind_tui.events import CommitMessageRequested, CommitStepFinished, RunStatus
 
 if TYPE_CHECKING:
     from valarmind_tui.agents.review import ReviewReport
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 CHECK_KINDS = ("lint", "typecheck", "test")
 TAIL_LINES, TAIL_CHARS = 40, 4000
 STOPS = ("failed", "not_run", "cancelled")
-STATUS_OF = {("check", "failed"): "rejected", ("confirm", "failed"): "rejected"}
+STATUS_OF = {("check", "failed"): RunStatus.REJECTED, ("confirm", "failed"): RunStatus.REJECTED}
 RunCheck = Callable[[str], Awaitable["ToolResult"]]
 
 
@@ -98,13 +98,14 @@ class CommitOutcome:
     """person (-m), model, or files (drafted without a model)."""
 
     @property
-    def status(self) -> str:
+    def status(self) -> RunStatus:
         for step in self.steps:
             if step.outcome in STOPS:
                 if step.outcome != "failed":
-                    return "unverified" if step.outcome == "not_run" else "cancelled"
-                return STATUS_OF.get((step.step, "failed"), "failed")
-        return "done"
+                    return RunStatus.UNVERIFIED if step.outcome == "not_run" \
+                        else RunStatus.CANCELLED
+                return STATUS_OF.get((step.step, "failed"), RunStatus.FAILED)
+        return RunStatus.DONE
 
     def to_dict(self) -> dict[str, Any]:
         return {"status": self.status, "commit": self.commit, "message": self.message,

@@ -58,7 +58,7 @@ class HookRunner:
         hooks: list[ActiveHook] = []
         for event in HOOK_EVENTS:
             sources = settings.hook_sources.get(event, [])
-            for index, group in enumerate(settings.hooks.get(event, [])):  # type: ignore[call-overload]
+            for index, group in enumerate(settings.hooks.get(event, [])):
                 source = sources[index] if index < len(sources) else "settings"
                 hooks += [ActiveHook(event, group.matcher, handler.command,
                                      handler.timeout or DEFAULT_TIMEOUT_S, source)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from valarmind_tui.bus import EventBus
 from valarmind_tui.config_sections import ReviewerSettings
-from valarmind_tui.events import Notice, ReviewerRan
+from valarmind_tui.events import Notice, NoticeLevel, ReviewerRan
 from valarmind_tui.providers.base import (
     AssistantTurn,
     ModelRequest,
@@ -153,6 +153,6 @@ class ModelReviewer:
             completion_tokens=usage.completion_tokens, cost_usd=usage.cost_usd,
             duration_ms=elapsed))
 
-    def _notice(self, level: str, message: str) -> None:
+    def _notice(self, level: NoticeLevel, message: str) -> None:
         if self.bus is not None:
-            self.bus.publish(Notice(level=level, message=message))  # type: ignore[arg-type]
+            self.bus.publish(Notice(level=level, message=message))

@@ -242,6 +242,8 @@ def _install_exact_env_hook() -> None:
     def default_environment() -> dict[str, str]:
         return {} if _EXACT_ENV.get() else original()
 
+    # A mark on the function (functions take attributes; mypy does not model it), so a second
+    # install sees the hook in place and does not wrap it again.
     default_environment._valarmind_hook = True  # type: ignore[attr-defined]
     stdio_module.get_default_environment = default_environment
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from valarmind_tui.bus import EventBus
 from valarmind_tui.config import McpServerConfig, McpSettings
-from valarmind_tui.events import Notice
+from valarmind_tui.events import Notice, NoticeLevel
 from valarmind_tui.mcp.client.config_files import server_configs
 from valarmind_tui.mcp.client.connection import Connection, StartError, describe_error
 from valarmind_tui.mcp.client.sampling import SamplingHandler
@@ -368,5 +368,5 @@ class McpManager:
             ))
         return rows
 
-    def _notice(self, level: str, message: str) -> None:
-        self.bus.publish(Notice(level=level, message=message))  # type: ignore[arg-type]
+    def _notice(self, level: NoticeLevel, message: str) -> None:
+        self.bus.publish(Notice(level=level, message=message))

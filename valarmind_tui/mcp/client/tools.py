@@ -90,6 +90,8 @@ class McpTool(Tool):
         self.agents = agents
         self._compact = False
         self.mcp_name: str = tool.name
+        # Built-in tools declare name, description and risk per class (ClassVars); an MCP tool
+        # is made at run time from the server's listing, so they are set per instance.
         self.name = name or tool_name(server, tool.name)  # type: ignore[misc]
         self.description = tool.description or tool.title or tool.name  # type: ignore[misc]
         self.input_schema: dict[str, Any] = dict(tool.input_schema or {"type": "object"})

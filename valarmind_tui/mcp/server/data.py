@@ -12,7 +12,7 @@ import itertools
 import json
 import re
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from valarmind_tui.agents.delegate import DelegationResult
 from valarmind_tui.agents.loop import run_gated
@@ -20,11 +20,16 @@ from valarmind_tui.agents.results import result_dict
 from valarmind_tui.composition import build_gate
 from valarmind_tui.errors import DenialEscalated
 from valarmind_tui.events import ToolCallFinished, ToolCallStarted
+from valarmind_tui.mcp.server.params import InitParams, QaParams, ReviewParams, SearchParams
 from valarmind_tui.mcp.server.think import Answer, Call, ThinkFailed
 from valarmind_tui.safety.approval import PermissionMode, PolicyApprover
 from valarmind_tui.safety.gate import PermissionGate
 from valarmind_tui.safety.permissions import AgentPermissions
 from valarmind_tui.tools.base import Tool, ToolContext, ToolResult
+
+if TYPE_CHECKING:
+    from valarmind_tui.agents.review import ReviewReport
+    from valarmind_tui.context.init_agent import InitResult
 
 MAX_JSON_CHARS = 100_000
 QA_OUTPUT_CHARS = 8_000
@@ -76,7 +81,7 @@ def raw_answer(summary: str, data: dict[str, Any]) -> Answer:
 
 
 # -- review -------------------------------------------------------------------------------
-async def gather_review(call: Call) -> dict[str, Any]:
+async def gather_review(call: Call[ReviewParams]) -> dict[str, Any]:
     """run_review without a model: the diff and the linters' findings."""
     from valarmind_tui.agents.review import run_review
 
@@ -88,7 +93,7 @@ async def gather_review(call: Call) -> dict[str, Any]:
     return {**report.to_dict(), "diff": report.diff}
 
 
-def _review_summary(report: Any) -> str:
+def _review_summary(report: ReviewReport) -> str:
     static = [f for f in report.findings if f.source != "model"]
     return (f"Review of {report.target}: {len(report.files)} file(s), {len(static)} static "
             f"finding(s) ({', '.join(report.linters) or 'no linter ran'})")
@@ -117,7 +122,7 @@ async def think_review(call: Call, data: dict[str, Any]) -> Answer:
 
 
 # -- search -------------------------------------------------------------------------------
-async def gather_search(call: Call) -> dict[str, Any]:
+async def gather_search(call: Call[SearchParams]) -> dict[str, Any]:
     """Paths containing the query and lines matching it, by the glob and grep tools."""
     from valarmind_tui.tools.glob import Glob
     from valarmind_tui.tools.grep import Grep
@@ -162,7 +167,7 @@ async def think_search(call: Call, data: dict[str, Any]) -> Answer:
 
 
 # -- init ---------------------------------------------------------------------------------
-def _init_data(result: Any) -> dict[str, Any]:
+def _init_data(result: InitResult) -> dict[str, Any]:
     return {"draft": result.text, "mode": result.mode, "tokens": result.tokens,
             "diff_vs_existing": result.diff_vs_existing,
             "drafted_without_model": result.drafted_without_model,
@@ -177,7 +182,7 @@ async def gather_init(call: Call) -> dict[str, Any]:
     return _init_data(await init_valarmind_md(call.root, None))
 
 
-def _write_init(call: Call, answer: Answer) -> Answer:
+def _write_init(call: Call[InitParams], answer: Answer) -> Answer:
     """VALARMIND.md written only when asked (the server refuses `write` without a permission
     mode that allows it)."""
     from valarmind_tui.context.init_agent import FILENAME, write_valarmind_md
@@ -194,11 +199,11 @@ def _init_answer(data: dict[str, Any]) -> Answer:
     return Answer(data["draft"], data, summary)
 
 
-def present_init(call: Call, data: dict[str, Any]) -> Answer:
+def present_init(call: Call[InitParams], data: dict[str, Any]) -> Answer:
     return _write_init(call, _init_answer(data))
 
 
-async def think_init(call: Call, data: dict[str, Any]) -> Answer:
+async def think_init(call: Call[InitParams], data: dict[str, Any]) -> Answer:
     from valarmind_tui.agents.init_run import init_valarmind_md
 
     result = await init_valarmind_md(call.root, call.delegator())
@@ -208,7 +213,7 @@ async def think_init(call: Call, data: dict[str, Any]) -> Answer:
 
 
 # -- qa -----------------------------------------------------------------------------------
-async def gather_qa(call: Call) -> dict[str, Any]:
+async def gather_qa(call: Call[QaParams]) -> dict[str, Any]:
     """The project's detected commands; with `run` (allowed by the server's mode) their
     results by the bash tool."""
     from valarmind_tui.context.project_commands import detect_commands

@@ -15,7 +15,7 @@ import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from valarmind_tui.agents.delegate import Delegator
 from valarmind_tui.agents.loop import LoopDeps
@@ -50,16 +50,23 @@ from valarmind_tui.tools.base import Risk, ToolContext
 from valarmind_tui.tools.builtin import builtin_tools
 from valarmind_tui.tools.registry import ToolRegistry
 
+if TYPE_CHECKING:
+    from mcp_types import SamplingMessage, Tool, ToolResultContent
+
 DEFAULT_MAX_TOKENS = 4096
 Progress = Callable[[str], Awaitable[None]]
 
 
+P = TypeVar("P", bound=Params)
+
+
 @dataclass
-class Call:
-    """One tool call to the server: its arguments and who thinks (no provider: raw mode)."""
+class Call(Generic[P]):
+    """One tool call to the server: its arguments and who thinks (no provider: raw mode).
+    `Call[SearchParams]` is a call of the search tool (its steps read its arguments)."""
 
     root: Path
-    args: Params
+    args: P
     """The validated arguments (params.py)."""
     settings: Settings
     provider: Provider | None
@@ -146,14 +153,15 @@ def _blocks(content: Any) -> list[Any]:
     return content if isinstance(content, list) else [content]
 
 
-def to_sampling_messages(messages: list[dict[str, Any]]) -> tuple[str | None, list[Any]]:
+def to_sampling_messages(messages: list[dict[str, Any]]
+                         ) -> tuple[str | None, list[SamplingMessage]]:
     """OpenAI chat messages (the loop's history) as (system prompt, MCP sampling messages);
     consecutive tool results become one user message of `tool_result` blocks."""
     import mcp_types as types
 
     system: list[str] = []
-    out: list[Any] = []
-    results: list[Any] = []
+    out: list[SamplingMessage] = []
+    results: list[ToolResultContent] = []
 
     def flush() -> None:
         if results:
@@ -178,8 +186,8 @@ def to_sampling_messages(messages: list[dict[str, Any]]) -> tuple[str | None, li
                     input=_arguments(function.get("arguments"))))
             if not blocks:
                 blocks = [types.TextContent(type="text", text="")]
-            role = "assistant" if role == "assistant" else "user"
-            out.append(types.SamplingMessage(role=role,
+            speaker: Literal["user", "assistant"] = "assistant" if role == "assistant" else "user"
+            out.append(types.SamplingMessage(role=speaker,
                                              content=blocks if len(blocks) > 1 else blocks[0]))
     flush()
     return "\n\n".join(system) or None, out
@@ -201,7 +209,7 @@ def _arguments(raw: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def to_mcp_tools(schemas: list[dict[str, Any]]) -> list[Any]:
+def to_mcp_tools(schemas: list[dict[str, Any]]) -> list[Tool]:
     """OpenAI function-tool schemas as MCP tools (what sampling requests carry)."""
     import mcp_types as types
 
