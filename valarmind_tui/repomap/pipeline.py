@@ -56,11 +56,11 @@ def file_tags(root: Path, cache: TagCache, entries: list[tuple[str, int, int]], 
     batch: list[tuple[str, int, int, str | None, bytes | None]] = []
     plan = _pool_plan(todo, workers)
     stats.workers = plan[1] if todo else 0
-    for row in _parse_all(root, todo, references, plan):
-        if row[3] != "huge":
+    for parsed in _parse_all(root, todo, references, plan):
+        if parsed[3] != "huge":
             stats.parsed += 1
-        _collect(row[0], row[3], row[4], tags, skipped)
-        batch.append(row)
+        _collect(parsed[0], parsed[3], parsed[4], tags, skipped)
+        batch.append(parsed)
         if len(batch) >= _STORE_BATCH:
             cache.put_files(batch)
             batch = []
@@ -131,9 +131,9 @@ def rank_and_render(state: dict, token_budget: int, chat: list[str],
     text, used = fit(graph.files, state["defs"], [(f, n) for _, f, n in ranked], token_budget,
                      budget_tokens)
     shown: list[str] = []
-    for _, f, _ in ranked[:used]:
-        if graph.files[f] not in shown:
-            shown.append(graph.files[f])
+    for _, file_index, _ in ranked[:used]:
+        if graph.files[file_index] not in shown:
+            shown.append(graph.files[file_index])
     return {
         "text": text, "files": shown, "tags_count": state["tags_count"],
         "skipped": dict(state["skipped"]),
@@ -193,9 +193,9 @@ def _pool_plan(todo: Sequence[tuple[str, int, int]], workers: int | None) -> tup
 def _warm_queries(paths: Iterable[str]) -> None:
     """Compile the needed grammars and queries once, before forking: the workers inherit them
     instead of each importing tree-sitter and compiling its own."""
-    for lang in sorted({language_for(p) for p in paths} - {None}):
+    for lang in sorted({lang for p in paths if (lang := language_for(p)) is not None}):
         try:
-            queries(lang)  # type: ignore[arg-type]
+            queries(lang)
         except Exception:  # the worker meets the same error and reports the file as skipped
             continue
 

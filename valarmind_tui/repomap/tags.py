@@ -96,7 +96,7 @@ def extract(src: bytes, lang: str, references: str = "query") -> FileTags:
         for key, nodes in caps.items():
             if key.startswith("definition."):
                 node = nodes[0]
-                name = names[0].text.decode("utf-8", "replace")
+                name = src[names[0].start_byte:names[0].end_byte].decode("utf-8", "replace")
                 found.setdefault((node.start_byte, name), (node, name, key[11:]))
                 break
     definitions = _definitions(sorted(found.values(), key=lambda t: t[0].start_byte), src)
@@ -106,7 +106,7 @@ def extract(src: bytes, lang: str, references: str = "query") -> FileTags:
                         extract_imports(src, lang))
     refs: dict[str, int] = {}
     if ref_query is not None:
-        nodes = QueryCursor(ref_query).captures(root).get("name", ())
+        nodes = QueryCursor(ref_query).captures(root).get("name", [])
         for raw, count in Counter([src[n.start_byte:n.end_byte] for n in nodes]).items():
             text = raw.decode("utf-8", "replace")
             refs[text] = refs.get(text, 0) + count
