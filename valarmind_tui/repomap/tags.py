@@ -125,12 +125,12 @@ def _definitions(found: list[tuple[Any, str, str]], src: bytes) -> list[Definiti
         body = node.child_by_field_name("body")
         body_line = body.start_point[0] if body is not None else first
         count = min(body_line - first, MAX_SIG_LINES) if body_line > first else 1
-        out.append(Definition(name, first + 1, kind, _signature(src, start, count), parent))
+        out.append(Definition(name, first + 1, kind, signature_lines(src, start, count), parent))
         stack.append((node.end_byte, len(out) - 1))
     return out
 
 
-def _signature(src: bytes, start: int, count: int) -> tuple[str, ...]:
+def signature_lines(src: bytes, start: int, count: int) -> tuple[str, ...]:
     """The definition's header: `count` whole lines from the one holding byte `start` (up to
     where its body starts, at most MAX_SIG_LINES)."""
     pos = src.rfind(b"\n", 0, start) + 1
