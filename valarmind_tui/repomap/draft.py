@@ -2,8 +2,7 @@
 
 A cold map of a big project is drawn from these first (on sympy 1.4 s of CPU instead of 7.4 s)
 and refined in the background by the exact parse (`refine.py`). Definitions are `def` and
-`class` headers and module-level assignments, nested by indentation as the tags query nests
-them; references count the names written before a `(` (calls, and class headers), where the
+`class` headers, nested by indentation as the tags query nests them; references count the names written before a `(` (calls, and class headers), where the
 tags query also sees calls, bases and imported names: counting every identifier instead let
 parameters and names in docstrings outrank the real API (sympy: 30% of the 20 most-imported
 modules named instead of 65%). The import graph is read the same way in both passes. A `def`
@@ -22,9 +21,8 @@ from valarmind_tui.repomap.imports import extract_imports
 from valarmind_tui.repomap.tags import MAX_SIG_LINES, Definition, FileTags, signature_lines
 
 DRAFT_LANGS = frozenset({"python"})
-_DEF = re.compile(  # each alternative starts with a newline: the engine skips to those fast
-    rb"\n([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+([A-Za-z_]\w*)"
-    rb"|\n([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)")
+_DEF = re.compile(  # starts with a newline: the engine skips from one to the next fast
+    rb"\n([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+([A-Za-z_]\w*)")
 _CALL = re.compile(rb"\b([A-Za-z_]\w*)\(")
 _KINDS = {b"def": "function", b"class": "class"}
 
@@ -38,24 +36,24 @@ def draft_tags(src: bytes, lang: str) -> FileTags | None:
     line, counted, after = 1, 0, 0  # line number at byte `counted`; end of the last header
     for match in _DEF.finditer(b"\n" + src):
         start = match.start()  # in `src`: the line after the matched newline
-        if match.group(2) is not None:
-            indent, name, kind = len(match.group(1)), match.group(3), _KINDS[match.group(2)]
-        else:
-            indent, name, kind = 0, match.group(4), "constant"
+        indent, kind, name = len(match.group(1)), _KINDS[match.group(2)], match.group(3)
         # A block ends at a code line indented no deeper than its header.
         while stack and (stack[-1][0] >= indent
                          or _dedent(stack[-1][0]).search(src, after, start) is not None):
             stack.pop()
         line += src.count(b"\n", counted, start)
         counted = start
-        count = _header_lines(src, start + indent) if kind != "constant" else 1
+        count = _header_lines(src, start + indent)
         definitions.append(Definition(name.decode("ascii"), line, kind,
                                       signature_lines(src, start + indent, count),
                                       stack[-1][1] if stack else -1))
-        if kind != "constant":
-            stack.append((indent, len(definitions) - 1))
+        stack.append((indent, len(definitions) - 1))
         after = _line_end(src, start + indent, count)
-    refs = {k.decode("ascii"): v for k, v in Counter(_CALL.findall(src)).items()}
+    calls = Counter(_CALL.findall(src))
+    for d in definitions:  # a `def name(` or `class Name(` header is no call
+        if d.name + "(" in d.signature[0]:
+            calls[d.name.encode()] -= 1
+    refs = {k.decode("ascii"): v for k, v in calls.items() if v > 0}
     return FileTags(definitions, refs, extract_imports(src, lang))
 
 

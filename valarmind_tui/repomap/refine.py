@@ -44,11 +44,15 @@ def spawn_refiner(root: Path, token_budget: int, chat: list[str], mentioned: lis
     """Start the detached refiner of `root` for this request."""
     args = [str(root), str(token_budget), json.dumps(chat), json.dumps(mentioned),
             str(cache_dir or default_cache_dir())]
-    env = {k: v for k, v in os.environ.items() if k in _ENV_KEPT}
     return subprocess.Popen(
         [sys.executable, "-m", "valarmind_tui.repomap.refine", "--", *args],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True, close_fds=True, env=env, cwd="/")
+        start_new_session=True, close_fds=True, env=refiner_env(), cwd="/")
+
+
+def refiner_env() -> dict[str, str]:
+    """The refiner's environment: what finds Python, the package and the cache."""
+    return {k: v for k, v in os.environ.items() if k in _ENV_KEPT}
 
 
 def refine(root: Path | str, token_budget: int = 1024, chat: Iterable[str] = (),
