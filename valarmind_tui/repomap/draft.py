@@ -2,13 +2,13 @@
 
 A cold map of a big project is drawn from these first (on sympy 1.4 s of CPU instead of 7.4 s)
 and refined in the background by the exact parse (`refine.py`). Definitions are `def` and
-`class` headers, nested by indentation as the tags query nests them; references count the names written before a `(` (calls, and class headers), where the
-tags query also sees calls, bases and imported names: counting every identifier instead let
-parameters and names in docstrings outrank the real API (sympy: 30% of the 20 most-imported
-modules named instead of 65%). The import graph is read the same way in both passes. A `def`
-at the start of a line inside a string is taken for a definition, and a line of a string at a
-shallower indent ends the enclosing block: a draft may show such a line until the exact map
-replaces it.
+`class` headers, nested by indentation as the tags query nests them. References count the names
+written before a `(` (calls; the tags query also sees bases and imported names): counting every
+identifier instead let parameters and words in docstrings outrank the real API (sympy: 30% of
+the 20 most-imported modules named instead of 65%). The import graph is read the same way in
+both passes. A `def` at the start of a line inside a string is taken for a definition, and a
+line of a string at a shallower indent ends the enclosing block: a draft may show such a line
+until the exact map replaces it.
 """
 
 from __future__ import annotations
