@@ -41,11 +41,12 @@ def build_map(root: Path | str, token_budget: int = 1024, chat_files: Iterable[s
 
 def spawn_refiner(root: Path, token_budget: int, chat: list[str], mentioned: list[str],
                   cache_dir: Path | None = None) -> subprocess.Popen[bytes]:
-    """Start the detached refiner of `root` for this request."""
+    """Start the detached refiner of `root` for this request. `-P` and cwd `/`: no file of
+    the project (a `json.py`, say) can stand in for a module the refiner imports."""
     args = [str(root), str(token_budget), json.dumps(chat), json.dumps(mentioned),
             str(cache_dir or default_cache_dir())]
     return subprocess.Popen(
-        [sys.executable, "-m", "valarmind_tui.repomap.refine", "--", *args],
+        [sys.executable, "-P", "-m", "valarmind_tui.repomap.refine", "--", *args],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         start_new_session=True, close_fds=True, env=refiner_env(), cwd="/")
 
