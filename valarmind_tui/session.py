@@ -41,7 +41,8 @@ from valarmind_tui.events import (
 from valarmind_tui.interactive_approver import InteractiveApprover
 from valarmind_tui.mcp.client.catalog import schema_source, servers_section
 from valarmind_tui.providers.base import Provider
-from valarmind_tui.repomap import RepoMap, RepoMapResult
+from valarmind_tui.repomap import RepoMapResult
+from valarmind_tui.repomap.refine import build_map
 from valarmind_tui.safety.approval import (
     ApprovalAnswer,
     Approver,
@@ -273,13 +274,9 @@ class Session:
     def repo_map(
         self, tokens: int = 1024, chat_files: tuple[str, ...] = (), idents: tuple[str, ...] = ()
     ) -> RepoMapResult:
-        """Build the repo map (blocking: faces run it in a thread). The disk cache keeps it warm."""
-        repo_map = RepoMap(self.project_root)
-        try:
-            return repo_map.build(token_budget=tokens, chat_files=chat_files,
-                                  mentioned_idents=idents)
-        finally:
-            repo_map.close()
+        """Build the repo map (blocking: faces run it in a thread). The disk cache keeps it warm;
+        a cold big tree gives a draft, refined in the background (`repomap/refine.py`)."""
+        return build_map(self.project_root, tokens, chat_files, idents)[0]
 
     async def compact(self, trigger: str = "manual") -> str:
         """Summarize older history (by the model; without one, old tool outputs are cut).

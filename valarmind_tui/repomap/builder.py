@@ -20,15 +20,20 @@ from valarmind_tui.repomap.cache import TagCache
 from valarmind_tui.repomap.files import scan
 from valarmind_tui.repomap.languages import language_for
 
+DRAFT_ABOVE_BYTES = 4_000_000
+"""Python source to parse past which a drafted map comes first: ~1 s of CPU to parse, more
+on a machine whose other cores are busy (sympy: 25 MB)."""
+
 
 class RepoMapResult:
     """A rendered map and how it was made. (Plain classes, not dataclasses: importing
     dataclasses costs a warm `valarmind map` ~20 ms of its 0.3 s.)"""
 
-    __slots__ = ("text", "files", "tags_count", "skipped", "ranked", "tokens")
+    __slots__ = ("text", "files", "tags_count", "skipped", "ranked", "tokens", "draft")
 
     def __init__(self, text: str, files: list[str], tags_count: int, skipped: dict[str, int],
-                 ranked: list[dict[str, Any]] | None = None, tokens: int = 0) -> None:
+                 ranked: list[dict[str, Any]] | None = None, tokens: int = 0,
+                 draft: bool = False) -> None:
         self.text = text
         self.files = files
         """Files that appear in the map, in map order."""
@@ -42,6 +47,9 @@ class RepoMapResult:
         self.tokens = tokens
         """Tokens of `text`: the most of tiktoken's cl100k_base and o200k_base (an estimate
         when they are not installed); never more than the budget."""
+        self.draft = draft
+        """Drawn from draft tags (`draft.py`) because the exact parse was big: `refine.py`
+        builds the exact map in the background, and the next build returns it once ready."""
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, RepoMapResult) and self.to_dict() == other.to_dict()
@@ -54,7 +62,7 @@ class RepoMapResult:
     def to_dict(self) -> dict[str, Any]:
         return {"text": self.text, "files": list(self.files), "tags_count": self.tags_count,
                 "skipped": dict(self.skipped), "ranked": [dict(r) for r in self.ranked],
-                "tokens": self.tokens}
+                "tokens": self.tokens, "draft": self.draft}
 
     def to_json(self) -> str:
         import json
@@ -70,7 +78,8 @@ class BuildStats:
         self.parsed = 0
         """Files read and parsed in this build."""
         self.level = ""
-        """Which cache answered: result, graph, tags (parsed only what changed) or cold."""
+        """Which cache answered: result, graph, tags (parsed only what changed) or cold; draft
+        when draft tags stood in for a big parse, draft-result when a draft map was cached."""
         self.workers = 0
         """Processes that parsed (1: in-process; 0: nothing to parse)."""
 
@@ -79,19 +88,24 @@ class RepoMap:
     """The repository map of one project root."""
 
     def __init__(self, root: Path | str, cache_dir: Path | None = None, *,
-                 references: str = "query", workers: int | None = None) -> None:
+                 references: str = "query", workers: int | None = None,
+                 draft_above: int = DRAFT_ABOVE_BYTES) -> None:
         """`references`: "query" (the tags query's reference patterns) or "tokens" (every
-        identifier; see tags.extract); `workers`: processes for a cold parse (default: CPUs)."""
+        identifier; see tags.extract); `workers`: processes for a cold parse (default: CPUs);
+        `draft_above`: bytes of changed Python past which `build(draft=True)` drafts."""
         self.root = Path(root).resolve()
         self.references = references
         self.workers = workers
+        self.draft_above = draft_above
         self._cache_dir = cache_dir
         self._cache: TagCache | None = None
         self.stats = BuildStats()
 
     def build(self, token_budget: int = 1024, chat_files: Iterable[str] = (),
-              mentioned_idents: Iterable[str] = ()) -> RepoMapResult:
-        """The map within `token_budget`, personalized to chat files and mentioned names."""
+              mentioned_idents: Iterable[str] = (), *, draft: bool = False) -> RepoMapResult:
+        """The map within `token_budget`, personalized to chat files and mentioned names.
+        With `draft`, a big parse is replaced by draft tags (`result.draft`): seconds sooner
+        on a cold sympy-size tree; `refine.py` then builds the exact map."""
         chat = sorted({self._relative(p) for p in chat_files})
         mentioned = sorted(set(mentioned_idents))
         entries = self._scan()
@@ -103,6 +117,11 @@ class RepoMap:
         if blob is not None:
             self.stats.level = "result"
             return RepoMapResult(**marshal.loads(blob))
+        draft_key = hashlib.sha1(f"draft:{key}".encode()).hexdigest()
+        blob = cache.get_result(draft_key) if draft else None
+        if blob is not None:
+            self.stats.level = "draft-result"
+            return RepoMapResult(**marshal.loads(blob))
         from valarmind_tui.repomap import pipeline
 
         graph_blob = cache.get_graph(fingerprint)
@@ -110,10 +129,13 @@ class RepoMap:
             self.stats.level = "graph"
             state = marshal.loads(graph_blob)
         else:
-            state = pipeline.graph_state(*self._tags(entries))
-            cache.put_graph(fingerprint, marshal.dumps(state))
+            state = pipeline.graph_state(*self._tags(entries, draft))
+            if self.stats.level != "draft":
+                cache.put_graph(fingerprint, marshal.dumps(state))
         fields = pipeline.rank_and_render(state, token_budget, chat, mentioned)
-        cache.put_result(key, marshal.dumps(fields), time.time_ns())
+        fields["draft"] = self.stats.level == "draft"
+        cache.put_result(draft_key if fields["draft"] else key, marshal.dumps(fields),
+                         time.time_ns())
         return RepoMapResult(**fields)
 
     def file_tags(self) -> dict[str, tuple[list, dict[str, int]]]:
@@ -147,8 +169,10 @@ class RepoMap:
         """(path, mtime_ns, size) of every file with a grammar: a stat, never a read."""
         return scan(self.root, lambda rel: language_for(rel) is not None)
 
-    def _tags(self, entries: list[tuple[str, int, int]]) -> tuple[dict, dict[str, int]]:
+    def _tags(self, entries: list[tuple[str, int, int]], draft: bool = False
+              ) -> tuple[dict, dict[str, int]]:
         from valarmind_tui.repomap import pipeline
 
         return pipeline.file_tags(self.root, self._open_cache(), entries, self.references,
-                                  self.workers, self.stats)
+                                  self.workers, self.stats,
+                                  self.draft_above if draft else None)

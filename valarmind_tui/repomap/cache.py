@@ -29,10 +29,8 @@ class TagCache:
     """SQLite store of file tags, graphs and results for one project root."""
 
     def __init__(self, root: Path, cache_dir: Path | None = None) -> None:
-        directory = cache_dir or default_cache_dir()
-        directory.mkdir(parents=True, exist_ok=True)
-        digest = hashlib.sha1(str(root).encode()).hexdigest()[:16]
-        self.path = directory / f"{digest}.v{SCHEMA_VERSION}.sqlite"
+        self.path = self.path_for(root, cache_dir)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(self.path, timeout=10)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -44,6 +42,12 @@ class TagCache:
             CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, used INTEGER, data BLOB);
             """
         )
+
+    @staticmethod
+    def path_for(root: Path, cache_dir: Path | None = None) -> Path:
+        """The database file of the project at `root`."""
+        digest = hashlib.sha1(str(root).encode()).hexdigest()[:16]
+        return (cache_dir or default_cache_dir()) / f"{digest}.v{SCHEMA_VERSION}.sqlite"
 
     def close(self) -> None:
         self._db.close()

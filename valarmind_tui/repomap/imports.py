@@ -116,9 +116,9 @@ class Resolver:
             rest = spec[level:].replace(".", "/")
             base = posixpath.join(folder, rest) if rest else folder
             for suffix in (".py", "/__init__.py", ".pyi", "/__init__.pyi"):
-                found = self._index.get(base + suffix if base else suffix.lstrip("/"))
-                if found is not None:
-                    return found
+                hit = self._index.get(base + suffix if base else suffix.lstrip("/"))
+                if hit is not None:
+                    return hit
             return None
         found = self._modules.get(spec) or self._suffixes.get(spec)
         if not found:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from valarmind_tui.repomap.cache import TagCache
+from valarmind_tui.repomap.draft import DRAFT_LANGS, draft_tags
 from valarmind_tui.repomap.graph import (
     Graph,
     build_graph,
@@ -37,8 +38,11 @@ Tags = dict[str, tuple[list, dict[str, int], list]]
 
 
 def file_tags(root: Path, cache: TagCache, entries: list[tuple[str, int, int]], references: str,
-              workers: int | None, stats: Any) -> tuple[Tags, dict[str, int]]:
-    """Tags of every file, parsing only files whose mtime or size changed."""
+              workers: int | None, stats: Any, draft_above: int | None = None
+              ) -> tuple[Tags, dict[str, int]]:
+    """Tags of every file, parsing only files whose mtime or size changed. With `draft_above`,
+    when more bytes than that of draftable source changed, those files are read as drafts
+    (`draft.py`; not cached) and only the rest is parsed."""
     rows = cache.file_rows()
     live = {rel for rel, _, _ in entries}
     cache.drop_files([p for p in rows if p not in live])
@@ -52,15 +56,18 @@ def file_tags(root: Path, cache: TagCache, entries: list[tuple[str, int, int]], 
         else:
             todo.append((rel, mtime, size))
     stats.level = "tags" if rows else "cold"
+    if draft_above is not None and _draftable_bytes(todo) > draft_above:
+        todo = _draft_all(root, todo, tags, skipped)
+        stats.level = "draft"
     # Rows are stored and decoded as workers return them, while the rest still parse.
     batch: list[tuple[str, int, int, str | None, bytes | None]] = []
     plan = _pool_plan(todo, workers)
     stats.workers = plan[1] if todo else 0
-    for row in _parse_all(root, todo, references, plan):
-        if row[3] != "huge":
+    for parsed in _parse_all(root, todo, references, plan):
+        if parsed[3] != "huge":
             stats.parsed += 1
-        _collect(row[0], row[3], row[4], tags, skipped)
-        batch.append(row)
+        _collect(parsed[0], parsed[3], parsed[4], tags, skipped)
+        batch.append(parsed)
         if len(batch) >= _STORE_BATCH:
             cache.put_files(batch)
             batch = []
@@ -131,9 +138,9 @@ def rank_and_render(state: dict, token_budget: int, chat: list[str],
     text, used = fit(graph.files, state["defs"], [(f, n) for _, f, n in ranked], token_budget,
                      budget_tokens)
     shown: list[str] = []
-    for _, f, _ in ranked[:used]:
-        if graph.files[f] not in shown:
-            shown.append(graph.files[f])
+    for _, file_index, _ in ranked[:used]:
+        if graph.files[file_index] not in shown:
+            shown.append(graph.files[file_index])
     return {
         "text": text, "files": shown, "tags_count": state["tags_count"],
         "skipped": dict(state["skipped"]),
@@ -141,6 +148,35 @@ def rank_and_render(state: dict, token_budget: int, chat: list[str],
                    for r, f, n in ranked[:RANKED_KEPT]],
         "tokens": budget_tokens(text),
     }
+
+
+def _draftable_bytes(todo: Sequence[tuple[str, int, int]]) -> int:
+    return sum(size for rel, _, size in todo
+               if size <= MAX_FILE_BYTES and language_for(rel) in DRAFT_LANGS)
+
+
+def _draft_all(root: Path, todo: list[tuple[str, int, int]], tags: Tags,
+               skipped: dict[str, int]) -> list[tuple[str, int, int]]:
+    """Draft tags of the draftable files into `tags`; the files left to parse."""
+    rest: list[tuple[str, int, int]] = []
+    for rel, mtime, size in todo:
+        lang = language_for(rel)
+        if lang not in DRAFT_LANGS or size > MAX_FILE_BYTES:
+            rest.append((rel, mtime, size))
+            continue
+        try:
+            src = read_regular_bytes(os.path.join(root, rel))
+        except OSError:
+            skipped["unreadable"] = skipped.get("unreadable", 0) + 1
+            continue
+        reason = skip_reason(src, rel)
+        found = draft_tags(src, lang) if reason is None and lang is not None else None
+        if found is None:
+            skipped[reason or "parse_error"] = skipped.get(reason or "parse_error", 0) + 1
+            continue
+        tags[rel] = ([(d.name, d.line, d.kind, d.signature, d.parent) for d in found.definitions],
+                     found.references, found.imports)
+    return rest
 
 
 def _collect(rel: str, reason: str | None, data: bytes | None, tags: Tags,
@@ -193,9 +229,9 @@ def _pool_plan(todo: Sequence[tuple[str, int, int]], workers: int | None) -> tup
 def _warm_queries(paths: Iterable[str]) -> None:
     """Compile the needed grammars and queries once, before forking: the workers inherit them
     instead of each importing tree-sitter and compiling its own."""
-    for lang in sorted({language_for(p) for p in paths} - {None}):
+    for lang in sorted({lang for p in paths if (lang := language_for(p)) is not None}):
         try:
-            queries(lang)  # type: ignore[arg-type]
+            queries(lang)
         except Exception:  # the worker meets the same error and reports the file as skipped
             continue
 

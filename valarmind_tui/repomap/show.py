@@ -1,7 +1,8 @@
 """The map as `/map` and `valarmind map` print it.
 
 `valarmind map` calls `print_map` straight from the command line: no settings, model or
-session, so a warm map costs a scan and one cache read.
+session, so a warm map costs a scan and one cache read. A cold map of a big tree is a draft
+(`refine.py`), and says so in its footer.
 """
 
 from __future__ import annotations
@@ -9,7 +10,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from valarmind_tui.repomap.builder import RepoMap, RepoMapResult
+from valarmind_tui.repomap.builder import RepoMapResult
+from valarmind_tui.repomap.refine import build_map
+
+DRAFT_NOTE = ("\ndraft: Python read without its grammar for speed; the exact map is being built "
+              "in the background")
 
 
 def format_map(result: RepoMapResult, as_json: bool = False) -> str:
@@ -19,15 +24,12 @@ def format_map(result: RepoMapResult, as_json: bool = False) -> str:
     skipped = ", ".join(f"{n} {why}" for why, n in result.skipped.items() if n)
     footer = f"\n\n{len(result.files)} files, {result.tags_count:,} tags"
     footer += f"; skipped: {skipped}" if skipped else ""
+    footer += DRAFT_NOTE if result.draft else ""
     return result.text + footer
 
 
 def print_map(root: Path, tokens: int, as_json: bool = False) -> int:
     """`valarmind map`: print the map of `root` within `tokens`; the exit status."""
-    repo_map = RepoMap(root)
-    try:
-        result = repo_map.build(token_budget=tokens)
-    finally:
-        repo_map.close()
+    result, _ = build_map(root, tokens)
     sys.stdout.write(format_map(result, as_json).rstrip() + "\n")
     return 0

@@ -96,7 +96,7 @@ def extract(src: bytes, lang: str, references: str = "query") -> FileTags:
         for key, nodes in caps.items():
             if key.startswith("definition."):
                 node = nodes[0]
-                name = names[0].text.decode("utf-8", "replace")
+                name = src[names[0].start_byte:names[0].end_byte].decode("utf-8", "replace")
                 found.setdefault((node.start_byte, name), (node, name, key[11:]))
                 break
     definitions = _definitions(sorted(found.values(), key=lambda t: t[0].start_byte), src)
@@ -106,7 +106,7 @@ def extract(src: bytes, lang: str, references: str = "query") -> FileTags:
                         extract_imports(src, lang))
     refs: dict[str, int] = {}
     if ref_query is not None:
-        nodes = QueryCursor(ref_query).captures(root).get("name", ())
+        nodes = QueryCursor(ref_query).captures(root).get("name", [])
         for raw, count in Counter([src[n.start_byte:n.end_byte] for n in nodes]).items():
             text = raw.decode("utf-8", "replace")
             refs[text] = refs.get(text, 0) + count
@@ -125,12 +125,12 @@ def _definitions(found: list[tuple[Any, str, str]], src: bytes) -> list[Definiti
         body = node.child_by_field_name("body")
         body_line = body.start_point[0] if body is not None else first
         count = min(body_line - first, MAX_SIG_LINES) if body_line > first else 1
-        out.append(Definition(name, first + 1, kind, _signature(src, start, count), parent))
+        out.append(Definition(name, first + 1, kind, signature_lines(src, start, count), parent))
         stack.append((node.end_byte, len(out) - 1))
     return out
 
 
-def _signature(src: bytes, start: int, count: int) -> tuple[str, ...]:
+def signature_lines(src: bytes, start: int, count: int) -> tuple[str, ...]:
     """The definition's header: `count` whole lines from the one holding byte `start` (up to
     where its body starts, at most MAX_SIG_LINES)."""
     pos = src.rfind(b"\n", 0, start) + 1

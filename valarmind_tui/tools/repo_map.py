@@ -34,14 +34,16 @@ class RepoMapTool(BuiltinTool):
     async def execute(self, params: BaseModel, ctx: ToolContext) -> ToolResult:
         assert isinstance(params, Params)
         from valarmind_tui.repomap import RepoMap
+        from valarmind_tui.repomap.refine import build_map
 
         def build() -> tuple[object, dict[str, list[tuple[str, int]]]]:
+            result = build_map(ctx.project_root, params.tokens, params.focus_files,
+                               params.identifiers)[0]
+            if not params.callers:
+                return result, {}
             repo_map = RepoMap(ctx.project_root)
             try:
-                result = repo_map.build(params.tokens, params.focus_files, params.identifiers)
-                users = _callers(ctx, repo_map.file_tags(), params.callers) if params.callers \
-                    else {}
-                return result, users
+                return result, _callers(ctx, repo_map.file_tags(), params.callers)
             finally:
                 repo_map.close()
 
@@ -50,6 +52,8 @@ class RepoMapTool(BuiltinTool):
         skipped = result.skipped  # type: ignore[attr-defined]
         if skipped:
             text += "\n(skipped: " + ", ".join(f"{n} {k}" for k, n in sorted(skipped.items())) + ")"
+        if result.draft:  # type: ignore[attr-defined]
+            text += "\n(draft: Python read without its grammar; the exact map is being built)"
         data = result.to_dict()  # type: ignore[attr-defined]
         if users:
             text += "\n\n" + "\n".join(_render_callers(n, found) for n, found in users.items())
