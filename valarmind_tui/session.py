@@ -289,7 +289,11 @@ class Session:
         return notice
 
     async def _compact_if_needed(self) -> None:
-        if self.history and should_compact(self.history, context_window(self._model)):
+        if not self.history:
+            return
+        # off the loop: the model's window comes from litellm, which may still be importing
+        window = await asyncio.to_thread(context_window, self._model)
+        if should_compact(self.history, window):
             await self.compact("auto")
 
     def context_breakdown(self) -> ContextBreakdown:
@@ -383,6 +387,7 @@ class Session:
         """Import the model library and run its request path once (providers/warm.py), and
         load the tokenizer the prompt is measured with, so the first prompt does not wait for
         them. Blocking: a face calls it off its UI thread."""
+        self._context.load()  # the first prompt's system prompt reads it
         count_tokens("warm-up")
         if not self.offline:
             from valarmind_tui.providers.warm import warm_model_path

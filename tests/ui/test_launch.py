@@ -67,3 +67,35 @@ def test_the_user_directories_come_without_importing_config() -> None:
             "print(sorted({'pydantic', 'valarmind_tui.config'} & set(sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+_IMPORTS_WHILE_BUILDING = r"""
+import argparse, asyncio, sys, time
+from pathlib import Path
+from valarmind_tui.config import Settings
+from valarmind_tui.providers import litellm_provider
+from valarmind_tui.ui.app import build_app
+
+def load():  # the session waits for the model library: it must be importing already
+    deadline = time.monotonic() + 120
+    while litellm_provider._loaded is None:
+        assert time.monotonic() < deadline, "litellm was not imported while the session was built"
+        time.sleep(0.05)
+    return Settings()
+
+async def main():
+    app = build_app(load, Path(sys.argv[1]), argparse.Namespace(resume=None))
+    async with app.run_test(size=(80, 24)) as pilot:
+        while app.session is None and app.startup_error is None:
+            await pilot.pause(0.05)
+    print("error" if app.startup_error else "ready")
+
+asyncio.run(main())
+"""
+
+
+def test_the_model_library_is_imported_while_the_session_is_built(git_repo: Path) -> None:
+    """The warm-up's longest part starts at the first frame, not once the session exists."""
+    out = subprocess.run([sys.executable, "-c", _IMPORTS_WHILE_BUILDING, str(git_repo)],
+                         capture_output=True, text=True, timeout=180)
+    assert out.stdout.strip() == "ready", out.stderr[-2000:]

@@ -30,6 +30,7 @@ from valarmind_tui.providers.base import (
 from valarmind_tui.providers.failures import Failure, classify, to_error
 from valarmind_tui.providers.io_thread import in_io_thread
 from valarmind_tui.providers.normalize import TurnAccumulator, _counter_ids, usage_from
+from valarmind_tui.providers.one_iterator import keep_one_iterator
 
 if TYPE_CHECKING:
     from valarmind_tui.config import Settings
@@ -212,6 +213,7 @@ class LiteLLMProvider:
                 acc.usage = Usage(*tokens)
             return
         final_usage = None
+        keep_one_iterator(response)
         try:
             async for chunk in response:
                 hidden = getattr(chunk, "_hidden_params", None) or {}

@@ -25,6 +25,12 @@ WARMED_PROVIDERS = frozenset({
 for credentials of their own before connecting, which a warm-up must not do."""
 
 
+def import_model_library() -> None:
+    """Import litellm (~2.5 s of CPU), before anyone knows which model: a face starts this at
+    its first frame, while the session is still being built."""
+    load_litellm()
+
+
 def warm_model_path(model: str | None) -> None:
     """Import litellm, then run `model`'s request path once against a refused local port."""
     litellm = load_litellm()

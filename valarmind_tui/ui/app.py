@@ -116,7 +116,11 @@ class ValarMindApp(App[int]):
             self.call_after_refresh(self._open_session)
 
     def _open_session(self) -> None:
-        """After the first frame: build the Session off the UI thread."""
+        """After the first frame: build the Session off the UI thread, and meanwhile import the
+        model library (the longest part of the warm-up: started only once the session was
+        attached, it was not done when a prompt typed 3 s after launch was sent)."""
+        self.run_worker(session_start.import_model_library, thread=True, name="model library",
+                        group="session", exit_on_error=False)
         self.run_worker(self._build_session(), name="session", group="session",
                         exit_on_error=False)
 

@@ -1,6 +1,6 @@
 """Opening the Session behind the first frame: the trust question (when the folder ships its own
 configuration and nobody decided yet), then the factory in a thread, after the imports the first
-answer needs; once the session is attached, the model library warms up in a thread."""
+answer needs; the model library is imported in a thread from the first frame on."""
 
 from __future__ import annotations
 
@@ -50,6 +50,16 @@ def warm_then(factory: Callable[[], Session]) -> Session:
     MarkdownRenderer({}).render("```python\npass\n```\n", 40)
 
     return factory()
+
+
+def import_model_library() -> None:
+    """From the first frame on, beside the session's build: the longest part of the warm-up
+    (started only once the session was attached, it was not done when a prompt typed 3 s after
+    launch was sent)."""
+    from valarmind_tui.providers.warm import import_model_library as load
+
+    with garbage.imports_then_freeze():
+        load()
 
 
 def warm_up(session: Session) -> None:
