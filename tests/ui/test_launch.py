@@ -74,7 +74,7 @@ import argparse, asyncio, sys, time
 from pathlib import Path
 from valarmind_tui.config import Settings
 from valarmind_tui.providers import litellm_provider
-from valarmind_tui.ui.app import build_app
+from valarmind_tui.ui.launch import build_app
 
 def load():  # the session waits for the model library: it must be importing already
     deadline = time.monotonic() + 120
