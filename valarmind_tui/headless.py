@@ -19,6 +19,7 @@ from valarmind_tui.events import Event, Notice, RunStatus, event_to_dict
 from valarmind_tui.mcp.client.manager import McpManager
 from valarmind_tui.providers.base import Provider
 from valarmind_tui.safety.approval import PolicyApprover
+from valarmind_tui.reviewers.spending import session_usage
 from valarmind_tui.session import PromptResult, Session, offline_help
 
 EXIT_CODES: dict[RunStatus, int] = {
@@ -106,18 +107,15 @@ def _writer(session: Session, output_format: str, out: IO[str]) -> asyncio.Task[
 
 
 def _summary(session: Session, result: PromptResult) -> dict[str, Any]:
-    totals = session.totals
+    spent = session_usage(session.totals, session.gate.reviewers)
     return {
         "session_id": session.session_id,
         "status": result.status,
         "result": result.text,
         "gates": list(result.gates),
         "model": session.model,
-        "usage": {
-            "prompt_tokens": totals.prompt_tokens,
-            "completion_tokens": totals.completion_tokens,
-            "cost_usd": totals.cost_usd,
-        },
+        "usage": spent.totals(),
+        "reviewers": spent.reviewers_dict(),
     }
 
 
