@@ -8,8 +8,8 @@ from valarmind_tui.agent_commands import register_agent_commands
 from valarmind_tui.commands import CommandRegistry, CommandResult, command, refused_while_busy
 from valarmind_tui.commit_commands import register_commit_commands
 from valarmind_tui.context_commands import register_context_commands
-from valarmind_tui.safety.approval import PermissionMode
 from valarmind_tui.reviewers.spending import session_usage
+from valarmind_tui.safety.approval import PermissionMode
 from valarmind_tui.session_commands import register_session_commands
 
 if TYPE_CHECKING:

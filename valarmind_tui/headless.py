@@ -18,8 +18,8 @@ from valarmind_tui.errors import AuthError, UsageError
 from valarmind_tui.events import Event, Notice, RunStatus, event_to_dict
 from valarmind_tui.mcp.client.manager import McpManager
 from valarmind_tui.providers.base import Provider
-from valarmind_tui.safety.approval import PolicyApprover
 from valarmind_tui.reviewers.spending import session_usage
+from valarmind_tui.safety.approval import PolicyApprover
 from valarmind_tui.session import PromptResult, Session, offline_help
 
 EXIT_CODES: dict[RunStatus, int] = {
