@@ -274,16 +274,24 @@ def run_session_command(settings: Settings, root: Path, args: argparse.Namespace
     if args.command == "rewind" and args.prompt is not None:
         line += f" --prompt {args.prompt or ''} {args.scope}" + " --keep" * args.keep
     line += " --force" * args.force + " --preview" * args.preview
-    return asyncio.run(_run_stored_line(settings, root, args.session, line))
+    listing = args.command == "rewind" and args.list
+    return asyncio.run(_run_stored_line(settings, root, args.session, line,
+                                        footer=CLI_REWIND if listing else ""))
 
 
-async def _run_stored_line(settings: Settings, root: Path, session_id: str, line: str) -> int:
+CLI_REWIND = ("From the shell: `valarmind rewind --to N` (files, by turn) or `valarmind rewind "
+              "--prompt N [--scope files|conversation|both]` (by message), `--preview` first.")
+
+
+async def _run_stored_line(settings: Settings, root: Path, session_id: str, line: str, *,
+                           footer: str = "") -> int:
     session = Session.open(settings, root, approver=PolicyApprover(), resume=session_id)
     try:
         result = await session.run_command(line)
     finally:
         await session.close()
-    (sys.stdout if result.ok else sys.stderr).write(result.text.rstrip() + "\n")
+    text = result.text.rstrip() + (f"\n{footer}" if footer else "")
+    (sys.stdout if result.ok else sys.stderr).write(text + "\n")
     return 0 if result.ok else 1
 
 
