@@ -8,6 +8,7 @@ from valarmind_tui.agent_commands import register_agent_commands
 from valarmind_tui.commands import CommandRegistry, CommandResult, command, refused_while_busy
 from valarmind_tui.commit_commands import register_commit_commands
 from valarmind_tui.context_commands import register_context_commands
+from valarmind_tui.reviewers.spending import session_usage
 from valarmind_tui.safety.approval import PermissionMode
 from valarmind_tui.session_commands import register_session_commands
 
@@ -66,24 +67,8 @@ def builtin_commands() -> CommandRegistry:
 
     @command(registry, "cost", "tokens and cost of this session (the reviewers' share apart)")
     async def cost(session: Session, args: str) -> CommandResult:
-        totals = session.totals
-        reviewers = session.gate.reviewers
-        spent = reviewers.usage() if reviewers is not None else {}
-        prompt = totals.prompt_tokens + sum(u.prompt_tokens for u in spent.values())
-        completion = totals.completion_tokens + sum(u.completion_tokens for u in spent.values())
-        usd = totals.cost_usd + sum(u.cost_usd for u in spent.values())
-        text = (f"Tokens: {prompt:,} in, {completion:,} out. Cost: ${usd:.4f} (LiteLLM's "
-                "local cost map; unknown models count 0).")
-        rows = [f"- {name}: {u.calls} reviews, {u.prompt_tokens:,} in, "
-                f"{u.completion_tokens:,} out, ${u.cost_usd:.4f}" for name, u in spent.items()]
-        if rows:
-            text += (f"\n\nAgents: {totals.prompt_tokens:,} in, {totals.completion_tokens:,} "
-                     f"out, ${totals.cost_usd:.4f}. Reviewers:\n" + "\n".join(rows))
-        data = {"prompt_tokens": prompt, "completion_tokens": completion, "cost_usd": usd,
-                "reviewers": {n: {"calls": u.calls, "prompt_tokens": u.prompt_tokens,
-                                  "completion_tokens": u.completion_tokens,
-                                  "cost_usd": u.cost_usd} for n, u in spent.items()}}
-        return CommandResult(text, data=data)
+        spent = session_usage(session.totals, session.gate.reviewers)
+        return CommandResult(spent.describe(), data=spent.to_dict())
 
     @command(registry, "theme", "switch the colour theme", usage="NAME")
     async def theme(session: Session, args: str) -> CommandResult:

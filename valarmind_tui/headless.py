@@ -18,6 +18,7 @@ from valarmind_tui.errors import AuthError, UsageError
 from valarmind_tui.events import Event, Notice, RunStatus, event_to_dict
 from valarmind_tui.mcp.client.manager import McpManager
 from valarmind_tui.providers.base import Provider
+from valarmind_tui.reviewers.spending import session_usage
 from valarmind_tui.safety.approval import PolicyApprover
 from valarmind_tui.session import PromptResult, Session, offline_help
 
@@ -106,18 +107,15 @@ def _writer(session: Session, output_format: str, out: IO[str]) -> asyncio.Task[
 
 
 def _summary(session: Session, result: PromptResult) -> dict[str, Any]:
-    totals = session.totals
+    spent = session_usage(session.totals, session.gate.reviewers)
     return {
         "session_id": session.session_id,
         "status": result.status,
         "result": result.text,
         "gates": list(result.gates),
         "model": session.model,
-        "usage": {
-            "prompt_tokens": totals.prompt_tokens,
-            "completion_tokens": totals.completion_tokens,
-            "cost_usd": totals.cost_usd,
-        },
+        "usage": spent.totals(),
+        "reviewers": spent.reviewers_dict(),
     }
 
 
@@ -276,16 +274,24 @@ def run_session_command(settings: Settings, root: Path, args: argparse.Namespace
     if args.command == "rewind" and args.prompt is not None:
         line += f" --prompt {args.prompt or ''} {args.scope}" + " --keep" * args.keep
     line += " --force" * args.force + " --preview" * args.preview
-    return asyncio.run(_run_stored_line(settings, root, args.session, line))
+    listing = args.command == "rewind" and args.list
+    return asyncio.run(_run_stored_line(settings, root, args.session, line,
+                                        footer=CLI_REWIND if listing else ""))
 
 
-async def _run_stored_line(settings: Settings, root: Path, session_id: str, line: str) -> int:
+CLI_REWIND = ("From the shell: `valarmind rewind --to N` (files, by turn) or `valarmind rewind "
+              "--prompt N [--scope files|conversation|both]` (by message), `--preview` first.")
+
+
+async def _run_stored_line(settings: Settings, root: Path, session_id: str, line: str, *,
+                           footer: str = "") -> int:
     session = Session.open(settings, root, approver=PolicyApprover(), resume=session_id)
     try:
         result = await session.run_command(line)
     finally:
         await session.close()
-    (sys.stdout if result.ok else sys.stderr).write(result.text.rstrip() + "\n")
+    text = result.text.rstrip() + (f"\n{footer}" if footer else "")
+    (sys.stdout if result.ok else sys.stderr).write(text + "\n")
     return 0 if result.ok else 1
 
 

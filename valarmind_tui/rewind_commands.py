@@ -25,6 +25,20 @@ if TYPE_CHECKING:
 REWOUND = "rewound-conversation"
 """The action of a /rewind that cut the conversation: faces show it again."""
 
+REWIND_USAGE = "/rewind [N | --prompt N [files|conversation|both] [--keep]] [--preview] [--force]"
+PICK_A_PROMPT = ("To go back to before one of your messages (its files, the conversation or "
+                 "both): `/rewind --prompt N [files|conversation|both]`; `/rewind --prompt` "
+                 "lists your messages. Add `--preview` to see what would change first.")
+OPEN_ONE_FIRST = ("To rewind an earlier session, open it first: `/resume` (headless: "
+                  "`valarmind --continue -p \"/rewind\"`, `valarmind --resume ID -p "
+                  "\"/rewind\"`, or `valarmind rewind --list`).")
+
+
+def rewind_help(session: Session) -> str:
+    """How to pick a point, after a list (or instead of an empty one)."""
+    return PICK_A_PROMPT if session.history else (
+        "This session has no messages yet. " + OPEN_ONE_FIRST)
+
 
 def _rewinder(session: Session) -> Rewinder:
     return Rewinder(session.checkpoints, session.store, session.session_id)
@@ -74,7 +88,7 @@ async def list_prompts(session: Session) -> CommandResult:
     except UsageError as exc:
         return CommandResult(str(exc), ok=False)
     if not points:
-        return CommandResult("No messages yet.")
+        return CommandResult("No messages yet. " + OPEN_ONE_FIRST)
     rows = [describe_point(p) for p in points]
     return CommandResult("Your messages (`/rewind --prompt N [files|conversation|both]` goes "
                          "back to before message N):\n" + "\n".join(rows), data=points)

@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING, Any
 
 from valarmind_tui.commands import CommandRegistry, CommandResult, command
 from valarmind_tui.errors import UsageError
-from valarmind_tui.rewind_commands import register_resume_command, rewind_to_prompt
+from valarmind_tui.rewind_commands import (
+    PICK_A_PROMPT,
+    REWIND_USAGE,
+    register_resume_command,
+    rewind_help,
+    rewind_to_prompt,
+)
 
 if TYPE_CHECKING:
     from valarmind_tui.checkpoints import Restored
@@ -30,13 +36,16 @@ def register_session_commands(registry: CommandRegistry) -> None:
 
     @command(registry, "rewind", "pick a message to go back to (files, conversation or "
              "both), or restore the files to before turn N",
-             usage="[N | --prompt N [files|conversation|both] [--keep]] [--preview] [--force]",
-             idle_only=True)
+             usage=REWIND_USAGE.removeprefix("/rewind "), idle_only=True)
     async def rewind(session: Session, args: str) -> CommandResult:
         words = args.split()
         if "--prompt" in words:
             return await rewind_to_prompt(session, words)
         numbers = [w for w in words if w.isdigit()]
+        unknown = [w for w in words if not w.isdigit() and w not in ("--preview", "--force")]
+        if unknown:
+            return CommandResult(f"/rewind does not know {unknown[0]!r}. Usage: "
+                                 f"{REWIND_USAGE}\n{PICK_A_PROMPT}", ok=False)
         if not numbers:
             listed = await list_turns(session)
             return CommandResult(listed.text, data=listed.data, action="pick-rewind")
@@ -86,7 +95,8 @@ async def _restore(work: Any) -> CommandResult:
 async def list_turns(session: Session) -> CommandResult:
     turns = await asyncio.to_thread(session.checkpoints.turns)
     if not turns:
-        return CommandResult("No checkpoints yet: no turn of this session changed files.")
+        return CommandResult("No checkpoints yet: no turn of this session changed files.\n"
+                             + rewind_help(session))
     rows = []
     for turn in turns:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(turn.at))
@@ -94,7 +104,7 @@ async def list_turns(session: Session) -> CommandResult:
         prompt = turn.prompt.splitlines()[0][:70] if turn.prompt else ""
         rows.append(f"{turn.number:>3}  {when}  {prompt}{state}")
     return CommandResult("Turns that changed files (`/rewind N` restores the files to before "
-                         "turn N):\n" + "\n".join(rows), data=turns)
+                         "turn N):\n" + "\n".join(rows) + "\n" + rewind_help(session), data=turns)
 
 
 def export_markdown(history: list[dict[str, Any]]) -> str:

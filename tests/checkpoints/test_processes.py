@@ -59,7 +59,9 @@ def test_kill_mid_turn_then_continue_in_the_repl_and_rewind_to_each_checkpoint(
     assert "> two" in repl.stdout and shown in repl.stdout and INTERRUPTED in repl.stdout
 
     listed = valarmind("rewind", "--list", cwd=git_repo)
-    assert [row.split()[0] for row in listed.stdout.splitlines()[1:]] == ["1", "2"]
+    rows = listed.stdout.splitlines()[1:]
+    assert [row.split()[0] for row in rows[:2]] == ["1", "2"]
+    assert rows[2].startswith("To go back to before one of your messages")  # then how
     assert valarmind("rewind", "--to", "2", cwd=git_repo).returncode == 0
     assert tree_state(git_repo) == after_one
     assert valarmind("redo", cwd=git_repo).returncode == 0

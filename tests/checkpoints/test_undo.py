@@ -125,8 +125,8 @@ async def test_undo_twice_and_rewind_over_several_turns(
     await session.submit("third")
 
     listed = await session.run_command("/rewind")
-    assert [line.split()[0] for line in listed.text.splitlines()[1:]] == ["1", "2", "3"]
-    assert "second" in listed.text
+    assert [line.split()[0] for line in listed.text.splitlines()[1:4]] == ["1", "2", "3"]
+    assert "second" in listed.text and "`/rewind --prompt N" in listed.text.splitlines()[4]
 
     assert (await session.run_command("/undo")).ok
     assert (await session.run_command("/undo")).ok

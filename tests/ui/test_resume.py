@@ -16,6 +16,8 @@ from valarmind_tui.ui.app import ValarMindApp
 from valarmind_tui.ui.widgets.answer import AssistantMessage
 from valarmind_tui.ui.widgets.chat import ChatView
 from valarmind_tui.ui.widgets.messages import NoticeLine, UserMessage
+from valarmind_tui.ui.widgets.sidebar import AgentMonitor, TaskList
+from valarmind_tui.ui.widgets.status import StatusBar
 from valarmind_tui.ui.widgets.tool_call import ToolCallBlock
 
 
@@ -70,3 +72,48 @@ async def test_resumed_session_shows_its_conversation(
         ("answer", "done: It greets by name."),
         ("notice", f"Resumed session {session_id} · 5 messages"),
     ]
+
+
+async def test_resume_leaves_none_of_the_old_sessions_tasks_agents_or_cost(
+    git_repo: Path, fake_model: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("FAKE_API_KEY", "sk-test")
+    older = _open(git_repo, fake_model)
+    fake_model.script(ScriptedTurn(text="Hello."))
+    await older.submit("the older session")
+    await older.close()
+    fake_model.script(
+        ScriptedTurn(tool_calls=[{"name": "task_create", "arguments": {"title": "Find callers"}}],
+                     usage={"prompt_tokens": 900, "completion_tokens": 30}),
+        ScriptedTurn(text="Planned."),
+    )
+    app = ValarMindApp(_open(git_repo, fake_model), history_file=tmp_path / "history.jsonl")
+    async with app.run_test(size=(140, 40)) as pilot:
+        tasks, monitor = app.query_one(TaskList), app.query_one(AgentMonitor)
+        status = app.query_one(StatusBar)
+        await pilot.press(*"plan it", "enter")
+        await wait_for(pilot, lambda: not app.turn_running and [t.title for t in tasks.tasks]
+                       == ["Find callers"])
+        assert monitor.rows and status.tokens >= 930
+
+        await pilot.press(*f"/resume {older.session_id}", "enter")
+        await wait_for(pilot, lambda: app.live.session_id == older.session_id
+                       and app.query_one(ChatView).query(NoticeLine))
+        await pilot.pause()
+        assert tasks.tasks == () and _lines(tasks) == ["No tasks yet."]
+        assert monitor.rows == {} and _lines(monitor) == ["No agents running."]
+        assert status.tokens == 0 and status.cost == 0
+
+        # the resumed session's own tasks show, alone
+        fake_model.script(
+            ScriptedTurn(tool_calls=[{"name": "task_create", "arguments": {"title": "Again"}}]),
+            ScriptedTurn(text="Planned again."))
+        await pilot.press(*"and now", "enter")
+        await wait_for(pilot, lambda: not app.turn_running and tasks.tasks)
+        assert [t.title for t in tasks.tasks] == ["Again"]
+        assert list(monitor.rows) == ["main"]
+
+
+def _lines(widget: Widget) -> list[str]:
+    """What the widget shows, line by line, at the size the layout gave it."""
+    return [s.text.strip() for s in widget.render_lines(widget.size.region) if s.text.strip()]

@@ -16,6 +16,8 @@ from valarmind_tui.rewind_commands import (
 from valarmind_tui.ui.screens.rewind import ResumePicker, RewindPicker, RewindPreview
 from valarmind_tui.ui.widgets.answer import CommandOutput
 from valarmind_tui.ui.widgets.chat import ChatView
+from valarmind_tui.ui.widgets.sidebar import Sidebar
+from valarmind_tui.ui.widgets.status import StatusBar
 
 if TYPE_CHECKING:
     from valarmind_tui.ui.app import ValarMindApp
@@ -82,4 +84,7 @@ async def switch(app: ValarMindApp, session_id: str) -> None:
     opened = await switch_session(app.live, session_id)
     app.workers.cancel_group(app, "bridge")
     await app.query_one(ChatView).clear()
+    app.query_one(Sidebar).reset()
+    status = app.query_one(StatusBar)  # the old session's spending is not the new one's
+    status.tokens, status.cost = opened.totals.tokens, opened.totals.cost_usd
     await app.attach(opened)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from valarmind_tui.mcp.server.data import dump
+from valarmind_tui.mcp.server.reviews import with_reviewers
 from valarmind_tui.mcp.server.think import Answer, Call
 from valarmind_tui.mcp.server.tools import ServerTool
 from valarmind_tui.mcp.server.usage import NO_MODEL_USAGE, MeteredProvider
@@ -71,7 +72,8 @@ def structured(call: Call, done: Finished, started: float) -> dict[str, Any]:
     out: dict[str, Any] = {
         "mode": done.mode, "summary": answer.summary, "stopReason": done.stop_reason,
         "tools_executed": sorted(set(call.tools_used)),
-        "execution_time_ms": _elapsed_ms(started), "usage": _usage(call), **answer.extra,
+        "execution_time_ms": _elapsed_ms(started),
+        **with_reviewers(_usage(call), call.reviewers), **answer.extra,
     }
     if done.mode == "raw":
         out["raw_data"] = answer.data
@@ -92,8 +94,8 @@ def timed_out(name: str, call: Call, mode: str, limit_s: float,
                       else "; nothing was gathered yet")
     data = {"mode": mode, "summary": message, "stopReason": "timeout", "error": message,
             "tools_executed": sorted(set(call.tools_used)),
-            "execution_time_ms": _elapsed_ms(started), "usage": _usage(call),
-            "raw_data": dict(call.gathered)}
+            "execution_time_ms": _elapsed_ms(started),
+            **with_reviewers(_usage(call), call.reviewers), "raw_data": dict(call.gathered)}
     return text, data
 
 

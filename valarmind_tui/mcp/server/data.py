@@ -47,7 +47,8 @@ async def run_tool(
     """One built-in tool, through the permission gate (plan mode unless given), published as
     ToolCallStarted/Finished like an agent's call."""
     gate = gate or build_gate(call.settings, call.root, PolicyApprover(), call.bus,
-                              mode=PermissionMode.PLAN, sandbox=call.sandbox)
+                              mode=PermissionMode.PLAN, sandbox=call.sandbox,
+                              reviewers=call.reviewers)
     ctx = ToolContext(project_root=call.root, agent_id="mcp", sandbox=call.sandbox)
     call_id = f"mcp-{next(_ids)}"
     call.bus.publish(ToolCallStarted(agent_id="mcp", call_id=call_id, name=tool.name,
@@ -252,7 +253,7 @@ async def _run_commands(call: Call, commands: list[str], results: list[dict[str,
 
     mode = PermissionMode(call.explicit_mode or PermissionMode.DEFAULT)
     gate = build_gate(call.settings, call.root, PolicyApprover(allow_execute=True), call.bus,
-                      mode=mode, sandbox=call.sandbox)
+                      mode=mode, sandbox=call.sandbox, reviewers=call.reviewers)
     only_these = AgentPermissions(execute=True, execute_allow=tuple(commands))
     for command in commands:
         out = await run_tool(call, Bash(sandbox=call.sandbox), {"command": command}, gate=gate,

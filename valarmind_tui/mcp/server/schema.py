@@ -82,6 +82,9 @@ def output_schema(tool: str) -> dict[str, Any]:
                 "Model tokens and cost of this call (null: not reported, e.g. by sampling)",
                 prompt_tokens=nullable_int, completion_tokens=nullable_int,
                 cost_usd={"type": ["number", "null"]}),
+            "reviewers": {"type": "object", "description": (
+                "per model reviewer that ran (your [reviewers] config): calls, prompt_tokens, "
+                "completion_tokens, cost_usd; already counted in usage")},
             "llm_model": {"type": "string", "description": "the model that thought"},
             "fallback_reason": {"type": "string",
                                 "description": "why the raw answer replaced the model's"},

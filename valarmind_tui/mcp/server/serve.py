@@ -30,6 +30,7 @@ from valarmind_tui.bus import EventBus
 from valarmind_tui.config import Settings
 from valarmind_tui.mcp.server.call import run_with_limit, structured, timed_out
 from valarmind_tui.mcp.server.params import ArgumentError, input_schema, parse_arguments
+from valarmind_tui.mcp.server.reviews import call_reviewers
 from valarmind_tui.mcp.server.schema import output_schema
 from valarmind_tui.mcp.server.think import Call, choose_provider, forward_progress
 from valarmind_tui.mcp.server.tools import ALL_TOOLS
@@ -78,8 +79,10 @@ class ValarMindMcpServer:
         provider, mode, note = choose_provider(ctx, self.settings)
         metered = (MeteredProvider(provider, reports_usage=mode != "sampling")
                    if provider is not None else None)
-        call = Call(self.root, args, self.settings, metered, EventBus(),
-                    explicit_mode=self.explicit_mode)
+        bus = EventBus()
+        call = Call(self.root, args, self.settings, metered, bus,
+                    explicit_mode=self.explicit_mode,
+                    reviewers=call_reviewers(self.settings, provider, bus, name, arguments))
         await progress(f"{name}: {mode} mode")
         if mode == "own-model":  # LiteLLM's import (seconds) is not the agent's time to spend
             from valarmind_tui.providers.litellm_provider import load_litellm

@@ -30,6 +30,7 @@ from valarmind_tui.events import (
     AgentSpawned,
     Event,
     Notice,
+    ReviewerRan,
     ToolCallFinished,
     ToolCallStarted,
     TurnStarted,
@@ -44,6 +45,7 @@ from valarmind_tui.providers.base import (
     ToolCall,
     TurnComplete,
 )
+from valarmind_tui.reviewers import Reviewers
 from valarmind_tui.safety.approval import PermissionMode, PolicyApprover
 from valarmind_tui.safety.sandbox import Sandbox
 from valarmind_tui.tools.base import Risk, ToolContext
@@ -78,6 +80,8 @@ class Call(Generic[P]):
     """The raw data gathered so far: what a fallback or a timeout returns."""
     scratch: dict[str, Any] = field(default_factory=dict)
     """Objects a tool's gather step hands to its think step (e.g. the review report)."""
+    reviewers: Reviewers | None = None
+    """The person's model reviewers for this call's gates (reviews.call_reviewers)."""
 
     @property
     def sandbox(self) -> Sandbox:
@@ -87,7 +91,7 @@ class Call(Generic[P]):
     def delegator(self, *extra_specs: AgentSpec) -> Delegator:
         assert self.provider is not None, "raw mode runs no agent"
         return server_delegator(self.root, self.settings, self.provider, self.bus, extra_specs,
-                                sandbox=self.sandbox)
+                                sandbox=self.sandbox, reviewers=self.reviewers)
 
 
 @dataclass
@@ -246,14 +250,16 @@ def read_only_tools(sandbox: Sandbox | None = None) -> ToolRegistry:
 def server_delegator(
     root: Path, settings: Settings, provider: Provider, bus: EventBus,
     extra_specs: Iterable[AgentSpec] = (), *, sandbox: Sandbox | None = None,
+    reviewers: Reviewers | None = None,
 ) -> Delegator:
     """Specialists for one call: the project's agent registry (plus the agent_* tools' specs),
-    read-only tools and a plan-mode gate whose policy refuses anything else."""
+    read-only tools and a plan-mode gate whose policy refuses anything else (the person's
+    reviewers may deny in it, never approve)."""
     registry = AgentRegistry.load(root, settings)
     for spec in extra_specs:
         registry.add(spec)
     gate = build_gate(settings, root, PolicyApprover(), bus, mode=PermissionMode.PLAN,
-                      sandbox=sandbox)
+                      sandbox=sandbox, reviewers=reviewers)
     deps = LoopDeps(provider=provider, tools=read_only_tools(sandbox), gate=gate, bus=bus,
                     ctx=ToolContext(project_root=root, agent_id="mcp", sandbox=sandbox))
     return Delegator(registry, deps, settings=settings)
@@ -274,6 +280,9 @@ def describe(event: Event) -> str | None:
         return f"{event.name} agent {event.status}"
     if isinstance(event, Notice):
         return event.message
+    if isinstance(event, ReviewerRan):
+        said = f": {event.reason}" if event.reason and event.verdict != "none" else ""
+        return f"{event.reviewer} reviewer: {event.verdict}{said}"
     return None
 
 

@@ -101,6 +101,11 @@ class AgentMonitor(Static):
             self.rows[event.agent_id] = row
         return row
 
+    def reset(self) -> None:
+        """Forget every agent (another session was attached)."""
+        self.rows.clear()
+        self.refresh(layout=True)
+
     def handle_event(self, event: Event) -> None:
         if isinstance(event, AgentSpawned):
             self.rows[event.agent_id] = AgentRow(
@@ -168,6 +173,12 @@ class Sidebar(VerticalScroll):
         yield self.task_list
         yield Static("Agents", classes="sidebar-title")
         yield self.monitor
+
+    def reset(self) -> None:
+        """Another session was attached (/resume): none of the old one's tasks or agents stay;
+        the new session's own show as its events arrive."""
+        self.task_list.tasks = ()
+        self.monitor.reset()
 
     def handle_event(self, event: Event) -> None:
         if isinstance(event, TaskListChanged):
