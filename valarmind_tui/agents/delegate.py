@@ -71,6 +71,11 @@ class DelegationResult:
     """Why the result did not validate, or why the run failed."""
     elapsed_s: float = 0.0
 
+    @property
+    def ended_early(self) -> bool:
+        """It gave no answer: it failed, was cancelled or stopped, or timed out."""
+        return self.status in ENDED_EARLY or self.status == RunStatus.TIMEOUT
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"agent": self.agent, "agent_id": self.agent_id,
                                "status": self.status}
