@@ -36,7 +36,7 @@ from valarmind_tui.agents.results import BLOCKING
 from valarmind_tui.bus import EventBus
 from valarmind_tui.context.project_commands import detect_commands
 from valarmind_tui.errors import UsageError, ValarMindError
-from valarmind_tui.events import CommitMessageRequested, CommitStepFinished
+from valarmind_tui.events import CommitMessageRequested, CommitStepFinished, RunStatus
 
 if TYPE_CHECKING:
     from valarmind_tui.agents.review import ReviewReport
@@ -48,7 +48,8 @@ if TYPE_CHECKING:
 CHECK_KINDS = ("lint", "typecheck", "test")
 TAIL_LINES, TAIL_CHARS = 40, 4000
 STOPS = ("failed", "not_run", "cancelled")
-STATUS_OF = {("check", "failed"): "rejected", ("confirm", "failed"): "rejected"}
+REJECTING_STEPS = ("check", "confirm")
+"""Steps whose failure rejects the change (a check or the confirmation said no)."""
 RunCheck = Callable[[str], Awaitable["ToolResult"]]
 
 
@@ -98,13 +99,16 @@ class CommitOutcome:
     """person (-m), model, or files (drafted without a model)."""
 
     @property
-    def status(self) -> str:
+    def status(self) -> RunStatus:
         for step in self.steps:
-            if step.outcome in STOPS:
-                if step.outcome != "failed":
-                    return "unverified" if step.outcome == "not_run" else "cancelled"
-                return STATUS_OF.get((step.step, "failed"), "failed")
-        return "done"
+            if step.outcome == "not_run":
+                return RunStatus.UNVERIFIED
+            if step.outcome == "cancelled":
+                return RunStatus.CANCELLED
+            if step.outcome == "failed":
+                return (RunStatus.REJECTED if step.step in REJECTING_STEPS
+                        else RunStatus.FAILED)
+        return RunStatus.DONE
 
     def to_dict(self) -> dict[str, Any]:
         return {"status": self.status, "commit": self.commit, "message": self.message,
@@ -112,8 +116,10 @@ class CommitOutcome:
 
     def render(self) -> str:
         """Markdown for the faces: one line per step, then what stopped the chain."""
-        title = {"done": f"committed {self.commit}" if self.commit else "done"}.get(
-            self.status, self.status.upper())
+        status = self.status
+        title = status.upper()
+        if status == RunStatus.DONE:
+            title = f"committed {self.commit}" if self.commit else "done"
         lines = [f"## Commit ({title})"]
         for s in self.steps:
             code = f", exit {s.exit_code}" if s.exit_code is not None else ""
@@ -122,7 +128,7 @@ class CommitOutcome:
         last = self.steps[-1] if self.steps else None
         if last is not None and last.outcome in STOPS and last.output:
             lines.append(f"\n```\n{last.output}\n```")
-        if self.message and self.status == "done":
+        if self.message and status == RunStatus.DONE:
             lines.append(f"\n```\n{self.message}\n```")
         return "\n".join(lines)
 
