@@ -90,3 +90,14 @@ async def test_a_specialist_that_may_not_spawn_has_no_delegate(
     delegate = finished_by(s, "scout-")["delegate"]
     assert delegate.status == "error" and "Unknown tool 'delegate'" in delegate.output
     assert [e.name for e in s.of(AgentSpawned)] == ["scout"]  # no search started by it
+
+
+def test_specialists_are_offered_only_the_tools_their_spec_lists(
+    git_repo: Path, stack: Any
+) -> None:
+    # The delegate tool once listed the specialists as the agents it is offered to (the field
+    # MCP and plugin tools use), so every specialist got it and the gate skipped its spawn check.
+    s = stack(git_repo)
+    for spec in s.orchestrator.registry.specialists():
+        offered = s.orchestrator.tools.for_agent(spec.name, spec.tools).names()
+        assert ("delegate" in offered) == ("delegate" in spec.tools), spec.name
