@@ -22,7 +22,7 @@ _MARK = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]", "blocked": 
 
 
 class TaskList:
-    """Tasks with status, owner agent and dependencies (reached by tools via ctx.extra["tasks"])."""
+    """Tasks with status, owner agent and dependencies (tools reach it as `ctx.services.tasks`)."""
 
     def __init__(self, bus: EventBus | None = None, *, agent_id: str = "main") -> None:
         self._bus = bus
