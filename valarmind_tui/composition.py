@@ -11,19 +11,29 @@ MCP manager and sandbox from `build_stack`, so the safety decisions are made onc
   agent loop (through the gate) and the session call it; a gate built alone (the MCP server's)
   runs them too;
 - the model reviewers (user config `[reviewers]`, each off by default) sit in the gate.
+
+`wire_session` adds what one Session owns (checkpoints, task list, usage totals, the typed
+services its tools reach, the store's event log) so that Session holds a conversation, not
+its construction.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
+from valarmind_tui.agents.commit_chain import MessageEditor
 from valarmind_tui.agents.registry import AgentRegistry
+from valarmind_tui.agents.tasks import TaskList
 from valarmind_tui.builtin_commands import builtin_commands
 from valarmind_tui.bus import EventBus
+from valarmind_tui.checkpoints import SessionCheckpoints
 from valarmind_tui.commands import CommandRegistry
 from valarmind_tui.config import Settings, remember_allow_rule
+from valarmind_tui.context.project_context import ContextLoader
 from valarmind_tui.context.tokens import count_json_tokens
 from valarmind_tui.hooks import HookRunner
 from valarmind_tui.mcp.client.config_files import (
@@ -34,13 +44,16 @@ from valarmind_tui.mcp.client.config_files import (
 from valarmind_tui.mcp.client.manager import McpManager
 from valarmind_tui.mcp.client.sampling import SamplingHandler
 from valarmind_tui.plugins import PluginContributions, load_plugins, offer_plugin_tool
-from valarmind_tui.providers.base import Provider
+from valarmind_tui.providers.base import Provider, UsageTotals
 from valarmind_tui.reviewers import Reviewers
 from valarmind_tui.safety.approval import Approver, PermissionMode
 from valarmind_tui.safety.gate import PermissionGate
 from valarmind_tui.safety.sandbox import Sandbox
+from valarmind_tui.session_records import restore_interrupted
+from valarmind_tui.store.sessions import SessionStore
 from valarmind_tui.tools.builtin import builtin_tools
 from valarmind_tui.tools.registry import ToolRegistry
+from valarmind_tui.tools.services import ToolServices
 from valarmind_tui.trust import repository_config
 
 
@@ -149,3 +162,55 @@ def build_stack(
 def _remember(project_root: Path, rule: str) -> None:
     """"Always allow for this project": the rule goes into the project's config file."""
     remember_allow_rule(project_root, rule)
+
+
+@dataclass
+class SessionParts:
+    """What one Session owns beside the stack."""
+
+    session_id: str | None
+    """Its id in the store (a new one, or the resumed one); None when it is not stored."""
+    history: list[dict[str, Any]]
+    """The resumed conversation, closed where a process died mid-turn; empty when new."""
+    totals: UsageTotals
+    """Tokens and cost of every agent of the session, MCP sampling included."""
+    checkpoints: SessionCheckpoints
+    context: ContextLoader
+    """The project context (VALARMIND.md...) for agents' prompts, cached."""
+    tasks: TaskList
+    message_editor: MessageEditor
+    """/commit's message editing; a face that can edit sets `interactive`."""
+    services: ToolServices
+    """What the session's tools reach: the approver, the mode and the checkpoints."""
+
+
+def wire_session(
+    stack: Stack, *, store: SessionStore | None, session_id: str | None, model: str | None,
+    transcript: Callable[[], str],
+) -> SessionParts:
+    """The session's own parts, wired to the stack: its conversation created in the `store` or
+    resumed from it (`session_id`), its events logged there; sampling counts in its totals;
+    hooks see its id, mode and `transcript` (JSONL of the conversation)."""
+    history: list[dict[str, Any]] = []
+    if store is not None and session_id is None:
+        session_id = store.create(stack.project_root, model)
+    elif store is not None and session_id is not None:
+        history = store.messages(session_id)
+        history.extend(restore_interrupted(history, store, session_id))
+    totals = UsageTotals()
+    if stack.mcp.sampling is not None:
+        stack.mcp.sampling.totals = totals
+    if store is not None and session_id is not None:
+        stack.bus.add_listener(lambda event: store.append_event(session_id, event))
+    checkpoints = SessionCheckpoints(
+        stack.project_root, session_id or f"unsaved-{uuid.uuid4().hex[:8]}", stack.bus,
+        limits=stack.settings.checkpoints)
+    gate = stack.gate
+    stack.hooks.session_id = session_id or uuid.uuid4().hex
+    stack.hooks.transcript_path = transcript
+    stack.hooks.mode = lambda: gate.mode.value
+    services = replace(ToolServices.for_gate(gate, stack.bus),
+                       checkpoint=checkpoints.before_change)
+    return SessionParts(session_id, history, totals, checkpoints,
+                        ContextLoader(stack.project_root), TaskList(stack.bus),
+                        MessageEditor(stack.bus), services)

@@ -8,11 +8,11 @@
     ├── ToolError              a tool failed in a way the model can read and retry
     │   ├── PathOutsideProject a path escapes the project root (by .. or by symlink)
     │   └── ToolDenied         a tool refused the call on policy (plan mode, permissions)
-    └── AgentStopped           an agent loop ended early
-        ├── TurnLimitReached   max turns exhausted
-        ├── Cancelled          the person pressed Esc / the caller cancelled
-        └── DenialEscalated    repeated similar denials: stop and ask the person
-            └── HookStopped    a hook answered `continue: false`: the prompt stops
+    └── DenialEscalated        repeated similar denials: every agent stops, the person decides
+        └── HookStopped        a hook answered `continue: false`: the prompt stops
+
+How an agent run ends otherwise is not an exception but its outcome's RunStatus (events.py):
+running out of turns is `incomplete`, Esc is asyncio cancellation ending `cancelled`.
 """
 
 from __future__ import annotations
@@ -77,24 +77,8 @@ class ToolDenied(ToolError):
     """A tool refused the call on policy; shown as denied, not failed."""
 
 
-class AgentStopped(ValarMindError):
-    """An agent loop stopped before the model gave a final answer."""
-
-    def __init__(self, message: str, *, partial: str = "") -> None:
-        self.partial = partial
-        super().__init__(message)
-
-
-class TurnLimitReached(AgentStopped):
-    """The agent used all of its turns."""
-
-
-class Cancelled(AgentStopped):
-    """The turn was cancelled by the person or the caller."""
-
-
-class DenialEscalated(AgentStopped):
-    """The agent kept attempting actions that were denied."""
+class DenialEscalated(ValarMindError):
+    """The agent kept attempting actions that were denied; the whole prompt stops."""
 
 
 class HookStopped(DenialEscalated):

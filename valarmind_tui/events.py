@@ -153,7 +153,7 @@ class AgentFinished(Event):
     """An agent run ended."""
 
     name: str
-    status: Literal["done", "failed", "incomplete", "cancelled", "timeout", "escalated"]
+    status: RunStatus
     summary: str = ""
 
 

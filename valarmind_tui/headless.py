@@ -27,6 +27,8 @@ EXIT_CODES: dict[RunStatus, int] = {
     RunStatus.ESCALATED: 4, RunStatus.UNVERIFIED: 5, RunStatus.REJECTED: 6, RunStatus.TIMEOUT: 7}
 """Exit codes of `-p` and `run` by prompt status (the README lists them): unverified, a required
 quality gate could not run (QA's command denied...); rejected, a required gate failed."""
+ANSWERED = (RunStatus.DONE, RunStatus.INCOMPLETE, RunStatus.UNVERIFIED, RunStatus.REJECTED)
+"""Statuses whose text is an answer, printed on stdout in text mode (the others go to stderr)."""
 
 
 def run_prompt(settings: Settings, root: Path, args: argparse.Namespace) -> int:
@@ -50,8 +52,7 @@ async def _run_prompt(
         await asyncio.sleep(0)
         writer.cancel()
         await session.close()
-    if output_format == "text" and result.status in ("done", "incomplete", "unverified",
-                                                     "rejected"):
+    if output_format == "text" and result.status in ANSWERED:
         out.write(result.text.rstrip() + "\n")
     elif output_format == "text":  # stdout carries only an answer; what went wrong goes to stderr
         print(f"valarmind: {result.status}: {result.text.rstrip()}", file=sys.stderr)
@@ -163,7 +164,7 @@ async def _run_profile(
     finally:
         await manager.close()
         await session.close()
-    if outcome.status == "failed":
+    if outcome.status == RunStatus.FAILED:
         print(f"valarmind run: {outcome.error}", file=sys.stderr)
         return 1
     output.parent.mkdir(parents=True, exist_ok=True)

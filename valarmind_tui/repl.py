@@ -29,6 +29,7 @@ from valarmind_tui.events import (
     Event,
     Notice,
     PromptFinished,
+    RunStatus,
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
@@ -40,8 +41,8 @@ if TYPE_CHECKING:
     from valarmind_tui.config import Settings
     from valarmind_tui.session import Session
 
-_GATE_END = {"unverified": "a required quality gate could not run",
-             "rejected": "a required quality gate failed"}
+_GATE_END = {RunStatus.UNVERIFIED: "a required quality gate could not run",
+             RunStatus.REJECTED: "a required quality gate failed"}
 _STATUS_WORD = {"ok": "done", "error": "failed", "denied": "denied", "cancelled": "cancelled"}
 _DRAFTED = {"model": "Commit message, written by the model from the staged diff:",
             "files": "Commit message, drafted from the changed files (no model wrote it):"}
@@ -196,11 +197,11 @@ class Repl:
         marker = event.text.rfind("## Quality gates") if event.gates else -1
         if marker >= 0:  # the gates' report is not streamed
             self.line("\n" + event.text[marker:])
-        if event.status == "cancelled":
+        if event.status == RunStatus.CANCELLED:
             self.line("[cancelled: the answer above is partial]")
-        elif event.status == "failed" and event.text:
+        elif event.status == RunStatus.FAILED and event.text:
             self.line(f"[failed] {event.text}")
-        elif event.status == "incomplete":
+        elif event.status == RunStatus.INCOMPLETE:
             self.line("[incomplete]")
         elif event.status in _GATE_END:
             self.line(f"[{event.status}: {_GATE_END[event.status]}]")

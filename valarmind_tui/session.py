@@ -14,52 +14,33 @@ from pathlib import Path
 from typing import Any
 
 from valarmind_tui.agent_commands import register_mcp_prompts
-from valarmind_tui.agents.commit_chain import MessageEditor
-from valarmind_tui.agents.loop import LoopDeps, UsageTotals, run_gated
+from valarmind_tui.agents.loop import LoopDeps, run_gated
 from valarmind_tui.agents.orchestrator import Orchestrator
 from valarmind_tui.agents.spec import AgentSpec
-from valarmind_tui.agents.tasks import TaskList
-from valarmind_tui.checkpoints import SessionCheckpoints
 from valarmind_tui.commands import CommandResult
-from valarmind_tui.composition import build_stack
+from valarmind_tui.composition import build_stack, wire_session
 from valarmind_tui.config import Settings
+from valarmind_tui.context.attachments import read_attachment
 from valarmind_tui.context.breakdown import ContextBreakdown, context_breakdown
 from valarmind_tui.context.compaction import compact as compact_history
 from valarmind_tui.context.compaction import context_window, should_compact
-from valarmind_tui.context.project_context import ContextLoader
 from valarmind_tui.context.prompt_builder import build_agent_prompt
 from valarmind_tui.context.tokens import count_tokens
 from valarmind_tui.context.transcript import SHOWN_MESSAGES, Transcript, build_transcript
-from valarmind_tui.errors import HookStopped, UsageError, ValarMindError
-from valarmind_tui.events import (
-    Event,
-    ModeChanged,
-    Notice,
-    PromptFinished,
-    RunStatus,
-)
+from valarmind_tui.errors import HookStopped, ValarMindError
+from valarmind_tui.events import Notice, PromptFinished, RunStatus
 from valarmind_tui.interactive_approver import InteractiveApprover
 from valarmind_tui.mcp.client.catalog import schema_source, servers_section
 from valarmind_tui.providers.base import Provider
 from valarmind_tui.repomap import RepoMapResult
 from valarmind_tui.repomap.refine import build_map
-from valarmind_tui.safety.approval import (
-    ApprovalAnswer,
-    Approver,
-    PermissionMode,
-)
-from valarmind_tui.safety.content import not_regular_reason, read_regular_bytes
-from valarmind_tui.safety.paths import resolve_in_project
+from valarmind_tui.safety.approval import ApprovalAnswer, Approver, PermissionMode
 from valarmind_tui.safety.permissions import AgentPermissions
-from valarmind_tui.session_records import (
-    export_transcript,
-    offline_help,
-    open_store,
-    restore_interrupted,
-)
+from valarmind_tui.session_records import export_transcript, offline_help, open_store
 from valarmind_tui.store.sessions import SessionStore
 from valarmind_tui.tools.base import ToolContext, ToolResult
 from valarmind_tui.tools.registry import ToolRegistry
+from valarmind_tui.tools.services import switch_mode
 
 
 @dataclass(frozen=True)
@@ -72,9 +53,6 @@ class PromptResult:
     """The quality gates' verdicts when they were required: {name, verdict, evidence}."""
 
 
-MAX_ATTACH_BYTES = 200_000
-
-
 class Session:
     """One conversation with the project; see the module docstring for the faces' contract."""
 
@@ -85,7 +63,6 @@ class Session:
     ) -> None:
         self.settings = settings
         self.project_root = project_root.resolve()
-        self.totals = UsageTotals()
         self._model = settings.resolve_model()
         self._provider = provider
         stack = build_stack(
@@ -101,33 +78,22 @@ class Session:
         self.commands = stack.commands
         self.plugins = stack.plugins
         self.mcp = stack.mcp
-        if self.mcp.sampling is not None:  # sampling tokens and cost count in the session's
-            self.mcp.sampling.totals = self.totals
         self.hooks = stack.hooks
         self.startup_notices = stack.notices
         self._hook_context = ""
         self._ended = False
-        self.history: list[dict[str, Any]] = []
-        self.store = store
-        self.session_id = session_id
-        if store is not None:
-            if session_id is None:
-                self.session_id = store.create(self.project_root, self._model)
-            else:
-                self.history = store.messages(session_id)
-                self._close_interrupted(store, session_id)
-            self.bus.add_listener(self._persist_event)
         self._running: asyncio.Task[PromptResult] | None = None
-        self.checkpoints = SessionCheckpoints(
-            self.project_root, self.session_id or f"unsaved-{uuid.uuid4().hex[:8]}", self.bus,
-            limits=settings.checkpoints)
-        self._context = ContextLoader(self.project_root)
-        self.tasks = TaskList(self.bus)
-        self.message_editor = MessageEditor(self.bus)
-        """/commit's message editing; a face that can edit sets `interactive`."""
-        self.hooks.session_id = self.session_id or uuid.uuid4().hex
-        self.hooks.transcript_path = self._export_transcript
-        self.hooks.mode = lambda: self.mode.value
+        self.store = store
+        parts = wire_session(stack, store=store, session_id=session_id, model=self._model,
+                             transcript=self._export_transcript)
+        self.session_id = parts.session_id
+        self.history = parts.history
+        self.totals = parts.totals
+        self.checkpoints = parts.checkpoints
+        self._context = parts.context
+        self.tasks = parts.tasks
+        self.message_editor = parts.message_editor
+        self.services = parts.services
 
     async def start(self) -> None:
         """Call once a face listens to the bus: reports plugin warnings, then starts the
@@ -174,8 +140,7 @@ class Session:
         return self._running is not None and not self._running.done()
 
     def set_mode(self, mode: PermissionMode | str) -> None:
-        self.gate.mode = PermissionMode(mode)
-        self.bus.publish(ModeChanged(mode=self.gate.mode.value))
+        switch_mode(self.gate, self.bus, mode)
 
     def set_model(self, model: str) -> None:
         self._model = self.settings.resolve_model(model)
@@ -224,10 +189,8 @@ class Session:
             self.bus.publish(Notice(level="error", message=str(exc)))
             return self._finish(RunStatus.FAILED, str(exc))
         await self._compact_if_needed()
-        ctx = ToolContext(project_root=self.project_root, sandbox=self.sandbox, extra={
-            "approver": self.approver, "set_mode": self.set_mode, "get_mode": lambda: self.mode,
-            "checkpoint": self.checkpoints.before_change,
-        })
+        ctx = ToolContext(project_root=self.project_root, sandbox=self.sandbox,
+                          services=self.services)
         deps = LoopDeps(
             provider=provider, tools=self.tools, gate=self.gate, bus=self.bus, ctx=ctx,
             totals=self.totals, on_message=self._persist_message,
@@ -245,9 +208,10 @@ class Session:
         finally:
             await self.checkpoints.end()
         self.history = outcome.messages
-        if outcome.status == "failed" and outcome.error:
+        failed = outcome.status == RunStatus.FAILED
+        if failed and outcome.error:
             self.bus.publish(Notice(level="error", message=outcome.error))
-        text = outcome.text if outcome.status != "failed" else (outcome.error or outcome.text)
+        text = (outcome.error or outcome.text) if failed else outcome.text
         gates = tuple(orchestrator.gates.gates()) if orchestrator.gates is not None else ()
         return self._finish(outcome.status, text, gates)
 
@@ -319,7 +283,7 @@ class Session:
             return ToolResult.error("the bash tool is not available")
         params = tool.parse({"command": command})
         ctx = ToolContext(project_root=self.project_root, agent_id="user", sandbox=self.sandbox,
-                          extra={"checkpoint": self.checkpoints.before_change})
+                          services=self.services)
         own_turn = not self.busy
         if own_turn:
             self.checkpoints.begin(f"!{command}")
@@ -353,13 +317,7 @@ class Session:
 
     def attach(self, path: str) -> str:
         """The text of a project file for an `@path` mention (checked like any tool path)."""
-        resolved = resolve_in_project(self.project_root, path)
-        if not resolved.is_file():
-            raise UsageError(not_regular_reason(resolved, path) or f"{path}: not a file")
-        data = read_regular_bytes(resolved, path, MAX_ATTACH_BYTES)
-        if b"\0" in data[:8192]:
-            raise UsageError(f"{path}: binary file, not attached")
-        return data.decode("utf-8", errors="replace")
+        return read_attachment(self.project_root, path)
 
     def transcript(self, limit: int = SHOWN_MESSAGES) -> Transcript:
         """The stored conversation as the faces show it again (blocking: reads the event log,
@@ -414,7 +372,6 @@ class Session:
             self.store.close()
 
     # -- persistence ----------------------------------------------------------------------
-    # -- persistence ----------------------------------------------------------------------
     def _export_transcript(self) -> str:
         """The conversation so far as JSONL, for hooks' `transcript_path`."""
         return export_transcript(self.history, self.hooks.session_id)
@@ -423,9 +380,3 @@ class Session:
         if self.store is not None and self.session_id is not None:
             self.store.append_message(self.session_id, message)
 
-    def _close_interrupted(self, store: SessionStore, session_id: str) -> None:
-        self.history.extend(restore_interrupted(self.history, store, session_id))
-
-    def _persist_event(self, event: Event) -> None:
-        if self.store is not None and self.session_id is not None:
-            self.store.append_event(self.session_id, event)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from valarmind_tui.safety.approval import Approver, PermissionMode, PolicyApprov
 from valarmind_tui.safety.gate import PermissionGate
 from valarmind_tui.tools.base import ToolContext
 from valarmind_tui.tools.builtin import builtin_tools
+from valarmind_tui.tools.services import ToolServices
 
 
 @dataclass
@@ -50,11 +52,12 @@ def as_json(data: dict[str, Any]) -> str:
 
 @pytest.fixture
 def stack(fake_model: Any, monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201
-    """make(root, approver=..., mode=...) -> Stack wired like a session would."""
+    """make(root, approver=..., mode=...) -> Stack wired like a session would; `approver` may
+    be built with the bus (`approver=InteractiveApprover`)."""
     monkeypatch.setenv("FAKE_API_KEY", "sk-test")
 
     def make(
-        root: Path, *, approver: Approver | None = None,
+        root: Path, *, approver: Approver | Callable[[EventBus], Approver] | None = None,
         mode: PermissionMode = PermissionMode.DEFAULT,
     ) -> Stack:
         from valarmind_tui.providers.litellm_provider import provider_from_settings
@@ -63,11 +66,15 @@ def stack(fake_model: Any, monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201
                                  api_base=fake_model.openai_base,
                                  api_key_env="FAKE_API_KEY")
         bus = EventBus()
+        if callable(approver):
+            approver = approver(bus)
         gate = PermissionGate(root, approver or PolicyApprover(allow_writes=True,
                                                                allow_execute=True),
                               mode=mode, bus=bus)
+        ctx = ToolContext(project_root=root.resolve(),
+                          services=ToolServices.for_gate(gate, bus))
         deps = LoopDeps(provider=provider_from_settings(settings), tools=builtin_tools(),
-                        gate=gate, bus=bus, ctx=ToolContext(project_root=root.resolve()))
+                        gate=gate, bus=bus, ctx=ctx)
         orchestrator = Orchestrator(deps, AgentRegistry.load(root, settings),
                                     model=settings.resolve_model(), settings=settings)
         made = Stack(orchestrator, gate, bus, settings)

@@ -55,10 +55,9 @@ async def test_plan_mode_refuses_write_and_bash_and_changes_nothing(
 async def test_plan_is_rejected_with_feedback_then_approved_and_executed(
     git_repo: Path, fake_model: Any, stack: Any
 ) -> None:
-    s = stack(git_repo, mode=PermissionMode.PLAN)
-    person = InteractiveApprover(s.bus)
-    s.orchestrator.deps.ctx.extra["approver"] = person
-    s.gate.approver = person
+    s = stack(git_repo, mode=PermissionMode.PLAN, approver=InteractiveApprover)
+    person = s.gate.approver
+    assert isinstance(person, InteractiveApprover)
     answers = [ApprovalAnswer("deny", feedback="also update the README"),
                ApprovalAnswer("allow_once"), ApprovalAnswer("allow_once")]
 

@@ -11,6 +11,7 @@ from valarmind_tui.bus import EventBus
 from valarmind_tui.errors import ToolError
 from valarmind_tui.events import Event, TaskListChanged, event_from_dict, event_to_dict
 from valarmind_tui.tools.base import ToolContext
+from valarmind_tui.tools.services import ToolServices
 from valarmind_tui.tools.task_tools import task_tools
 
 
@@ -18,7 +19,7 @@ async def test_task_tools_publish_the_whole_list(tmp_path: Path) -> None:
     bus = EventBus()
     events: list[Event] = []
     bus.add_listener(events.append)
-    ctx = ToolContext(project_root=tmp_path, extra={"tasks": TaskList(bus)})
+    ctx = ToolContext(project_root=tmp_path, services=ToolServices(tasks=TaskList(bus)))
     create, update, listing = task_tools()
 
     async def run(tool, **args):  # noqa: ANN001, ANN202

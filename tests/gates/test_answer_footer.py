@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
+from valarmind_tui.events import RunStatus
 from valarmind_tui.ui.widgets.chat import ChatView
 from valarmind_tui.ui.widgets.streaming_markdown import StreamingMarkdown
 
@@ -20,7 +21,7 @@ async def test_unverified_answer_shows_the_report_and_the_verdict() -> None:
     app = Host()
     async with app.run_test(size=(110, 30)) as pilot:
         chat = app.query_one(ChatView)
-        await chat.finish_answer("unverified", REPORT)
+        await chat.finish_answer(RunStatus.UNVERIFIED, REPORT)
         await pilot.pause()
         assert app.query_one(".answer", StreamingMarkdown).source == REPORT
         footer = str(app.query_one(".answer-end", Static).render())
@@ -30,7 +31,7 @@ async def test_unverified_answer_shows_the_report_and_the_verdict() -> None:
 async def test_rejected_answer_is_marked_as_an_error() -> None:
     app = Host()
     async with app.run_test(size=(110, 30)) as pilot:
-        await app.query_one(ChatView).finish_answer("rejected", REPORT)
+        await app.query_one(ChatView).finish_answer(RunStatus.REJECTED, REPORT)
         await pilot.pause()
         answer = app.query_one(".answer-end", Static)
         assert "rejected: a required quality gate failed" in str(answer.render())

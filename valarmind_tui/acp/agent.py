@@ -45,17 +45,19 @@ from valarmind_tui.acp.replay import replay_updates
 from valarmind_tui.config import KNOWN_KEYS, McpServerConfig, load_settings
 from valarmind_tui.context.attachments import with_attachments
 from valarmind_tui.errors import ValarMindError
+from valarmind_tui.events import RunStatus
 from valarmind_tui.safety.approval import PermissionMode
 from valarmind_tui.session import Session, offline_help
 from valarmind_tui.store.sessions import SessionStore
 from valarmind_tui.trust import decide
 from valarmind_tui.user_dirs import user_data_dir
 
-STOP_REASONS: dict[str, StopReason] = {
-                "done": "end_turn", "incomplete": "max_turn_requests",
-                "cancelled": "cancelled", "escalated": "refusal",
-                # the turn ended; its answer carries the gate report that says what failed
-                "unverified": "end_turn", "rejected": "end_turn", "timeout": "cancelled"}
+STOP_REASONS: dict[RunStatus, StopReason] = {
+    RunStatus.DONE: "end_turn", RunStatus.INCOMPLETE: "max_turn_requests",
+    RunStatus.CANCELLED: "cancelled", RunStatus.ESCALATED: "refusal",
+    # the turn ended; its answer carries the gate report that says what failed
+    RunStatus.UNVERIFIED: "end_turn", RunStatus.REJECTED: "end_turn",
+    RunStatus.TIMEOUT: "cancelled"}
 MODES = {
     "default": "Asks before every write and command.",
     "accept-edits": "Edits inside the project pass; commands still ask.",
@@ -168,7 +170,7 @@ class ValarMindAgent:
         if is_command:
             await link.send(helpers.update_agent_message_text(result.text))
             return PromptResponse(stop_reason="end_turn")
-        if result.status == "failed":
+        if result.status == RunStatus.FAILED:
             raise error(-32603, result.text or "The prompt failed; see the agent's log.")
         return PromptResponse(stop_reason=STOP_REASONS.get(result.status, "end_turn"))
 

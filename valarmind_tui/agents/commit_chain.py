@@ -48,7 +48,8 @@ if TYPE_CHECKING:
 CHECK_KINDS = ("lint", "typecheck", "test")
 TAIL_LINES, TAIL_CHARS = 40, 4000
 STOPS = ("failed", "not_run", "cancelled")
-STATUS_OF = {("check", "failed"): RunStatus.REJECTED, ("confirm", "failed"): RunStatus.REJECTED}
+REJECTING_STEPS = ("check", "confirm")
+"""Steps whose failure rejects the change (a check or the confirmation said no)."""
 RunCheck = Callable[[str], Awaitable["ToolResult"]]
 
 
@@ -100,11 +101,13 @@ class CommitOutcome:
     @property
     def status(self) -> RunStatus:
         for step in self.steps:
-            if step.outcome in STOPS:
-                if step.outcome != "failed":
-                    return RunStatus.UNVERIFIED if step.outcome == "not_run" \
-                        else RunStatus.CANCELLED
-                return STATUS_OF.get((step.step, "failed"), RunStatus.FAILED)
+            if step.outcome == "not_run":
+                return RunStatus.UNVERIFIED
+            if step.outcome == "cancelled":
+                return RunStatus.CANCELLED
+            if step.outcome == "failed":
+                return (RunStatus.REJECTED if step.step in REJECTING_STEPS
+                        else RunStatus.FAILED)
         return RunStatus.DONE
 
     def to_dict(self) -> dict[str, Any]:
@@ -113,8 +116,10 @@ class CommitOutcome:
 
     def render(self) -> str:
         """Markdown for the faces: one line per step, then what stopped the chain."""
-        title = {"done": f"committed {self.commit}" if self.commit else "done"}.get(
-            self.status, self.status.upper())
+        status = self.status
+        title = status.upper()
+        if status == RunStatus.DONE:
+            title = f"committed {self.commit}" if self.commit else "done"
         lines = [f"## Commit ({title})"]
         for s in self.steps:
             code = f", exit {s.exit_code}" if s.exit_code is not None else ""
@@ -123,7 +128,7 @@ class CommitOutcome:
         last = self.steps[-1] if self.steps else None
         if last is not None and last.outcome in STOPS and last.output:
             lines.append(f"\n```\n{last.output}\n```")
-        if self.message and self.status == "done":
+        if self.message and status == RunStatus.DONE:
             lines.append(f"\n```\n{self.message}\n```")
         return "\n".join(lines)
 

@@ -1,4 +1,5 @@
-"""Delegation: the orchestrator's `delegate` tool starts a specialist in its own loop.
+"""Delegation: the orchestrator's `delegate` tool (delegate_tool.py) starts a specialist in its
+own loop.
 
 The Delegator builds a child AgentLoop from the specialist's spec (its tools, permissions,
 model), publishes AgentSpawned/AgentFinished, enforces the timeout (clean cancel, status
@@ -15,17 +16,18 @@ import asyncio
 import itertools
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from valarmind_tui.agents.approval_clock import ApprovalClock
-from valarmind_tui.agents.loop import TIMEOUT, AgentLoop, AgentOutcome, LoopDeps
+from valarmind_tui.agents.loop import AgentLoop, AgentOutcome, LoopDeps
 from valarmind_tui.agents.registry import AgentRegistry
 from valarmind_tui.agents.results import parse_result, result_dict
 from valarmind_tui.agents.spec import AgentSpec
+from valarmind_tui.agents.time_limit import bounded
 from valarmind_tui.config import Settings
 from valarmind_tui.errors import (
     AuthError,
@@ -36,12 +38,16 @@ from valarmind_tui.errors import (
     ValarMindError,
 )
 from valarmind_tui.events import AgentFinished, AgentSpawned, RunStatus
-from valarmind_tui.providers.base import Provider, Usage
+from valarmind_tui.providers.base import Provider
 from valarmind_tui.safety.approval import PermissionMode
-from valarmind_tui.tools.base import Risk, Tool, ToolContext, ToolResult
+from valarmind_tui.tools.base import ToolContext, ToolResult
+from valarmind_tui.tools.services import DelegationRequest
 
-PRIVATE_EXTRAS = ("delegate", "tasks", "set_mode")
-"""ctx.extra entries a specialist does not inherit (only the orchestrator plans and spawns)."""
+if TYPE_CHECKING:
+    from valarmind_tui.context.project_context import ContextLoader
+
+ENDED_EARLY = (RunStatus.FAILED, RunStatus.CANCELLED, RunStatus.ESCALATED)
+"""How a specialist ends without an answer to validate (a timeout is reported on its own)."""
 REPAIR = (
     "Your final answer was not a valid {kind} JSON object ({problem}). Reply again with only the "
     "JSON object, no prose and no code fence."
@@ -54,7 +60,7 @@ class DelegationResult:
 
     agent: str
     agent_id: str
-    status: str
+    status: RunStatus
     """done, incomplete, failed, cancelled, timeout or escalated (repeated denials: the
     delegate tool raises DenialEscalated so the whole prompt stops)."""
     text: str
@@ -64,6 +70,11 @@ class DelegationResult:
     problem: str | None = None
     """Why the result did not validate, or why the run failed."""
     elapsed_s: float = 0.0
+
+    @property
+    def ended_early(self) -> bool:
+        """It gave no answer: it failed, was cancelled or stopped, or timed out."""
+        return self.status in ENDED_EARLY or self.status == RunStatus.TIMEOUT
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"agent": self.agent, "agent_id": self.agent_id,
@@ -78,29 +89,30 @@ class DelegationResult:
         return out
 
     def to_tool_result(self) -> ToolResult:
-        if self.status == "timeout":
+        if self.status == RunStatus.TIMEOUT:
             partial = f"\nPartial output:\n{self.text}" if self.text.strip() else ""
             return ToolResult.error(
                 f"The {self.agent} agent timed out after {self.elapsed_s:.0f}s and was "
                 f"cancelled.{partial}"
             )
-        if self.status in ("failed", "cancelled", "escalated"):
+        if self.status in ENDED_EARLY:
             return ToolResult.error(
                 f"The {self.agent} agent {self.status}: {self.problem or self.text or 'no output'}"
             )
         return ToolResult(json.dumps(self.to_dict(), indent=1), data=self.to_dict())
 
 
-def raise_if_escalated(results: list[DelegationResult]) -> None:
+def raise_if_escalated(results: Sequence[DelegationResult]) -> None:
     """Repeated denials inside a specialist stop the whole prompt, not just the specialist."""
     for result in results:
-        if result.status == "escalated":
+        if result.status == RunStatus.ESCALATED:
             raise DenialEscalated(
                 f"The {result.agent} agent was stopped: {result.problem or result.text}")
 
 
 class Delegator:
-    """Runs specialists for a parent agent; reached by the delegate tool via ctx.extra."""
+    """Runs specialists for a parent agent; the delegate tool reaches it as
+    `ctx.services.delegator`."""
 
     def __init__(
         self, registry: AgentRegistry, deps: LoopDeps, *, model: str | None = None,
@@ -119,8 +131,8 @@ class Delegator:
         self._ids = itertools.count(1)
         self.results: list[DelegationResult] = []
         self.on_result: Callable[[DelegationResult], None] | None = None
-        self.context: Any = None
-        """A context.project_context.ContextLoader; the session may share its own."""
+        self.context: ContextLoader | None = None
+        """The project context for specialists' prompts (built on first use)."""
 
     async def run(
         self, agent: str, task: str, context: str = "", *, parent_id: str | None = None,
@@ -139,10 +151,34 @@ class Delegator:
             self.on_result(result)
         return result
 
+    async def delegate(
+        self, requests: Sequence[DelegationRequest], parent_id: str
+    ) -> ToolResult:
+        """A delegate call: every agent checked first (plan mode refuses writers as a denial),
+        then all run at once; repeated denials in any of them stop the whole prompt."""
+        try:
+            for request in requests:
+                self.check(request.agent)
+        except ToolDenied:
+            raise  # the loop reports it as denied, not failed
+        except (UsageError, ToolError) as exc:
+            return ToolResult.error(str(exc))
+        results = await asyncio.gather(*(
+            self.run(r.agent, r.task, r.context, parent_id=parent_id, timeout_s=r.timeout_s)
+            for r in requests
+        ))
+        raise_if_escalated(results)
+        if len(results) == 1:
+            return results[0].to_tool_result()
+        parts = [r.to_tool_result() for r in results]
+        text = "\n\n".join(p.output for p in parts)
+        return ToolResult(text, is_error=all(p.is_error for p in parts),
+                          data=[r.to_dict() for r in results])
+
     def check(self, agent: str) -> AgentSpec:
         """The spec, if the agent exists and may run now (UsageError / ToolError otherwise)."""
         spec = self.registry.get(agent)
-        get_mode = self.deps.ctx.extra.get("get_mode")
+        get_mode = self.deps.ctx.services.get_mode
         if get_mode is not None and get_mode() == PermissionMode.PLAN and not spec.read_only:
             raise ToolDenied(f"Plan mode is on: the {agent} agent changes things and cannot run "
                             "until the plan is approved.")
@@ -163,14 +199,15 @@ class Delegator:
         bus = self.deps.bus
         bus.publish(AgentSpawned(agent_id=child_id, parent_id=parent, name=spec.name, task=task))
         started = time.monotonic()
-        status, summary = "cancelled", ""
+        status, summary = RunStatus.CANCELLED, ""
         clock = ApprovalClock(bus, child_id)
         try:
             try:
                 loop = self._child_loop(spec, child_id)
             except ValarMindError as exc:  # e.g. a profile's missing API key
-                result = DelegationResult(spec.name, child_id, "failed", "", problem=str(exc))
-                status, summary = "failed", str(exc)[:300]
+                result = DelegationResult(spec.name, child_id, RunStatus.FAILED, "",
+                                          problem=str(exc))
+                status, summary = RunStatus.FAILED, str(exc)[:300]
                 return result
             message = f"{task}\n\n## Context\n{context}" if context.strip() else task
             outcome, timed_out = await bounded(
@@ -178,7 +215,7 @@ class Delegator:
                 max(limit, spec.max_timeout_s),
             )
             if timed_out:
-                result = DelegationResult(spec.name, child_id, "timeout", outcome.text,
+                result = DelegationResult(spec.name, child_id, RunStatus.TIMEOUT, outcome.text,
                                           problem=f"exceeded {limit:g}s", elapsed_s=limit)
             else:
                 remaining = max(1.0, limit - clock.elapsed())
@@ -188,17 +225,17 @@ class Delegator:
             return result
         finally:
             clock.close()
-            bus.publish(AgentFinished(agent_id=child_id, name=spec.name, status=status,  # type: ignore[arg-type]
+            bus.publish(AgentFinished(agent_id=child_id, name=spec.name, status=status,
                                       summary=summary))
 
     async def _finish(
         self, spec: AgentSpec, child_id: str, loop: AgentLoop, outcome: AgentOutcome,
         remaining: float, clock: ApprovalClock | None = None,
     ) -> DelegationResult:
-        if outcome.status in ("failed", "cancelled", "escalated"):
+        if outcome.status in ENDED_EARLY:
             return DelegationResult(spec.name, child_id, outcome.status, outcome.text,
                                     problem=outcome.error)
-        if not spec.result or outcome.status != "done":
+        if not spec.result or outcome.status != RunStatus.DONE:
             return DelegationResult(spec.name, child_id, outcome.status, outcome.text,
                                     valid=not spec.result)
         parsed, problem = parse_result(spec.result, outcome.text)
@@ -209,30 +246,28 @@ class Delegator:
                 repair.run(prompt, history=outcome.messages), remaining, clock,
                 max(remaining, spec.max_timeout_s),
             )
-            if not timed_out and second.status == "done":
+            if not timed_out and second.status == RunStatus.DONE:
                 parsed, problem2 = parse_result(spec.result, second.text)
                 if parsed is None:
-                    return DelegationResult(spec.name, child_id, "done", second.text,
+                    return DelegationResult(spec.name, child_id, RunStatus.DONE, second.text,
                                             problem=problem2)
                 outcome = second
             else:
-                return DelegationResult(spec.name, child_id, "done", outcome.text,
+                return DelegationResult(spec.name, child_id, RunStatus.DONE, outcome.text,
                                         problem=problem)
-        return DelegationResult(spec.name, child_id, "done", outcome.text, result=parsed,
-                                valid=True)
+        return DelegationResult(spec.name, child_id, RunStatus.DONE, outcome.text,
+                                result=parsed, valid=True)
 
     def _child_loop(
         self, spec: AgentSpec, child_id: str, max_turns: int | None = None
     ) -> AgentLoop:
         parent = self.deps
         tools = parent.tools.for_agent(spec.name, spec.tools)
-        extra = {k: v for k, v in parent.ctx.extra.items() if k not in PRIVATE_EXTRAS}
-        if spec.permissions.spawn:
-            extra["delegate"] = self
-        else:
+        if not spec.permissions.spawn:
             tools.unregister("delegate")
+        services = parent.ctx.services.for_specialist(self if spec.permissions.spawn else None)
         ctx = ToolContext(project_root=parent.ctx.project_root, agent_id=child_id,
-                          cancel_event=parent.ctx.cancel_event, extra=extra,
+                          cancel_event=parent.ctx.cancel_event, services=services,
                           sandbox=parent.ctx.sandbox)
         model = self.model_for(spec)
         provider = parent.provider
@@ -286,117 +321,9 @@ def profile_provider(spec: AgentSpec, model: str | None) -> Provider:
                                           api_key_env=spec.api_key_env, api_key=key))
 
 
-async def bounded(
-    coro: Any, limit: float, clock: ApprovalClock | None = None, wall_limit: float | None = None,
-    *, keep_partial_on_cancel: bool = False,
-) -> tuple[AgentOutcome, bool]:
-    """Run an agent loop with a time limit: (outcome, timed_out). The `clock` does not run while
-    an approval is pending, but `wall_limit` (the agent's maximum) always does. On timeout the
-    loop is cancelled with TIMEOUT (its open call ends `timeout`, a pending approval is denied)
-    and its partial outcome returned; a cancelled caller cancels the loop too, and with
-    `keep_partial_on_cancel` gets the loop's own cancelled outcome (its partial answer) back
-    instead of the CancelledError, as when the loop runs in the caller's task."""
-    task = asyncio.ensure_future(coro)
-    base = clock.elapsed() if clock is not None else 0.0
-    wall_start = time.monotonic()
-    try:
-        while True:
-            if clock is None:
-                done, _ = await asyncio.wait({task}, timeout=limit)
-                break
-            remaining = clock.remaining(limit, base)
-            if wall_limit is not None:
-                wall = wall_limit - (time.monotonic() - wall_start)
-                remaining = wall if remaining is None else min(remaining, wall)
-            if remaining is not None and remaining <= 0:
-                done = set()
-                break
-            done = await clock.wait(task, remaining)
-            if task in done:
-                break
-    except asyncio.CancelledError as exc:
-        task.cancel(*exc.args[:1])  # a parent's timeout reaches the child as a timeout
-        await asyncio.wait({task})
-        current = asyncio.current_task()
-        if (keep_partial_on_cancel and current is not None and not task.cancelled()
-                and task.exception() is None):
-            current.uncancel()
-            return task.result(), False
-        raise
-    if task in done:
-        return task.result(), False
-    task.cancel(TIMEOUT)
-    await asyncio.wait({task})
-    if task.cancelled():
-        return AgentOutcome(RunStatus.CANCELLED, "", [], 0, Usage()), True
-    return task.result(), True
-
-
 def _summary(result: DelegationResult) -> str:
     if result.result is not None:
         summary = getattr(result.result, "summary", "")
         if summary:
             return str(summary)[:300]
     return (result.problem or result.text or "")[:300]
-
-
-class DelegateItem(BaseModel):
-    agent: str = Field(description="Specialist name.")
-    task: str = Field(description="Self-contained task.")
-    context: str = Field("", description="What the specialist needs to know.")
-    timeout_s: float | None = Field(
-        None, gt=0, description="Seconds it may work (default: its own; capped at its maximum).")
-
-
-class DelegateTool(Tool):
-    name = "delegate"
-    risk = Risk.SPAWN
-    description = (
-        "Start a specialist agent on a self-contained task and get its structured result (JSON). "
-        "It sees nothing of this conversation: put what it needs in `context`. Use `also` to run "
-        "more read-only specialists (search, research, review) at the same time."
-    )
-
-    class Params(DelegateItem):
-        also: list[DelegateItem] = Field(
-            default_factory=list, description="More specialists to run in parallel."
-        )
-
-    def __init__(self, agents: list[str] | None = None) -> None:
-        self.agents = agents
-
-    def schema(self) -> dict[str, Any]:
-        schema = super().schema()
-        if self.agents:
-            props = schema["function"]["parameters"]
-            item = props.get("$defs", {}).get("DelegateItem", {}).get("properties", {})
-            for target in (props["properties"], item):
-                if "agent" in target:
-                    target["agent"]["enum"] = list(self.agents)
-        return schema
-
-    async def run(self, params: Params, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
-        delegator: Delegator | None = ctx.extra.get("delegate")
-        if delegator is None:
-            return ToolResult.error("delegation is not available to this agent")
-        items = [DelegateItem(agent=params.agent, task=params.task, context=params.context,
-                              timeout_s=params.timeout_s)]
-        items += params.also
-        try:
-            for item in items:
-                delegator.check(item.agent)
-        except ToolDenied:
-            raise  # the loop reports it as denied, not failed
-        except (UsageError, ToolError) as exc:
-            return ToolResult.error(str(exc))
-        results = await asyncio.gather(*(
-            delegator.run(i.agent, i.task, i.context, parent_id=ctx.agent_id,
-                          timeout_s=i.timeout_s) for i in items
-        ))
-        raise_if_escalated(results)
-        if len(results) == 1:
-            return results[0].to_tool_result()
-        parts = [r.to_tool_result() for r in results]
-        text = "\n\n".join(p.output for p in parts)
-        return ToolResult(text, is_error=all(p.is_error for p in parts),
-                          data=[r.to_dict() for r in results])

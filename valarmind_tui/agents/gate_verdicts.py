@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 Verdict = Literal["passed", "failed", "not_run"]
 VERDICT_WORDS = {"passed": "passed", "failed": "FAILED", "not_run": "not run"}
-RAN_TO_END = ("done",)
+RAN_TO_END = (RunStatus.DONE,)
 
 
 @dataclass(frozen=True)

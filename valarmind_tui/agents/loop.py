@@ -314,7 +314,8 @@ class AgentLoop:
         if not (last.get("role") == "tool" or last.get("role") == "assistant"
                 and last.get("tool_calls")):
             return False
-        turn = next((m for m in reversed(self.messages) if m.get("role") == "assistant"), {})
+        turn: dict[str, Any] = next(
+            (m for m in reversed(self.messages) if m.get("role") == "assistant"), {})
         answered = {m.get("tool_call_id") for m in self.messages if m.get("role") == "tool"}
         for tc in turn.get("tool_calls") or []:
             if tc["id"] not in answered:
@@ -343,7 +344,7 @@ async def run_gated(
 ) -> tuple[ToolStatus, ToolResult]:
     """Pass one call through the gate and run it: the only way any face or agent runs a tool.
 
-    Before a write or a command runs, `ctx.extra["checkpoint"]` (when the session set one) records
+    Before a write or a command runs, `ctx.services.checkpoint` (when the session set one) records
     the work tree, so /undo covers what commands changed too."""
     decision = await gate.check(tool, params, ctx, permissions)
     if not decision.allowed:
@@ -353,7 +354,7 @@ async def run_gated(
         return "denied", ToolResult.error(message)
     if decision.params is not None:  # a PreToolUse hook's updatedInput
         params = decision.params
-    checkpoint = ctx.extra.get("checkpoint")
+    checkpoint = ctx.services.checkpoint
     if checkpoint is not None and tool.risk in (Risk.WRITE, Risk.EXECUTE):
         await checkpoint(tool.name)  # the work tree before a write or command (never raises)
     try:

@@ -21,13 +21,8 @@ from dataclasses import replace
 from typing import Any
 
 from valarmind_tui.agents.approval_clock import ApprovalClock
-from valarmind_tui.agents.delegate import (
-    DelegateTool,
-    DelegationResult,
-    Delegator,
-    bounded,
-    raise_if_escalated,
-)
+from valarmind_tui.agents.delegate import DelegationResult, Delegator, raise_if_escalated
+from valarmind_tui.agents.delegate_tool import DelegateTool
 from valarmind_tui.agents.gate_verdicts import qa_verdicts, review_verdict, test_verdict
 from valarmind_tui.agents.loop import AgentLoop, AgentOutcome, LoopDeps
 from valarmind_tui.agents.quality_gates import ChangeTracker, GateReport, gates_required
@@ -35,10 +30,10 @@ from valarmind_tui.agents.registry import AgentRegistry
 from valarmind_tui.agents.results import QAResult, ReviewResult
 from valarmind_tui.agents.spec import AgentSpec
 from valarmind_tui.agents.tasks import DelegationFollower, TaskList
+from valarmind_tui.agents.time_limit import bounded
 from valarmind_tui.config import Settings
 from valarmind_tui.errors import DenialEscalated
-from valarmind_tui.events import AgentFinished, AgentSpawned, Event, ModeChanged, RunStatus
-from valarmind_tui.safety.approval import PermissionMode
+from valarmind_tui.events import AgentFinished, AgentSpawned, Event, RunStatus
 from valarmind_tui.tools.exit_plan_mode import ExitPlanModeTool
 from valarmind_tui.tools.registry import ToolRegistry
 from valarmind_tui.tools.task_tools import task_tools
@@ -71,33 +66,21 @@ class Orchestrator:
         self.registry = registry
         self.spec = registry.get("orchestrator")
         self.tools = agent_tools(deps.tools, registry)
-        self.deps = replace(deps, tools=self.tools)
         self.model = model
         self.max_turns = max_turns
         self.max_fix_rounds = max_fix_rounds
         self.tasks = tasks if tasks is not None else TaskList(deps.bus)
+        self.deps = replace(deps, tools=self.tools)
         self.delegator = Delegator(registry, self.deps, model=model, settings=settings,
                                    system_prompt_for=system_prompt_for)
-        self._install_extras()
+        # set after the delegator is built (it is one of the services); it shares these deps
+        services = replace(deps.ctx.services, tasks=self.tasks, delegator=self.delegator)
+        self.deps.ctx = replace(deps.ctx, services=services)
         self.gates: GateReport | None = None
 
     @property
     def agent_id(self) -> str:
         return self.deps.ctx.agent_id
-
-    def _install_extras(self) -> None:
-        extra = self.deps.ctx.extra
-        gate, bus = self.deps.gate, self.deps.bus
-        extra["delegate"] = self.delegator
-        extra["tasks"] = self.tasks
-        extra.setdefault("approver", gate.approver)
-        extra.setdefault("get_mode", lambda: gate.mode)
-
-        def set_mode(mode: PermissionMode) -> None:
-            gate.mode = PermissionMode(mode)
-            bus.publish(ModeChanged(mode=gate.mode.value))
-
-        extra.setdefault("set_mode", set_mode)
 
     async def run(
         self, prompt: str, *, history: list[dict[str, Any]] | None = None,
@@ -116,11 +99,11 @@ class Orchestrator:
                              max_turns=self.max_turns)
             outcome = await self._run_bounded(loop, prompt, history, system_prompt)
             reasons = gates_required(tracker.files)
-            if not reasons or outcome.status == "escalated":
+            if not reasons or outcome.status == RunStatus.ESCALATED:
                 return outcome
             report = GateReport(reasons, tracker.files)
             self.gates = report
-            if outcome.status != "done":
+            if outcome.status != RunStatus.DONE:
                 report.notes.append(f"Gates not run: the run ended {outcome.status}.")
                 return self._reported(outcome, report, outcome.status, outcome.text)
             try:

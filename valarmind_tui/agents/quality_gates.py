@@ -83,7 +83,7 @@ class ChangeTracker:
         last_change = max(self.changes.values(), default=0)
         for seq, result in reversed(self.results):
             if result.agent == agent and seq > last_change and (
-                    not finished or result.status == "done"):
+                    not finished or result.status == RunStatus.DONE):
                 return result
         return None
 
@@ -156,11 +156,12 @@ class GateReport:
 
     @property
     def passed(self) -> bool:
-        return self.status == "done"
+        return self.status == RunStatus.DONE
 
     def render(self) -> str:
         """The "Quality gates" section appended to the final answer (and kept in history)."""
-        title = {"done": "passed", "rejected": "REJECTED"}.get(self.status, "NOT verified")
+        title = {RunStatus.DONE: "passed", RunStatus.REJECTED: "REJECTED"}.get(
+            self.status, "NOT verified")
         lines = [f"## Quality gates ({title})", f"Required because {'; '.join(self.reasons)}."]
         for verdict in self.verdicts:
             name, word = verdict.name, verdict.verdict.replace("_", " ")

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from valarmind_tui.bus import EventBus
 from valarmind_tui.errors import ToolError
-from valarmind_tui.events import TaskItem, TaskListChanged
+from valarmind_tui.events import RunStatus, TaskItem, TaskListChanged
 
 STATUSES: tuple[str, ...] = ("pending", "in_progress", "completed", "blocked", "cancelled")
 _MARK = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]", "blocked": "[!]",
@@ -22,7 +22,7 @@ _MARK = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]", "blocked": 
 
 
 class TaskList:
-    """Tasks with status, owner agent and dependencies (reached by tools via ctx.extra["tasks"])."""
+    """Tasks with status, owner agent and dependencies (tools reach it as `ctx.services.tasks`)."""
 
     def __init__(self, bus: EventBus | None = None, *, agent_id: str = "main") -> None:
         self._bus = bus
@@ -138,7 +138,7 @@ def agents_named(item: TaskItem, agents: Collection[str]) -> set[str]:
     return {a for a in agents if a in words}
 
 
-_AFTER_DELEGATION = {"done": "completed", "cancelled": "cancelled"}
+_AFTER_DELEGATION = {RunStatus.DONE: "completed", RunStatus.CANCELLED: "cancelled"}
 """A task's status once its agent finished (anything else - failed, timeout... - blocks it)."""
 _AFTER_GATE = {"passed": "completed", "failed": "blocked", "not_run": "blocked"}
 
@@ -149,7 +149,7 @@ class DelegationFollower:
     def __init__(self, tasks: TaskList, agents: Collection[str]) -> None:
         self.tasks = tasks
         self.agents = set(agents)
-        self.finished: dict[str, str] = {}
+        self.finished: dict[str, RunStatus] = {}
 
     def started(self, agent: str) -> None:
         self.finished.pop(agent, None)
@@ -157,14 +157,14 @@ class DelegationFollower:
             if item.status in ("pending", "blocked"):
                 self._set(item.id, "in_progress")
 
-    def ended(self, agent: str, status: str) -> None:
+    def ended(self, agent: str, status: RunStatus) -> None:
         self.finished[agent] = status
         for item, named in self._linked(agent):
             if item.status in ("completed", "cancelled"):
                 continue
-            if status != "done":
+            if status != RunStatus.DONE:
                 self._set(item.id, _AFTER_DELEGATION.get(status, "blocked"))
-            elif all(self.finished.get(a) == "done" for a in named):
+            elif all(self.finished.get(a) == RunStatus.DONE for a in named):
                 self._set(item.id, "completed")
 
     def settle(self, verdicts: Mapping[str, str]) -> None:

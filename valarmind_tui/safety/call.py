@@ -26,9 +26,13 @@ _INSTANCE = re.compile(r"(?:[-#:.]\d+)+$")
 class GatedTool(Protocol):
     """What the gate needs of a tool (tools.base.Tool has it)."""
 
-    name: str
-    risk: Any
-    path_params: tuple[str, ...]
+    # read-only: a Tool declares them as class variables
+    @property
+    def name(self) -> str: ...
+    @property
+    def risk(self) -> Any: ...
+    @property
+    def path_params(self) -> tuple[str, ...]: ...
 
     async def preview(self, params: Any, ctx: Any) -> Any: ...
 

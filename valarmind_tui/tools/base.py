@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import BaseModel, ValidationError
 
 from valarmind_tui.errors import ToolError
+from valarmind_tui.tools.services import ToolServices
 
 if TYPE_CHECKING:
     from valarmind_tui.safety.sandbox import Sandbox
@@ -71,8 +72,8 @@ class ToolContext:
     project_root: Path
     agent_id: str = "main"
     cancel_event: asyncio.Event = field(default_factory=asyncio.Event)
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Services a tool needs that the base layer does not know (task list, delegate runner...)."""
+    services: ToolServices = field(default_factory=ToolServices)
+    """The session services the tool may reach (approver, mode, task list, delegator...)."""
     sandbox: Sandbox | None = None
     """What every command a tool runs (bash, git) goes through; None runs them unconfined."""
 

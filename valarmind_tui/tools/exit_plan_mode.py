@@ -1,8 +1,9 @@
 """exit_plan_mode {plan}: present the plan for approval; approved → back to default mode.
 
 Risk READ so that it runs in plan mode. It asks through the session's approver
-(`ctx.extra["approver"]`, the plan in the request's `diff`) and switches the session's mode with
-`ctx.extra["set_mode"]` (a callable taking a PermissionMode).
+(`ctx.services.approver`, the plan in the request's `diff`) and switches the session's mode with
+`ctx.services.set_mode`. Only the main agent has that switch: a specialist (`for_specialist`)
+cannot leave plan mode, so it is told so before anyone is asked.
 """
 
 from __future__ import annotations
@@ -30,12 +31,13 @@ class ExitPlanModeTool(Tool):
         return Preview(summary="Approve this plan and leave plan mode?", diff=params.plan)
 
     async def run(self, params: Params, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
-        approver = ctx.extra.get("approver")
-        if approver is None:
-            return ToolResult.error("no one can approve a plan in this session; give the plan as "
-                                    "your final answer instead")
-        get_mode = ctx.extra.get("get_mode")
-        if get_mode is not None and get_mode() != PermissionMode.PLAN:
+        services = ctx.services
+        approver, set_mode = services.approver, services.set_mode
+        if approver is None or set_mode is None:
+            return ToolResult.error("only the main agent can leave plan mode, and only when a "
+                                    "person can approve it; give the plan as your final answer "
+                                    "instead")
+        if services.get_mode is not None and services.get_mode() != PermissionMode.PLAN:
             return ToolResult("The session is not in plan mode; go ahead with the work.")
         request = ApprovalRequest(
             request_id=f"plan-{uuid.uuid4().hex[:8]}", agent_id=ctx.agent_id,
@@ -50,9 +52,7 @@ class ExitPlanModeTool(Tool):
                 "Stay in plan mode: revise the plan accordingly and call exit_plan_mode again.",
                 data={"approved": False, "feedback": answer.feedback},
             )
-        set_mode = ctx.extra.get("set_mode")
-        if set_mode is not None:
-            set_mode(PermissionMode.DEFAULT)
+        set_mode(PermissionMode.DEFAULT)
         return ToolResult(
             "The user approved the plan. Plan mode is off: carry out the plan now.",
             data={"approved": True},

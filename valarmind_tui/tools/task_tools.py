@@ -1,6 +1,6 @@
 """task_create / task_update / task_list: the orchestrator's live task list.
 
-They only touch the in-memory TaskList the session puts in `ctx.extra["tasks"]` (risk READ).
+They only touch the orchestrator's in-memory task list, `ctx.services.tasks` (risk READ).
 """
 
 from __future__ import annotations
@@ -10,19 +10,21 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from valarmind_tui.errors import ToolError
+from valarmind_tui.events import TaskItem
 from valarmind_tui.tools.base import Risk, Tool, ToolContext, ToolResult
+from valarmind_tui.tools.services import TaskBoard
 
 Status = Literal["pending", "in_progress", "completed", "blocked", "cancelled"]
 
 
-def _tasks(ctx: ToolContext) -> Any:
-    tasks = ctx.extra.get("tasks")
+def _tasks(ctx: ToolContext) -> TaskBoard:
+    tasks = ctx.services.tasks
     if tasks is None:
-        raise ToolError("no task list in this session")
+        raise ToolError("no task list for this agent: only the main agent keeps one")
     return tasks
 
 
-def _row(item: Any) -> dict[str, Any]:
+def _row(item: TaskItem) -> dict[str, Any]:
     return {"id": item.id, "title": item.title, "status": item.status, "owner": item.owner,
             "depends_on": list(item.depends_on)}
 

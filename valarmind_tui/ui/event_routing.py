@@ -17,6 +17,7 @@ from valarmind_tui.events import (
     ModeChanged,
     Notice,
     PromptFinished,
+    RunStatus,
     TurnStarted,
     UsageUpdated,
 )
@@ -98,5 +99,5 @@ class EventRouter:
         chat = app.query_one(ChatView)
         marker = event.text.rfind("## Quality gates") if event.gates else -1
         await chat.finish_answer(event.status, event.text[marker:] if marker >= 0 else "")
-        if event.status == "failed" and event.text and event.text != self._last_notice:
+        if event.status == RunStatus.FAILED and event.text and event.text != self._last_notice:
             await chat.add(NoticeLine(event.text, "error"))

@@ -32,6 +32,7 @@ from valarmind_tui.events import (
     AgentFinished,
     AgentSpawned,
     Notice,
+    RunStatus,
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
@@ -346,7 +347,7 @@ class SamplingHandler:
             record["error"] = error
         self._record(conv, record)
         self.bus.publish(AgentFinished(agent_id=conv.agent_id, name="mcp-sampling",
-                                       status="done" if success else "failed",
+                                       status=RunStatus.DONE if success else RunStatus.FAILED,
                                        summary=error or "sampling complete"))
 
     def _record(self, conv: _Conversation, record: dict[str, Any]) -> None:

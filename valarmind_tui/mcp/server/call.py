@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from valarmind_tui.events import RunStatus
 from valarmind_tui.mcp.server.data import dump
 from valarmind_tui.mcp.server.reviews import with_reviewers
 from valarmind_tui.mcp.server.think import Answer, Call
@@ -49,7 +50,7 @@ async def run_steps(tool: ServerTool, call: Call, mode: str, note: str | None) -
 
 
 def _stop_reason(call: Call, answer: Answer) -> str:
-    if answer.extra.get("status") == "incomplete":
+    if answer.extra.get("status") == RunStatus.INCOMPLETE:
         return "maxTurns"
     if isinstance(call.provider, MeteredProvider) and call.provider.hit_token_limit:
         return "maxTokens"

@@ -67,7 +67,7 @@ async def run_tool(
 def from_delegation(result: DelegationResult, summary: str = "") -> Answer:
     """A specialist's run as the tool's answer (its validated result when it has one); a run
     that did not finish raises ThinkFailed so the raw data answers instead."""
-    if result.status in ("failed", "cancelled", "timeout", "escalated"):
+    if result.ended_early:
         why = result.problem or result.text or "no output"
         raise ThinkFailed(f"the {result.agent} agent {result.status}: {why}")
     data: Any = result_dict(result.result) if result.result is not None else result.text

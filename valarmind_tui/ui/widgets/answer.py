@@ -12,15 +12,18 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from valarmind_tui.events import RunStatus
 from valarmind_tui.ui.widgets.streaming_markdown import StreamingMarkdown
 
 _END_LABEL = {
-    "cancelled": "⏹ cancelled: the answer above is partial",
-    "failed": "✗ failed",
-    "incomplete": "… incomplete: the agent stopped before finishing",
-    "unverified": "⚠ unverified: a required quality gate could not run (see the report above)",
-    "rejected": "✗ rejected: a required quality gate failed (see the report above)",
-    "timeout": "⏹ timeout: the orchestrator's time limit ran out; the answer above is partial",
+    RunStatus.CANCELLED: "⏹ cancelled: the answer above is partial",
+    RunStatus.FAILED: "✗ failed",
+    RunStatus.INCOMPLETE: "… incomplete: the agent stopped before finishing",
+    RunStatus.UNVERIFIED: "⚠ unverified: a required quality gate could not run (see the report "
+                          "above)",
+    RunStatus.REJECTED: "✗ rejected: a required quality gate failed (see the report above)",
+    RunStatus.TIMEOUT: "⏹ timeout: the orchestrator's time limit ran out; the answer above is "
+                       "partial",
 }
 
 
@@ -67,7 +70,7 @@ class AssistantMessage(Vertical):
     def __init__(self) -> None:
         super().__init__()
         self.text = ""
-        self.status: str | None = None
+        self.status: RunStatus | None = None
 
     def compose(self) -> ComposeResult:
         yield ReasoningFold()
@@ -94,7 +97,7 @@ class AssistantMessage(Vertical):
     def append_reasoning(self, text: str) -> None:
         self.query_one(ReasoningFold).append(text)
 
-    async def finish(self, status: str = "done") -> None:
+    async def finish(self, status: RunStatus = RunStatus.DONE) -> None:
         """Flush the stream; a partial answer is kept and marked."""
         if self.status is not None:
             return

@@ -12,6 +12,7 @@ from valarmind_tui.events import (
     Event,
     Notice,
     ReasoningDelta,
+    RunStatus,
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
@@ -131,7 +132,7 @@ class ChatView(VerticalScroll):
         elif isinstance(event, ReasoningDelta) and main:
             (await self._assistant()).append_reasoning(event.text)
         elif isinstance(event, TurnStarted) and main:
-            await self._close_current("done")
+            await self._close_current(RunStatus.DONE)
         elif isinstance(event, ToolCallStarted):
             await self.start_tool(event.agent_id, event.call_id, event.name, event.arguments)
         elif isinstance(event, ToolCallFinished):
@@ -143,7 +144,7 @@ class ChatView(VerticalScroll):
     async def start_tool(
         self, agent_id: str, call_id: str, name: str, arguments: dict[str, Any],
     ) -> ToolCallBlock:
-        await self._close_current("done")
+        await self._close_current(RunStatus.DONE)
         block = ToolCallBlock(call_id, name, arguments, agent_id)
         self.tool_blocks[(agent_id, call_id)] = block
         await self._append(block)
@@ -160,7 +161,7 @@ class ChatView(VerticalScroll):
         """Draw a stored conversation again, finished, before anything new."""
         from valarmind_tui.context.transcript import AnswerItem, SummaryItem, ToolItem, UserItem
 
-        await self._close_current("done")
+        await self._close_current(RunStatus.DONE)
         for item in transcript.items:
             if isinstance(item, UserItem):
                 await self._append(UserMessage(item.text, item.attachments))
@@ -168,7 +169,7 @@ class ChatView(VerticalScroll):
                 answer = _new_answer()
                 await self._append(answer)
                 answer.append_text(item.text)
-                await answer.finish("done")
+                await answer.finish(RunStatus.DONE)
             elif isinstance(item, ToolItem):
                 await self.start_tool("main", item.call_id, item.name, item.arguments)
                 await self.finish_tool("main", item.call_id, item.status, item.output, item.diff)
@@ -181,26 +182,26 @@ class ChatView(VerticalScroll):
             await self._append(self.current)
         return self.current
 
-    async def _close_current(self, status: str) -> None:
+    async def _close_current(self, status: RunStatus) -> None:
         current, self.current = self.current, None
         if current is not None:
             await current.finish(status)
 
-    async def finish_answer(self, status: str, report: str = "") -> None:
+    async def finish_answer(self, status: RunStatus, report: str = "") -> None:
         """The prompt ended: flush the answer, add the quality gates' `report` (it is not
         streamed), and mark the answer when it is not complete or the gates did not pass."""
-        if self.current is None and (status != "done" or report):
+        if self.current is None and (status != RunStatus.DONE or report):
             self.current = _new_answer()
             await self._append(self.current)
         if report and self.current is not None:
             self.current.append_text(("\n\n" if self.current.text else "") + report)
         await self._close_current(status)
         for block in self.tool_blocks.values():
-            if block.state == "running" and status == "cancelled":
+            if block.state == "running" and status == RunStatus.CANCELLED:
                 block.state = "cancelled"
 
     async def clear(self) -> None:
-        await self._close_current("done")
+        await self._close_current(RunStatus.DONE)
         self.tool_blocks.clear()
         await self.remove_children()
         await self.mount(_Folded())

@@ -1,0 +1,62 @@
+"""An agent run under a time limit that stops while a person reads an approval.
+
+The delegator bounds every specialist with it, the orchestrator its own run: the ApprovalClock
+does not run while an approval is pending, the agent's maximum (wall time) always does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable
+
+from valarmind_tui.agents.approval_clock import ApprovalClock
+from valarmind_tui.agents.loop import TIMEOUT, AgentOutcome
+from valarmind_tui.events import RunStatus
+from valarmind_tui.providers.base import Usage
+
+
+async def bounded(
+    coro: Awaitable[AgentOutcome], limit: float, clock: ApprovalClock | None = None,
+    wall_limit: float | None = None, *, keep_partial_on_cancel: bool = False,
+) -> tuple[AgentOutcome, bool]:
+    """Run an agent loop with a time limit: (outcome, timed_out). The `clock` does not run while
+    an approval is pending, but `wall_limit` (the agent's maximum) always does. On timeout the
+    loop is cancelled with TIMEOUT (its open call ends `timeout`, a pending approval is denied)
+    and its partial outcome returned; a cancelled caller cancels the loop too, and with
+    `keep_partial_on_cancel` gets the loop's own cancelled outcome (its partial answer) back
+    instead of the CancelledError, as when the loop runs in the caller's task."""
+    task = asyncio.ensure_future(coro)
+    base = clock.elapsed() if clock is not None else 0.0
+    wall_start = time.monotonic()
+    try:
+        while True:
+            if clock is None:
+                done, _ = await asyncio.wait({task}, timeout=limit)
+                break
+            remaining = clock.remaining(limit, base)
+            if wall_limit is not None:
+                wall = wall_limit - (time.monotonic() - wall_start)
+                remaining = wall if remaining is None else min(remaining, wall)
+            if remaining is not None and remaining <= 0:
+                done = set()
+                break
+            done = await clock.wait(task, remaining)
+            if task in done:
+                break
+    except asyncio.CancelledError as exc:
+        task.cancel(*exc.args[:1])  # a parent's timeout reaches the child as a timeout
+        await asyncio.wait({task})
+        current = asyncio.current_task()
+        if (keep_partial_on_cancel and current is not None and not task.cancelled()
+                and task.exception() is None):
+            current.uncancel()
+            return task.result(), False
+        raise
+    if task in done:
+        return task.result(), False
+    task.cancel(TIMEOUT)
+    await asyncio.wait({task})
+    if task.cancelled():
+        return AgentOutcome(RunStatus.CANCELLED, "", [], 0, Usage()), True
+    return task.result(), True
