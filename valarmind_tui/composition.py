@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from valarmind_tui.agents.registry import AgentRegistry
-from valarmind_tui.builtin_commands import builtin_commands
 from valarmind_tui.bus import EventBus
-from valarmind_tui.commands import CommandRegistry
+from valarmind_tui.commands.general import builtin_commands
+from valarmind_tui.commands.registry import CommandRegistry
 from valarmind_tui.config import Settings, remember_allow_rule
 from valarmind_tui.context.tokens import count_json_tokens
 from valarmind_tui.hooks import HookRunner

@@ -290,7 +290,7 @@ async def _run_stored_line(settings: Settings, root: Path, session_id: str, line
 
 
 def _list_sessions(root: Path, args: argparse.Namespace) -> int:
-    from valarmind_tui.rewind_commands import describe_summary
+    from valarmind_tui.commands.rewind import describe_summary
     from valarmind_tui.store.sessions import SessionStore
     from valarmind_tui.user_dirs import user_data_dir
 

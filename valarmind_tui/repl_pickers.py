@@ -6,8 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from valarmind_tui.checkpoints.rewind import OnConflict, Scope
-from valarmind_tui.errors import UsageError
-from valarmind_tui.rewind_commands import (
+from valarmind_tui.commands.rewind import (
     REWOUND,
     describe_point,
     describe_summary,
@@ -16,6 +15,7 @@ from valarmind_tui.rewind_commands import (
     session_choices,
     switch_session,
 )
+from valarmind_tui.errors import UsageError
 
 if TYPE_CHECKING:
     from valarmind_tui.repl import Repl

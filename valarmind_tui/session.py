@@ -13,14 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from valarmind_tui.agent_commands import register_mcp_prompts
 from valarmind_tui.agents.commit_chain import MessageEditor
 from valarmind_tui.agents.loop import LoopDeps, UsageTotals, run_gated
 from valarmind_tui.agents.orchestrator import Orchestrator
 from valarmind_tui.agents.spec import AgentSpec
 from valarmind_tui.agents.tasks import TaskList
 from valarmind_tui.checkpoints import SessionCheckpoints
-from valarmind_tui.commands import CommandResult
+from valarmind_tui.commands.agent import register_mcp_prompts
+from valarmind_tui.commands.registry import CommandResult
 from valarmind_tui.composition import build_stack
 from valarmind_tui.config import Settings
 from valarmind_tui.context.breakdown import ContextBreakdown, context_breakdown

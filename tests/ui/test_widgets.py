@@ -10,7 +10,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import OptionList, Static
 
 from valarmind_tui.bus import EventBus
-from valarmind_tui.commands import CommandRegistry, CommandResult, command
+from valarmind_tui.commands.registry import CommandRegistry, CommandResult, command
 from valarmind_tui.events import (
     AgentFinished,
     AgentSpawned,

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from valarmind_tui.errors import UsageError
-from valarmind_tui.rewind_commands import (
+from valarmind_tui.commands.rewind import (
     REWOUND,
     rewind_points,
     rewind_session,
     session_choices,
     switch_session,
 )
+from valarmind_tui.errors import UsageError
 from valarmind_tui.ui.screens.rewind import ResumePicker, RewindPicker, RewindPreview
 from valarmind_tui.ui.widgets.answer import CommandOutput
 from valarmind_tui.ui.widgets.chat import ChatView

@@ -6,7 +6,7 @@ import shlex
 from typing import TYPE_CHECKING
 
 from valarmind_tui.agents.commit_chain import ChainDeps, CommitOptions, run_commit_chain
-from valarmind_tui.commands import CommandRegistry, CommandResult, command
+from valarmind_tui.commands.registry import CommandRegistry, CommandResult, command
 from valarmind_tui.errors import UsageError, ValarMindError
 
 if TYPE_CHECKING:

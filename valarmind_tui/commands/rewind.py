@@ -15,7 +15,7 @@ from valarmind_tui.checkpoints.rewind import (
     RewindPoint,
     Scope,
 )
-from valarmind_tui.commands import CommandRegistry, CommandResult, command
+from valarmind_tui.commands.registry import CommandRegistry, CommandResult, command
 from valarmind_tui.errors import UsageError
 from valarmind_tui.store.sessions import SessionSummary
 

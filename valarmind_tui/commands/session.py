@@ -8,9 +8,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from valarmind_tui.commands import CommandRegistry, CommandResult, command
+from valarmind_tui.commands.registry import CommandRegistry, CommandResult, command
+from valarmind_tui.commands.rewind import register_resume_command, rewind_to_prompt
 from valarmind_tui.errors import UsageError
-from valarmind_tui.rewind_commands import register_resume_command, rewind_to_prompt
 
 if TYPE_CHECKING:
     from valarmind_tui.checkpoints import Restored

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from valarmind_tui.agent_commands import register_agent_commands
-from valarmind_tui.commands import CommandRegistry, CommandResult, command, refused_while_busy
-from valarmind_tui.commit_commands import register_commit_commands
-from valarmind_tui.context_commands import register_context_commands
+from valarmind_tui.commands.agent import register_agent_commands
+from valarmind_tui.commands.commit import register_commit_commands
+from valarmind_tui.commands.knowledge import register_context_commands
+from valarmind_tui.commands.registry import (
+    CommandRegistry,
+    CommandResult,
+    command,
+    refused_while_busy,
+)
+from valarmind_tui.commands.session import register_session_commands
 from valarmind_tui.safety.approval import PermissionMode
-from valarmind_tui.session_commands import register_session_commands
 
 if TYPE_CHECKING:
     from valarmind_tui.session import Session

@@ -6,7 +6,7 @@ import asyncio
 import uuid
 from typing import TYPE_CHECKING
 
-from valarmind_tui.commands import CommandRegistry, CommandResult, command
+from valarmind_tui.commands.registry import CommandRegistry, CommandResult, command
 from valarmind_tui.repomap.show import format_map
 from valarmind_tui.safety.approval import ApprovalRequest
 

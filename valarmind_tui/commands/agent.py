@@ -6,7 +6,7 @@ import json
 import shlex
 from typing import TYPE_CHECKING
 
-from valarmind_tui.commands import Command, CommandRegistry, CommandResult, command
+from valarmind_tui.commands.registry import Command, CommandRegistry, CommandResult, command
 
 if TYPE_CHECKING:
     from valarmind_tui.mcp.client.manager import McpPrompt
