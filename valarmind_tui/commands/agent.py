@@ -6,74 +6,81 @@ import json
 import shlex
 from typing import TYPE_CHECKING
 
-from valarmind_tui.commands.registry import Command, CommandRegistry, CommandResult, command
+from valarmind_tui.commands.registry import Command, CommandRegistry, CommandResult, Handler
 
 if TYPE_CHECKING:
+    from valarmind_tui.commands.context import CommandContext
     from valarmind_tui.mcp.client.manager import McpPrompt
-    from valarmind_tui.session import Session
 
 
-def register_agent_commands(registry: CommandRegistry) -> None:
-    @command(registry, "review", "review the working tree, --staged, a ref range or files",
-             usage="[--staged | A..B | FILES] [--json]")
-    async def review(session: Session, args: str) -> CommandResult:
-        from valarmind_tui.agents.review import run_review
+async def review(ctx: CommandContext, args: str) -> CommandResult:
+    from valarmind_tui.agents.review import run_review
 
-        words = shlex.split(args)
-        as_json = "--json" in words
-        target = [w for w in words if w != "--json"]
-        provider = None if session.offline else session.provider()
-        report = await run_review(session.project_root, target, provider=provider,
-                                  settings=session.settings, bus=session.bus,
-                                  sandbox=session.sandbox)
-        if as_json:
-            return CommandResult(json.dumps(report.to_dict(), indent=2), data=report)
-        return CommandResult(report.to_markdown(), data=report)
+    words = shlex.split(args)
+    as_json = "--json" in words
+    target = [w for w in words if w != "--json"]
+    provider = None if ctx.offline else ctx.provider()
+    report = await run_review(ctx.project_root, target, provider=provider,
+                              settings=ctx.settings, bus=ctx.bus,
+                              sandbox=ctx.sandbox)
+    if as_json:
+        return CommandResult(json.dumps(report.to_dict(), indent=2), data=report)
+    return CommandResult(report.to_markdown(), data=report)
 
-    @command(registry, "tasks", "the orchestrator's task list")
-    async def tasks(session: Session, args: str) -> CommandResult:
-        return CommandResult(session.tasks.render() or "No tasks yet.", data=session.tasks)
 
-    @command(registry, "agents", "the agents and what each may do")
-    async def agents(session: Session, args: str) -> CommandResult:
-        return CommandResult(session.agents.render(), data=session.agents)
+async def tasks(ctx: CommandContext, args: str) -> CommandResult:
+    return CommandResult(ctx.tasks.render() or "No tasks yet.", data=ctx.tasks)
 
-    @command(registry, "qa", "run the project's detected build, lint and test commands")
-    async def qa(session: Session, args: str) -> CommandResult:
-        from valarmind_tui.context.project_commands import detect_commands
 
-        found = detect_commands(session.project_root)
-        if not found:
-            return CommandResult("No build, lint or test commands detected.", ok=False)
-        parts, ok = [], True
-        for cmd in found:
-            result = await session.run_shell(cmd.command)
-            ok = ok and not result.is_error
-            mark = "failed" if result.is_error else "passed"
-            parts.append(f"### `{cmd.command}` ({cmd.kind}): {mark}\n```\n"
-                         f"{result.output[-3000:]}\n```")
-        return CommandResult("\n\n".join(parts), ok=ok)
+async def agents(ctx: CommandContext, args: str) -> CommandResult:
+    return CommandResult(ctx.agents.render(), data=ctx.agents)
 
-    @command(registry, "mcp", "MCP servers: state, tools, prompts")
-    async def mcp(session: Session, args: str) -> CommandResult:
-        rows = session.mcp.status()
-        if not rows:
-            return CommandResult(
-                "No MCP servers configured. Add `[mcp.servers.NAME]` to config.toml or an "
-                "`.mcp.json` in the project."
-            )
-        lines = ["| server | state | transport | tools | schema tokens | prompts | note |",
-                 "|---|---|---|---|---|---|---|"]
-        for r in rows:
-            note = r.error or (f"started in {r.start_s:.1f} s" if r.start_s else "")
-            tokens = f"{r.schema_tokens:,}" + (" (on demand)" if r.on_demand else "")
-            lines.append(f"| {r.name} | {r.state} | {r.transport} | {r.tools} | {tokens} | "
-                         f"{r.prompts} | {note} |")
-        if session.mcp.on_demand:
-            lines.append("\nThe schemas exceed the share of the context window set by "
-                         "mcp.schema_share: agents see short forms and load full ones with "
-                         "mcp_tool_schema.")
-        return CommandResult("\n".join(lines), data=rows)
+
+async def qa(ctx: CommandContext, args: str) -> CommandResult:
+    from valarmind_tui.context.project_commands import detect_commands
+
+    found = detect_commands(ctx.project_root)
+    if not found:
+        return CommandResult("No build, lint or test commands detected.", ok=False)
+    parts, ok = [], True
+    for cmd in found:
+        result = await ctx.run_shell(cmd.command)
+        ok = ok and not result.is_error
+        mark = "failed" if result.is_error else "passed"
+        parts.append(f"### `{cmd.command}` ({cmd.kind}): {mark}\n```\n"
+                     f"{result.output[-3000:]}\n```")
+    return CommandResult("\n\n".join(parts), ok=ok)
+
+
+async def mcp(ctx: CommandContext, args: str) -> CommandResult:
+    rows = ctx.mcp.status()
+    if not rows:
+        return CommandResult(
+            "No MCP servers configured. Add `[mcp.servers.NAME]` to config.toml or an "
+            "`.mcp.json` in the project."
+        )
+    lines = ["| server | state | transport | tools | schema tokens | prompts | note |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        note = r.error or (f"started in {r.start_s:.1f} s" if r.start_s else "")
+        tokens = f"{r.schema_tokens:,}" + (" (on demand)" if r.on_demand else "")
+        lines.append(f"| {r.name} | {r.state} | {r.transport} | {r.tools} | {tokens} | "
+                     f"{r.prompts} | {note} |")
+    if ctx.mcp.on_demand:
+        lines.append("\nThe schemas exceed the share of the context window set by "
+                     "mcp.schema_share: agents see short forms and load full ones with "
+                     "mcp_tool_schema.")
+    return CommandResult("\n".join(lines), data=rows)
+
+
+COMMANDS = (
+    Command("review", "review the working tree, --staged, a ref range or files",
+            usage="[--staged | A..B | FILES] [--json]", handler=review),
+    Command("tasks", "the orchestrator's task list", handler=tasks),
+    Command("agents", "the agents and what each may do", handler=agents),
+    Command("qa", "run the project's detected build, lint and test commands", handler=qa),
+    Command("mcp", "MCP servers: state, tools, prompts", handler=mcp),
+)
 
 
 def register_mcp_prompts(registry: CommandRegistry, prompts: list[McpPrompt]) -> None:
@@ -87,14 +94,16 @@ def register_mcp_prompts(registry: CommandRegistry, prompts: list[McpPrompt]) ->
         ))
 
 
-def _prompt_handler(prompt: McpPrompt):  # noqa: ANN202 - a Handler
-    async def run(session: Session, args: str) -> CommandResult:
+def _prompt_handler(prompt: McpPrompt) -> Handler:
+    async def run(ctx: CommandContext, args: str) -> CommandResult:
+        """The prompt's text is the server's, untrusted: it goes to the model as a prompt
+        (`submit` never reads it as a slash command)."""
         values = dict(word.split("=", 1) for word in shlex.split(args) if "=" in word)
         missing = [n for n, required, _ in prompt.arguments if required and n not in values]
         if missing:
             return CommandResult(f"Missing arguments: {', '.join(missing)}", ok=False)
-        text = await session.mcp.get_prompt(prompt.server, prompt.name, values)
-        result = await session.submit(text)
+        text = await ctx.mcp.get_prompt(prompt.server, prompt.name, values)
+        result = await ctx.submit(text)
         return CommandResult(result.text, ok=result.status == "done")
 
     return run

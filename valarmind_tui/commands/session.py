@@ -1,4 +1,5 @@
-"""Slash commands that take work back or out: /undo, /redo, /rewind, /export."""
+"""Slash commands that take work back or out: /undo, /redo, /rewind, /export (/resume and
+/rewind --prompt are in rewind.py)."""
 
 from __future__ import annotations
 
@@ -8,64 +9,68 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from valarmind_tui.commands.registry import CommandRegistry, CommandResult, command
-from valarmind_tui.commands.rewind import register_resume_command, rewind_to_prompt
+from valarmind_tui.commands.registry import Command, CommandResult
+from valarmind_tui.commands.rewind import rewind_to_prompt
 from valarmind_tui.errors import UsageError
 
 if TYPE_CHECKING:
     from valarmind_tui.checkpoints import Restored
-    from valarmind_tui.session import Session
+    from valarmind_tui.commands.context import CommandContext
 
 
-def register_session_commands(registry: CommandRegistry) -> None:
-    @command(registry, "undo", "take back the files the last turn changed (edits and commands)",
-             usage="[--preview] [--force]", idle_only=True)
-    async def undo(session: Session, args: str) -> CommandResult:
-        return await _restore(session.checkpoints.undo(**_flags(args)))
-
-    @command(registry, "redo", "put back what /undo took back", usage="[--preview] [--force]",
-             idle_only=True)
-    async def redo(session: Session, args: str) -> CommandResult:
-        return await _restore(session.checkpoints.redo(**_flags(args)))
-
-    @command(registry, "rewind", "pick a message to go back to (files, conversation or "
-             "both), or restore the files to before turn N",
-             usage="[N | --prompt N [files|conversation|both] [--keep]] [--preview] [--force]",
-             idle_only=True)
-    async def rewind(session: Session, args: str) -> CommandResult:
-        words = args.split()
-        if "--prompt" in words:
-            return await rewind_to_prompt(session, words)
-        numbers = [w for w in words if w.isdigit()]
-        if not numbers:
-            listed = await list_turns(session)
-            return CommandResult(listed.text, data=listed.data, action="pick-rewind")
-        return await _restore(session.checkpoints.rewind(int(numbers[0]), **_flags(args)))
-
-    register_resume_command(registry)
-
-    @command(registry, "export", "write this conversation to a Markdown or JSONL file",
-             usage="[md|jsonl] [FILE]")
-    async def export(session: Session, args: str) -> CommandResult:
-        words = args.split()
-        fmt = words.pop(0) if words and words[0] in ("md", "jsonl") else "md"
-        name = words[0] if words else f"valarmind-{session.session_id or 'session'}.{fmt}"
-        path = Path(name).expanduser()
-        path = path if path.is_absolute() else session.project_root / path
-        text = (export_markdown(session.history) if fmt == "md"
-                else export_jsonl(session.history, sampling_traces(session)))
-        await asyncio.to_thread(path.write_text, text, encoding="utf-8")
-        return CommandResult(f"Exported {len(session.history)} messages to {path}.",
-                             data={"path": str(path)})
+async def undo(ctx: CommandContext, args: str) -> CommandResult:
+    return await _restore(ctx.checkpoints.undo(**_flags(args)))
 
 
-def sampling_traces(session: Session) -> list[dict[str, Any]]:
+async def redo(ctx: CommandContext, args: str) -> CommandResult:
+    return await _restore(ctx.checkpoints.redo(**_flags(args)))
+
+
+async def rewind(ctx: CommandContext, args: str) -> CommandResult:
+    words = args.split()
+    if "--prompt" in words:
+        return await rewind_to_prompt(ctx, words)
+    numbers = [w for w in words if w.isdigit()]
+    if not numbers:
+        listed = await list_turns(ctx)
+        return CommandResult(listed.text, data=listed.data, action="pick-rewind")
+    return await _restore(ctx.checkpoints.rewind(int(numbers[0]), **_flags(args)))
+
+
+async def export(ctx: CommandContext, args: str) -> CommandResult:
+    words = args.split()
+    fmt = words.pop(0) if words and words[0] in ("md", "jsonl") else "md"
+    name = words[0] if words else f"valarmind-{ctx.session_id or 'session'}.{fmt}"
+    path = Path(name).expanduser()
+    path = path if path.is_absolute() else ctx.project_root / path
+    text = (export_markdown(ctx.history) if fmt == "md"
+            else export_jsonl(ctx.history, sampling_traces(ctx)))
+    await asyncio.to_thread(path.write_text, text, encoding="utf-8")
+    return CommandResult(f"Exported {len(ctx.history)} messages to {path}.",
+                         data={"path": str(path)})
+
+
+COMMANDS = (
+    Command("undo", "take back the files the last turn changed (edits and commands)",
+            usage="[--preview] [--force]", idle_only=True, handler=undo),
+    Command("redo", "put back what /undo took back", usage="[--preview] [--force]",
+            idle_only=True, handler=redo),
+    Command("rewind", "pick a message to go back to (files, conversation or both), or restore "
+            "the files to before turn N",
+            usage="[N | --prompt N [files|conversation|both] [--keep]] [--preview] [--force]",
+            idle_only=True, handler=rewind),
+    Command("export", "write this conversation to a Markdown or JSONL file",
+            usage="[md|jsonl] [FILE]", handler=export),
+)
+
+
+def sampling_traces(ctx: CommandContext) -> list[dict[str, Any]]:
     """The MCP sampling trace records of the session: from its stored events (a resumed
     session's earlier ones too), else from this process's sampling handler."""
-    if session.store is not None and session.session_id is not None:
-        return [e["record"] for e in session.store.events(session.session_id)
+    if ctx.store is not None and ctx.session_id is not None:
+        return [e["record"] for e in ctx.store.events(ctx.session_id)
                 if e.get("type") == "trace_recorded"]
-    sampling = session.mcp.sampling
+    sampling = ctx.mcp.sampling
     return list(sampling.trace) if sampling is not None else []
 
 
@@ -83,8 +88,8 @@ async def _restore(work: Any) -> CommandResult:
     return CommandResult(restored.describe(), ok=not report.conflicts, data=restored)
 
 
-async def list_turns(session: Session) -> CommandResult:
-    turns = await asyncio.to_thread(session.checkpoints.turns)
+async def list_turns(ctx: CommandContext) -> CommandResult:
+    turns = await asyncio.to_thread(ctx.checkpoints.turns)
     if not turns:
         return CommandResult("No checkpoints yet: no turn of this session changed files.")
     rows = []
