@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from valarmind_tui.commands import Command, CommandResult
+from valarmind_tui.commands.registry import Command, CommandResult
 from valarmind_tui.hookspecs import hookimpl
 
 MARKER = re.compile(r"\b(TODO|FIXME|XXX)\b[:\s]*(.*)")

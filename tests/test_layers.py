@@ -5,7 +5,8 @@ import sys
 
 CORE = [
     "valarmind_tui.config", "valarmind_tui.events", "valarmind_tui.bus", "valarmind_tui.session",
-    "valarmind_tui.commands", "valarmind_tui.tools.registry", "valarmind_tui.providers.base",
+    "valarmind_tui.commands.registry", "valarmind_tui.commands.router",
+    "valarmind_tui.tools.registry", "valarmind_tui.providers.base",
 ]
 
 

@@ -28,10 +28,9 @@ from typing import Any
 from valarmind_tui.agents.commit_chain import MessageEditor
 from valarmind_tui.agents.registry import AgentRegistry
 from valarmind_tui.agents.tasks import TaskList
-from valarmind_tui.builtin_commands import builtin_commands
 from valarmind_tui.bus import EventBus
 from valarmind_tui.checkpoints import SessionCheckpoints
-from valarmind_tui.commands import CommandRegistry
+from valarmind_tui.commands.registry import CommandRegistry
 from valarmind_tui.config import Settings, remember_allow_rule
 from valarmind_tui.context.project_context import ContextLoader
 from valarmind_tui.context.tokens import count_json_tokens
@@ -133,13 +132,15 @@ def build_stack(
     gate = build_gate(settings, root, chosen_approver, bus, sandbox=sandbox, hooks=hooks,
                       reviewers=Reviewers.from_settings(settings, provider, bus))
     agents = AgentRegistry.load(root, settings)
-    commands = builtin_commands()
     plugins = load_plugins(root, trusted=settings.project_trusted)
+    commands = CommandRegistry()
     for tool in plugins.tools:
         offer_plugin_tool(tool)
         registry.register(tool)
     for cmd in plugins.commands:
-        commands.register(cmd)
+        if not commands.register(cmd):
+            plugins.warnings.append(f"a plugin's command /{cmd.name} was left out: "
+                                    "that name is taken")
     for spec in plugins.agents:
         agents.add(spec)
     servers = server_configs(settings.mcp, root, trusted=settings.project_trusted)

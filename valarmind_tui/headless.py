@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import IO, Any
 
+from valarmind_tui.commands.router import parse, run
 from valarmind_tui.config import Settings
 from valarmind_tui.errors import AuthError, UsageError
 from valarmind_tui.events import Event, Notice, RunStatus, event_to_dict
@@ -42,12 +43,17 @@ async def _run_prompt(
     prompt, output_format = args.prompt, args.output_format
     session = Session.open(settings, root, approver=headless_approver(settings, root),
                            resume=args.resume)
-    if not prompt.lstrip().startswith("/"):
+    slash = parse(prompt)
+    if slash is None:
         _require_model(session)
     writer = _writer(session, output_format, out)
     try:
         await session.start()
-        result = await session.submit(prompt)
+        if slash is None:
+            result = await session.submit(prompt)
+        else:
+            ran = await run(session, slash)
+            result = PromptResult(RunStatus.DONE if ran.ok else RunStatus.FAILED, ran.text)
     finally:
         await asyncio.sleep(0)
         writer.cancel()
@@ -221,7 +227,7 @@ def run_review_command(settings: Settings, root: Path, args: argparse.Namespace)
 
 
 async def _run_line(settings: Settings, root: Path, line: str) -> Any:
-    session = Session(settings, root, approver=PolicyApprover(allow_writes="--yes" in line))
+    session = Session(settings, root, approver=PolicyApprover())
     for notice in session.startup_notices:
         print(f"valarmind: {notice}", file=sys.stderr)
     try:
@@ -297,7 +303,7 @@ async def _run_stored_line(settings: Settings, root: Path, session_id: str, line
 
 
 def _list_sessions(root: Path, args: argparse.Namespace) -> int:
-    from valarmind_tui.rewind_commands import describe_summary
+    from valarmind_tui.commands.rewind import describe_summary
     from valarmind_tui.store.sessions import SessionStore
     from valarmind_tui.user_dirs import user_data_dir
 

@@ -18,7 +18,7 @@ class PluginSpec:
 
     @hookspec
     def register_commands(self, register: Callable[[Any], None]) -> None:
-        """register(command): a `valarmind_tui.commands.Command`."""
+        """register(command): a `valarmind_tui.commands.registry.Command`."""
 
     @hookspec
     def register_agents(self, register: Callable[[Any], None]) -> None:

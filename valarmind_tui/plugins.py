@@ -1,6 +1,7 @@
 """Plugins: installed packages (entry-point group `valarmind.plugins`) and, for projects the
 person trusts (trust.py), Python files in the project's `plugins/` folder.
 
+The built-in commands come through the same hook, from the built-in plugin (commands/builtin.py).
 A project's plugins are code from the repository, so they run only for a trusted project (the
 project's own config cannot grant that). A plugin that fails to load or register is a warning,
 never fatal.
@@ -17,6 +18,7 @@ from typing import Any
 
 import pluggy
 
+from valarmind_tui.commands.builtin import BuiltinCommands
 from valarmind_tui.hookspecs import PluginSpec
 
 ENTRY_POINT_GROUP = "valarmind.plugins"
@@ -30,6 +32,7 @@ class PluginContributions:
 
     tools: list[Any] = field(default_factory=list)
     commands: list[Any] = field(default_factory=list)
+    """The built-in commands first, then the plugins'."""
     agents: list[Any] = field(default_factory=list)
     loaded: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -38,6 +41,7 @@ class PluginContributions:
 def load_plugins(project_root: Path, *, trusted: bool = False) -> PluginContributions:
     manager = pluggy.PluginManager("valarmind")
     manager.add_hookspecs(PluginSpec)
+    manager.register(BuiltinCommands(), name="builtin")
     found = PluginContributions()
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         _register(manager, found, ep.name, ep.load)

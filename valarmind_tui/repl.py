@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
+from valarmind_tui.commands.router import parse, run
 from valarmind_tui.context.transcript import (
     AnswerItem,
     SummaryItem,
@@ -34,7 +35,9 @@ from valarmind_tui.events import (
     ToolCallFinished,
     ToolCallStarted,
 )
+from valarmind_tui.repl_pickers import after_command
 from valarmind_tui.safety.approval import ApprovalAnswer
+from valarmind_tui.session_records import offline_help
 from valarmind_tui.user_dirs import user_data_dir
 
 if TYPE_CHECKING:
@@ -286,16 +289,8 @@ class Repl:
         text = line.strip()
         if not text:
             return True
-        if text.startswith("/"):
-            result = await self.run_task(self.session.run_command(text))
-            action = result.action or ""
-            if not action.startswith("pick-"):  # a picker lists the choices itself
-                self.line(result.text)
-            if action.startswith(("pick-", "resume:", "rewound-")):  # /rewind, /resume
-                from valarmind_tui.repl_pickers import perform
-
-                await perform(self, action)
-            return action != "quit"
+        if (slash := parse(text)) is not None:
+            return await after_command(self, await self.run_task(run(self.session, slash)))
         if text.startswith("!"):
             result = await self.run_task(self.session.run_shell(text[1:].strip()))
             self.line(result.output.rstrip("\n") or "(no output)")
@@ -317,8 +312,6 @@ class Repl:
         await asyncio.sleep(0)
         await self.session.start()
         if self.session.offline:
-            from valarmind_tui.session import offline_help
-
             self.line(offline_help())
         if self.session.history:
             self.show_resumed()

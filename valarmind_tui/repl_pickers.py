@@ -1,13 +1,14 @@
-"""The plain REPL's /rewind and /resume pickers: numbered lists and a question, then the same
-session-layer calls the TUI makes (rewind_commands)."""
+"""What the plain REPL does after a slash command (its ACTIONS table): the /rewind and /resume
+pickers (numbered lists and a question, then the same session-layer calls the TUI makes,
+commands/rewind.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from valarmind_tui.checkpoints.rewind import OnConflict, Scope
-from valarmind_tui.errors import UsageError
-from valarmind_tui.rewind_commands import (
+from valarmind_tui.commands.rewind import (
     REWOUND,
     describe_point,
     describe_summary,
@@ -16,22 +17,28 @@ from valarmind_tui.rewind_commands import (
     session_choices,
     switch_session,
 )
+from valarmind_tui.errors import UsageError
 
 if TYPE_CHECKING:
+    from valarmind_tui.commands.registry import CommandResult
     from valarmind_tui.repl import Repl
 
 _SCOPES: dict[str, Scope] = {"f": "files", "c": "conversation", "b": "both"}
 
 
-async def perform(repl: Repl, action: str) -> None:
-    if action == "pick-rewind":
-        await pick_rewind(repl)
-    elif action == "pick-resume":
-        await pick_resume(repl)
-    elif action == REWOUND:
-        repl.line(f"Conversation rewound: {len(repl.session.history)} messages kept.")
-    elif action.startswith("resume:"):
-        await switch(repl, action.partition(":")[2])
+async def after_command(repl: Repl, result: CommandResult) -> bool:
+    """Show what a command said and perform its action (ACTIONS); False means quit."""
+    kind, _, argument = (result.action or "").partition(":")
+    if kind not in LISTS_ITSELF:
+        repl.line(result.text)
+    perform = ACTIONS.get(kind)
+    if perform is not None:
+        await perform(repl, argument)
+    return kind != "quit"
+
+
+async def rewound(repl: Repl, _argument: str) -> None:
+    repl.line(f"Conversation rewound: {len(repl.session.history)} messages kept.")
 
 
 async def _number(repl: Repl, question: str, count: int) -> int | None:
@@ -43,7 +50,7 @@ async def _number(repl: Repl, question: str, count: int) -> int | None:
     return None
 
 
-async def pick_rewind(repl: Repl) -> None:
+async def pick_rewind(repl: Repl, _argument: str = "") -> None:
     try:
         points = await rewind_points(repl.session)
     except UsageError as exc:
@@ -79,7 +86,7 @@ async def pick_rewind(repl: Repl) -> None:
     repl.line(outcome.describe())
 
 
-async def pick_resume(repl: Repl) -> None:
+async def pick_resume(repl: Repl, _argument: str = "") -> None:
     summaries = await session_choices(repl.session)
     if not summaries:
         repl.line("No stored sessions for this project.")
@@ -97,3 +104,12 @@ async def switch(repl: Repl, session_id: str) -> None:
     repl.use(await switch_session(repl.session, session_id))
     await repl.session.start()
     repl.show_resumed()
+
+
+ACTIONS: dict[str, Callable[[Repl, str], Awaitable[None]]] = {
+    "pick-rewind": pick_rewind, "pick-resume": pick_resume, "resume": switch, REWOUND: rewound,
+}
+"""What the REPL does after a command, by its action (`kind:argument`). `quit` ends the loop;
+`clear` and `theme:` need nothing from a line-mode face."""
+LISTS_ITSELF = ("pick-rewind", "pick-resume")
+"""Actions whose picker lists the choices instead of the command's text."""

@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from valarmind_tui.agent_commands import register_mcp_prompts
 from valarmind_tui.agents.loop import LoopDeps, run_gated
 from valarmind_tui.agents.orchestrator import Orchestrator
 from valarmind_tui.agents.spec import AgentSpec
-from valarmind_tui.commands import CommandResult
+from valarmind_tui.commands.agent import register_mcp_prompts
+from valarmind_tui.commands.registry import CommandResult
+from valarmind_tui.commands.router import run_line
 from valarmind_tui.composition import build_stack, wire_session
 from valarmind_tui.config import Settings
 from valarmind_tui.context.attachments import read_attachment
@@ -149,10 +150,8 @@ class Session:
     # -- intents --------------------------------------------------------------------------
     async def submit(self, prompt: str) -> PromptResult:
         """Run the prompt through the main agent; events stream on the bus meanwhile. One
-        prompt at a time: while one runs, another is refused (not queued) with a Notice."""
-        if prompt.lstrip().startswith("/"):
-            result = await self.run_command(prompt)
-            return PromptResult(RunStatus.DONE if result.ok else RunStatus.FAILED, result.text)
+        prompt at a time: while one runs, another is refused (not queued) with a Notice. Never
+        reads a slash: faces route lines first (commands/router.py)."""
         if self.busy:
             return self._refuse_while_busy()
         task = asyncio.create_task(self._run_prompt(prompt))
@@ -273,7 +272,8 @@ class Session:
         )
 
     async def run_command(self, line: str) -> CommandResult:
-        return await self.commands.run(self, line)
+        """Run a slash line through the router."""
+        return await run_line(self, line)
 
     async def run_shell(self, command: str) -> ToolResult:
         """`!command` and /qa from a face: the bash tool, through the gate like any agent call.

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from tests.checkpoints.conftest import bash, git_state, shell_turn, tree_state
+from valarmind_tui.commands.rewind import rewind_points, rewind_session
 from valarmind_tui.context.transcript import UserItem
-from valarmind_tui.rewind_commands import rewind_points, rewind_session
 
 
 async def _three_prompts(root: Path, fake_model: Any, session: Any) -> list[dict[str, Any]]:

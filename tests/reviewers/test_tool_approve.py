@@ -7,7 +7,7 @@ from typing import Any
 
 from tests.fakes.model_server import ScriptedTurn
 from tests.reviewers.conftest import reviewers_table, system_prompts, verdict
-from valarmind_tui.commands import CommandResult
+from valarmind_tui.commands.registry import CommandResult
 
 ON = reviewers_table("tool_approve")
 

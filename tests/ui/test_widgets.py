@@ -10,7 +10,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import OptionList, Static
 
 from valarmind_tui.bus import EventBus
-from valarmind_tui.commands import CommandRegistry, CommandResult, command
+from valarmind_tui.commands.registry import Command, CommandRegistry, CommandResult
 from valarmind_tui.events import (
     AgentFinished,
     AgentSpawned,
@@ -49,14 +49,11 @@ class Host(App[None]):
         self.submitted: list[str] = []
         registry = CommandRegistry()
 
-        @command(registry, "help", "list the commands")
-        async def _help(session: object, args: str) -> CommandResult:
-            return CommandResult("help")
+        async def _answer(ctx: object, args: str) -> CommandResult:
+            return CommandResult("answer")
 
-        @command(registry, "model", "show or switch the model")
-        async def _model(session: object, args: str) -> CommandResult:
-            return CommandResult("model")
-
+        registry.register(Command("help", "list the commands", handler=_answer))
+        registry.register(Command("model", "show or switch the model", handler=_answer))
         self.registry = registry
 
     def compose(self) -> ComposeResult:

@@ -42,6 +42,7 @@ from acp.schema import (
 from valarmind_tui import __version__
 from valarmind_tui.acp.link import SessionLink
 from valarmind_tui.acp.replay import replay_updates
+from valarmind_tui.commands.router import parse, run
 from valarmind_tui.config import KNOWN_KEYS, McpServerConfig, load_settings
 from valarmind_tui.context.attachments import with_attachments
 from valarmind_tui.errors import ValarMindError
@@ -162,14 +163,16 @@ class ValarMindAgent:
         text = prompt_text(session, prompt)
         if not text.strip():
             raise error(-32602, "The prompt is empty: send at least one text block.")
-        is_command = text.lstrip().startswith("/")
-        if not is_command and session.offline:
+        slash = parse(text)
+        if slash is not None:
+            ran = await run(session, slash)
+            await link.flush()
+            await link.send(helpers.update_agent_message_text(ran.text))
+            return PromptResponse(stop_reason="end_turn")
+        if session.offline:
             raise error(AUTH_REQUIRED, offline_help())
         result = await session.submit(text)
         await link.flush()
-        if is_command:
-            await link.send(helpers.update_agent_message_text(result.text))
-            return PromptResponse(stop_reason="end_turn")
         if result.status == RunStatus.FAILED:
             raise error(-32603, result.text or "The prompt failed; see the agent's log.")
         return PromptResponse(stop_reason=STOP_REASONS.get(result.status, "end_turn"))

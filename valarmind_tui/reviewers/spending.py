@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from valarmind_tui.providers.base import UsageTotals
-from valarmind_tui.safety.review_points import GateReviewers
 
 COST_SOURCE = "LiteLLM's local cost map; unknown models count 0"
 
@@ -81,7 +80,13 @@ class SessionUsage:
                 f"${a.cost_usd:.4f}. Reviewers:\n" + "\n".join(rows))
 
 
-def session_usage(agents: UsageTotals, reviewers: GateReviewers | None) -> SessionUsage:
+class SpendingReviewers(Protocol):
+    """What session_usage reads of the gate's reviewers."""
+
+    def usage(self) -> Mapping[str, Any]: ...
+
+
+def session_usage(agents: UsageTotals, reviewers: SpendingReviewers | None) -> SessionUsage:
     """The session's combined usage: `agents` (Session.totals) plus what each reviewer of the
     gate (None: none configured) spent."""
     spent: Mapping[str, Any] = reviewers.usage() if reviewers is not None else {}

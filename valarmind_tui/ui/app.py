@@ -27,6 +27,7 @@ from textual.containers import Horizontal
 from textual.events import Resize
 from textual.worker import Worker, WorkerState
 
+from valarmind_tui.commands.router import SlashLine, parse, run
 from valarmind_tui.context.attachments import with_attachments
 from valarmind_tui.ui import environment, garbage, session_start, themes
 from valarmind_tui.ui.bridge import SessionEvent, pump_events
@@ -231,18 +232,18 @@ class ValarMindApp(App[int]):
         and left in the input, not queued (it was written before the first one's answer).
         Commands and `!shell` still run; those a running turn would undo refuse themselves
         (Command.idle_only)."""
-        if text.startswith(("/", "!")):
+        if not _is_prompt(text):
             return ""
         if self.working:
             return "The agent is still working: wait for the answer or press Esc."
-        if self.session is None and any(not t.startswith(("/", "!")) for t in self._pending):
+        if self.session is None and any(_is_prompt(t) for t in self._pending):
             return ("A prompt is already waiting for the session to start: send this one after "
                     "its answer.")
         return ""
 
     async def _dispatch(self, text: str) -> None:
-        if text.startswith("/"):
-            self.run_command(text)
+        if (slash := parse(text)) is not None:
+            self.run_command(text, slash)
         elif text.startswith("!"):
             self.run_shell(text[1:].strip())
         else:
@@ -269,30 +270,18 @@ class ValarMindApp(App[int]):
             self.query_one(StatusBar).busy = False
 
     @work(group="command", exit_on_error=False)
-    async def run_command(self, line: str) -> None:
-        result = await self.live.run_command(line)
+    async def run_command(self, line: str, slash: SlashLine) -> None:
+        result = await run(self.live, slash)
+        from valarmind_tui.ui import pickers
         from valarmind_tui.ui.widgets.answer import CommandOutput
 
-        chat = self.query_one(ChatView)
-        if not (result.action or "").startswith("pick-"):  # a picker shows the choices instead
-            await chat.add(CommandOutput(line, result.text, result.ok))
+        kind, _, argument = (result.action or "").partition(":")
+        if kind not in pickers.LISTS_ITSELF:
+            await self.query_one(ChatView).add(CommandOutput(line, result.text, result.ok))
         status = self.query_one(StatusBar)
         status.model, status.mode = self.live.model, self.live.mode.value
-        if result.action:
-            await self._perform(result.action)
-
-    async def _perform(self, action: str) -> None:
-        if action == "quit":
-            self.exit(0)
-        elif action == "clear":
-            await self.query_one(ChatView).clear()
-            garbage.settle_idle(force=True)  # the removed conversation was frozen
-        elif action.startswith("theme:"):
-            self.theming.switch(action.partition(":")[2].strip())
-        elif action.startswith(("pick-", "resume:", "rewound-")):  # /rewind, /resume
-            from valarmind_tui.ui import pickers
-
-            await pickers.perform(self, action)
+        if (perform := pickers.ACTIONS.get(kind)) is not None:
+            await perform(self, argument)
 
     @work(group="shell", exit_on_error=False)
     async def run_shell(self, command: str) -> None:
@@ -338,3 +327,8 @@ class ValarMindApp(App[int]):
     def on_resize(self, event: Resize) -> None:
         if self._sidebar_forced is None:
             self.query_one(Sidebar).display = event.size.width >= SIDEBAR_MIN_WIDTH
+
+
+def _is_prompt(text: str) -> bool:
+    """Text for the model: not a slash command (the router reads those) nor a `!shell` line."""
+    return parse(text) is None and not text.startswith("!")

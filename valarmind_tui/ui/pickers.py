@@ -1,18 +1,20 @@
 """The app's side of /rewind and /resume: open the pickers, then call the session layer
-(rewind_commands) with the person's choices. Runs inside the command worker (push_screen_wait)."""
+(commands/rewind.py) with the person's choices. Runs in the command worker (push_screen_wait)."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from valarmind_tui.errors import UsageError
-from valarmind_tui.rewind_commands import (
+from valarmind_tui.commands.rewind import (
     REWOUND,
     rewind_points,
     rewind_session,
     session_choices,
     switch_session,
 )
+from valarmind_tui.errors import UsageError
+from valarmind_tui.ui import garbage
 from valarmind_tui.ui.screens.rewind import ResumePicker, RewindPicker, RewindPreview
 from valarmind_tui.ui.widgets.answer import CommandOutput
 from valarmind_tui.ui.widgets.chat import ChatView
@@ -22,21 +24,28 @@ from valarmind_tui.ui.widgets.status import StatusBar
 if TYPE_CHECKING:
     from valarmind_tui.ui.app import ValarMindApp
 
-async def perform(app: ValarMindApp, action: str) -> None:
-    if action == "pick-rewind":
-        await pick_rewind(app)
-    elif action == "pick-resume":
-        await pick_resume(app)
-    elif action == REWOUND:  # a typed /rewind --prompt N cut the conversation
-        said = list(app.query(CommandOutput))[-1:]
-        await redraw(app)
-        for output in said:  # what the command said stays in view
-            await app.query_one(ChatView).add(CommandOutput(output.line, output.text))
-    elif action.startswith("resume:"):
-        await switch(app, action.partition(":")[2])
+async def quit_app(app: ValarMindApp, _argument: str) -> None:
+    app.exit(0)
 
 
-async def pick_rewind(app: ValarMindApp) -> None:
+async def clear(app: ValarMindApp, _argument: str) -> None:
+    await app.query_one(ChatView).clear()
+    garbage.settle_idle(force=True)  # the removed conversation was frozen
+
+
+async def theme(app: ValarMindApp, name: str) -> None:
+    app.theming.switch(name.strip())
+
+
+async def rewound(app: ValarMindApp, _argument: str) -> None:
+    """A typed /rewind --prompt N cut the conversation: show what is left."""
+    said = list(app.query(CommandOutput))[-1:]
+    await redraw(app)
+    for output in said:  # what the command said stays in view
+        await app.query_one(ChatView).add(CommandOutput(output.line, output.text))
+
+
+async def pick_rewind(app: ValarMindApp, _argument: str = "") -> None:
     session = app.live
     try:
         points = await rewind_points(session)
@@ -70,7 +79,7 @@ async def redraw(app: ValarMindApp) -> None:
         await app.show_resumed(app.live)
 
 
-async def pick_resume(app: ValarMindApp) -> None:
+async def pick_resume(app: ValarMindApp, _argument: str = "") -> None:
     summaries = await session_choices(app.live)
     if not summaries:
         app.notify("No stored sessions for this project.")
@@ -88,3 +97,12 @@ async def switch(app: ValarMindApp, session_id: str) -> None:
     status = app.query_one(StatusBar)  # the old session's spending is not the new one's
     status.tokens, status.cost = opened.totals.tokens, opened.totals.cost_usd
     await app.attach(opened)
+
+
+ACTIONS: dict[str, Callable[[ValarMindApp, str], Awaitable[None]]] = {
+    "quit": quit_app, "clear": clear, "theme": theme, "pick-rewind": pick_rewind,
+    "pick-resume": pick_resume, "resume": switch, REWOUND: rewound,
+}
+"""What the TUI does after a command, by its action (`kind:argument`, CommandResult.action)."""
+LISTS_ITSELF = ("pick-rewind", "pick-resume")
+"""Actions whose picker shows the choices instead of the command's text."""

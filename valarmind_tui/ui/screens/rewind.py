@@ -16,7 +16,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from valarmind_tui.checkpoints.rewind import OnConflict, RewindOutcome, RewindPoint, Scope
-from valarmind_tui.rewind_commands import describe_summary
+from valarmind_tui.commands.rewind import describe_summary
 from valarmind_tui.store.sessions import SessionSummary
 from valarmind_tui.ui.widgets.diff import DiffView
 

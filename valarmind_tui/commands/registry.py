@@ -1,4 +1,7 @@
-"""Slash commands: one registry shared by the TUI, the plain REPL, headless runs and plugins."""
+"""Slash commands: what a command is and returns, and the registry every face completes from.
+
+Lines are read and commands run by the router (router.py); commands are registered through the
+plugin hook (`register_commands`), the built-in ones by the built-in plugin (builtin.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from valarmind_tui.session import Session
+    from valarmind_tui.commands.context import CommandContext
 
 
 @dataclass(frozen=True)
@@ -21,10 +24,11 @@ class CommandResult:
     data: Any = None
     """Structured payload (e.g. review findings) for faces that render tables or JSON."""
     action: str | None = None
-    """A face-level action the face should perform: `quit`, `clear`, `theme:<name>`."""
+    """A face-level action the face should perform: `quit`, `clear`, `theme:<name>`,
+    `pick-rewind`, `pick-resume`, `resume:<id>`, `rewound-conversation`."""
 
 
-Handler = Callable[["Session", str], Awaitable[CommandResult]]
+Handler = Callable[["CommandContext", str], Awaitable[CommandResult]]
 
 
 @dataclass(frozen=True)
@@ -54,11 +58,15 @@ class CommandRegistry:
     def __init__(self) -> None:
         self._commands: dict[str, Command] = {}
 
-    def register(self, command: Command) -> None:
+    def register(self, command: Command) -> bool:
+        """Add `command`; False (and nothing changes) when its name is taken."""
+        if command.name in self._commands:
+            return False
         self._commands[command.name] = command
+        return True
 
     def get(self, name: str) -> Command | None:
-        return self._commands.get(name.lstrip("/"))
+        return self._commands.get(name)
 
     def all(self) -> list[Command]:
         return sorted(self._commands.values(), key=lambda c: c.name)
@@ -70,30 +78,4 @@ class CommandRegistry:
 
     def suggest(self, name: str) -> list[str]:
         """The nearest command names to an unknown one."""
-        return difflib.get_close_matches(name.lstrip("/"), list(self._commands), n=3, cutoff=0.5)
-
-    async def run(self, session: Session, line: str) -> CommandResult:
-        """Run `/name args`; an unknown name suggests the nearest."""
-        name, _, args = line.strip().lstrip("/").partition(" ")
-        command = self.get(name)
-        if command is None:
-            near = self.suggest(name)
-            hint = f" Did you mean {', '.join('/' + n for n in near)}?" if near else ""
-            text = f"Unknown command /{name}.{hint} Type /help for the list."
-            return CommandResult(text, ok=False)
-        if command.idle_only and session.busy:
-            return refused_while_busy(command.name)
-        return await command.handler(session, args.strip())
-
-
-def command(
-    registry: CommandRegistry, name: str, help: str, usage: str = "", *, idle_only: bool = False,
-) -> Callable[[Handler], Handler]:
-    """Decorator registering a handler."""
-
-    def wrap(handler: Handler) -> Handler:
-        registry.register(Command(name=name, help=help, handler=handler, usage=usage,
-                                  idle_only=idle_only))
-        return handler
-
-    return wrap
+        return difflib.get_close_matches(name, list(self._commands), n=3, cutoff=0.5)

@@ -15,11 +15,12 @@ from valarmind_tui.checkpoints.rewind import (
     RewindPoint,
     Scope,
 )
-from valarmind_tui.commands import CommandRegistry, CommandResult, command
+from valarmind_tui.commands.registry import Command, CommandResult
 from valarmind_tui.errors import UsageError
 from valarmind_tui.store.sessions import SessionSummary
 
 if TYPE_CHECKING:
+    from valarmind_tui.commands.context import CommandContext
     from valarmind_tui.session import Session
 
 REWOUND = "rewound-conversation"
@@ -34,46 +35,46 @@ OPEN_ONE_FIRST = ("To rewind an earlier session, open it first: `/resume` (headl
                   "\"/rewind\"`, or `valarmind rewind --list`).")
 
 
-def rewind_help(session: Session) -> str:
+def rewind_help(ctx: CommandContext) -> str:
     """How to pick a point, after a list (or instead of an empty one)."""
-    return PICK_A_PROMPT if session.history else (
+    return PICK_A_PROMPT if ctx.history else (
         "This session has no messages yet. " + OPEN_ONE_FIRST)
 
 
-def _rewinder(session: Session) -> Rewinder:
-    return Rewinder(session.checkpoints, session.store, session.session_id)
+def _rewinder(ctx: CommandContext) -> Rewinder:
+    return Rewinder(ctx.checkpoints, ctx.store, ctx.session_id)
 
 
-async def rewind_points(session: Session) -> list[RewindPoint]:
+async def rewind_points(ctx: CommandContext) -> list[RewindPoint]:
     """The person's messages in this session, oldest first, for a picker."""
-    return await asyncio.to_thread(_rewinder(session).points)
+    return await asyncio.to_thread(_rewinder(ctx).points)
 
 
-async def rewind_session(session: Session, point: RewindPoint, scope: Scope, *,
+async def rewind_session(ctx: CommandContext, point: RewindPoint, scope: Scope, *,
                          preview: bool = False, on_conflict: OnConflict = "ask",
                          ) -> RewindOutcome:
     """Rewind to before `point` (see checkpoints/rewind.py); a cut conversation becomes the
     session's history."""
-    if session.busy:
+    if ctx.busy:
         raise UsageError("/rewind cannot run while the agent is working.")
-    outcome = await _rewinder(session).rewind(point, scope, preview=preview,
+    outcome = await _rewinder(ctx).rewind(point, scope, preview=preview,
                                               on_conflict=on_conflict)
     if outcome.history is not None:
-        session.history = outcome.history
+        ctx.history = outcome.history
     return outcome
 
 
-async def rewind_to_prompt(session: Session, words: list[str]) -> CommandResult:
+async def rewind_to_prompt(ctx: CommandContext, words: list[str]) -> CommandResult:
     """`/rewind --prompt N [files|conversation|both] [--preview] [--force|--keep]`."""
     numbers = [w for w in words if w.isdigit()]
     scopes = [w for w in words if w in SCOPES]
     if not numbers:
-        return await list_prompts(session)
+        return await list_prompts(ctx)
     try:
-        point = (await asyncio.to_thread(_rewinder(session).point, int(numbers[0])))
+        point = (await asyncio.to_thread(_rewinder(ctx).point, int(numbers[0])))
         on_conflict: OnConflict = ("overwrite" if "--force" in words else
                                    "keep" if "--keep" in words else "ask")
-        outcome = await rewind_session(session, point, scopes[0] if scopes else "files",
+        outcome = await rewind_session(ctx, point, scopes[0] if scopes else "files",
                                        preview="--preview" in words, on_conflict=on_conflict)
     except UsageError as exc:
         return CommandResult(str(exc), ok=False)
@@ -82,9 +83,9 @@ async def rewind_to_prompt(session: Session, words: list[str]) -> CommandResult:
                          action=action)
 
 
-async def list_prompts(session: Session) -> CommandResult:
+async def list_prompts(ctx: CommandContext) -> CommandResult:
     try:
-        points = await rewind_points(session)
+        points = await rewind_points(ctx)
     except UsageError as exc:
         return CommandResult(str(exc), ok=False)
     if not points:
@@ -102,28 +103,31 @@ def describe_point(point: RewindPoint) -> str:
 
 
 # -- /resume ---------------------------------------------------------------------------------
-def register_resume_command(registry: CommandRegistry) -> None:
-    @command(registry, "resume", "pick a stored session of this project and switch to it",
-             usage="[SESSION]", idle_only=True)
-    async def resume(session: Session, args: str) -> CommandResult:
-        summaries = await session_choices(session)
-        if args:
-            if not any(s.info.id == args for s in summaries):
-                return CommandResult(f"No stored session {args!r} for {session.project_root}.",
-                                     ok=False)
-            return CommandResult(f"Switching to session {args}.", action=f"resume:{args}")
-        if not summaries:
-            return CommandResult("No stored sessions for this project.")
-        rows = [f"{n:>3}  {describe_summary(s)}" for n, s in enumerate(summaries, 1)]
-        return CommandResult("Stored sessions (`/resume ID` switches):\n" + "\n".join(rows),
-                             data=summaries, action="pick-resume")
+async def resume(ctx: CommandContext, args: str) -> CommandResult:
+    summaries = await session_choices(ctx)
+    if args:
+        if not any(s.info.id == args for s in summaries):
+            return CommandResult(f"No stored session {args!r} for {ctx.project_root}.",
+                                 ok=False)
+        return CommandResult(f"Switching to session {args}.", action=f"resume:{args}")
+    if not summaries:
+        return CommandResult("No stored sessions for this project.")
+    rows = [f"{n:>3}  {describe_summary(s)}" for n, s in enumerate(summaries, 1)]
+    return CommandResult("Stored sessions (`/resume ID` switches):\n" + "\n".join(rows),
+                         data=summaries, action="pick-resume")
 
 
-async def session_choices(session: Session, limit: int = 30) -> list[SessionSummary]:
+COMMANDS = (
+    Command("resume", "pick a stored session of this project and switch to it",
+            usage="[SESSION]", idle_only=True, handler=resume),
+)
+
+
+async def session_choices(ctx: CommandContext, limit: int = 30) -> list[SessionSummary]:
     """This project's stored sessions, newest first (the open one included)."""
-    if session.store is None:
+    if ctx.store is None:
         return []
-    return await asyncio.to_thread(session.store.summaries, session.project_root, limit)
+    return await asyncio.to_thread(ctx.store.summaries, ctx.project_root, limit)
 
 
 def describe_summary(summary: SessionSummary) -> str:

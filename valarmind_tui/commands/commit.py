@@ -6,34 +6,37 @@ import shlex
 from typing import TYPE_CHECKING
 
 from valarmind_tui.agents.commit_chain import ChainDeps, CommitOptions, run_commit_chain
-from valarmind_tui.commands import CommandRegistry, CommandResult, command
+from valarmind_tui.commands.registry import Command, CommandResult
 from valarmind_tui.errors import UsageError, ValarMindError
 
 if TYPE_CHECKING:
-    from valarmind_tui.session import Session
+    from valarmind_tui.commands.context import CommandContext
 
 USAGE = "[--push] [--no-review] [--all] [-m MESSAGE]"
 
 
-def register_commit_commands(registry: CommandRegistry) -> None:
-    @command(registry, "commit", "check, review, write the message and commit what is staged",
-             usage=USAGE, idle_only=True)
-    async def commit(session: Session, args: str) -> CommandResult:
-        try:
-            options = parse_options(args)
-            provider = None
-            if not session.offline and (options.review or options.message is None):
-                provider = session.provider()
-            deps = ChainDeps(
-                root=session.project_root, run_check=session.run_shell, bus=session.bus,
-                trusted=session.settings.project_trusted, provider=provider,
-                model=session.settings.model_for_agent("commit"), settings=session.settings,
-                sandbox=session.sandbox,
-                editor=session.message_editor if session.message_editor.interactive else None)
-            outcome = await run_commit_chain(deps, options)
-        except ValarMindError as exc:  # nothing staged, no repository, no key for the model
-            return CommandResult(str(exc), ok=False)
-        return CommandResult(outcome.render(), ok=outcome.status == "done", data=outcome)
+async def commit(ctx: CommandContext, args: str) -> CommandResult:
+    try:
+        options = parse_options(args)
+        provider = None
+        if not ctx.offline and (options.review or options.message is None):
+            provider = ctx.provider()
+        deps = ChainDeps(
+            root=ctx.project_root, run_check=ctx.run_shell, bus=ctx.bus,
+            trusted=ctx.settings.project_trusted, provider=provider,
+            model=ctx.settings.model_for_agent("commit"), settings=ctx.settings,
+            sandbox=ctx.sandbox,
+            editor=ctx.message_editor if ctx.message_editor.interactive else None)
+        outcome = await run_commit_chain(deps, options)
+    except ValarMindError as exc:  # nothing staged, no repository, no key for the model
+        return CommandResult(str(exc), ok=False)
+    return CommandResult(outcome.render(), ok=outcome.status == "done", data=outcome)
+
+
+COMMANDS = (
+    Command("commit", "check, review, write the message and commit what is staged",
+            usage=USAGE, idle_only=True, handler=commit),
+)
 
 
 def parse_options(args: str) -> CommitOptions:
