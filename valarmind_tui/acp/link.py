@@ -103,7 +103,8 @@ class SessionLink:
             if isinstance(outcome, AllowedOutcome) and outcome.option_id in DECISIONS:
                 decision = DECISIONS[outcome.option_id]
                 feedback = "Rejected by the person in the editor." if decision == "deny" else None
-                answer = ApprovalAnswer(decision, feedback=feedback)  # type: ignore[arg-type]
+                # why the ignore below: option ids match the SDK's Literal
+                answer = ApprovalAnswer(decision, feedback=feedback)  # type: ignore[arg-type]  # why: above
             else:
                 answer = ApprovalAnswer("deny", feedback="cancelled")
         except Exception as exc:

@@ -40,5 +40,6 @@ def _tool_call(item: ToolItem, index: int, translator: UpdateTranslator) -> Any:
     content = [helpers.tool_content(helpers.text_block(body))] if body else None
     return helpers.start_tool_call(
         f"replay:{index}:{item.call_id}", f"{item.name} {subject}".strip(),
-        kind=kind, status=STATUS_BY_OUTCOME.get(item.status, "failed"),  # type: ignore[arg-type]
+        # why the ignore below: values are the SDK's status Literal
+        kind=kind, status=STATUS_BY_OUTCOME.get(item.status, "failed"),  # type: ignore[arg-type]  # why: above
         content=content, raw_input=item.arguments)

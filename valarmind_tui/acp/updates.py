@@ -112,7 +112,8 @@ class UpdateTranslator:
         if kind == "edit" and locations:
             self._before[call_id] = _read(Path(locations[0].path))
         return [helpers.start_tool_call(
-            call_id, self._title(event), kind=kind, status="in_progress",  # type: ignore[arg-type]
+            # why the ignore below: kind is one of the SDK's ToolKind values
+            call_id, self._title(event), kind=kind, status="in_progress",  # type: ignore[arg-type]  # why: above
             locations=locations or None, raw_input=event.arguments)]
 
     def _finished(self, event: ToolCallFinished) -> list[Any]:
@@ -168,7 +169,8 @@ class UpdateTranslator:
         locations = [ToolCallLocation(path=event.path)] if event.path else None
         agent = self._agents.get(event.agent_id)
         title = f"{agent}: {event.summary}" if agent else event.summary
-        return ToolCallUpdate(tool_call_id=call_id, title=title, kind=kind,  # type: ignore[arg-type]
+        # why the ignore below: kind is one of the SDK's ToolKind values
+        return ToolCallUpdate(tool_call_id=call_id, title=title, kind=kind,  # type: ignore[arg-type]  # why: above
                               status="pending", content=content, locations=locations)
 
 
@@ -185,7 +187,8 @@ def plan_entries(tasks: tuple[TaskItem, ...]) -> list[Any]:
         title = task.title + (f" ({task.owner})" if task.owner else "")
         if task.status in ("blocked", "cancelled"):
             title += f" [{task.status}]"
-        entries.append(helpers.plan_entry(title, priority=priority,  # type: ignore[arg-type]
+        # why the ignore below: priority is one of the SDK's values
+        entries.append(helpers.plan_entry(title, priority=priority,  # type: ignore[arg-type]  # why: above
                                           status=PLAN_STATUS[task.status]))
     return entries
 

@@ -146,8 +146,9 @@ class MessageEditor:
         request_id = uuid.uuid4().hex
         future: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
+        # why the ignore below: drafted_by is one of the Literal's values
         self._bus.publish(CommitMessageRequested(request_id=request_id, message=message,
-                                                 drafted_by=drafted_by))  # type: ignore[arg-type]
+                                                 drafted_by=drafted_by))  # type: ignore[arg-type]  # why: above
         try:
             return await future
         finally:
@@ -193,7 +194,8 @@ class _Chain:
             result = await step()
             self.outcome.steps.append(result)
             self.deps.bus.publish(CommitStepFinished(
-                step=result.step, outcome=result.outcome,  # type: ignore[arg-type]
+                # why the ignore below: the step's outcome is the Literal's value
+                step=result.step, outcome=result.outcome,  # type: ignore[arg-type]  # why: above
                 exit_code=result.exit_code, detail=result.detail))
             if result.outcome in STOPS:
                 break

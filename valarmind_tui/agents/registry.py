@@ -223,7 +223,8 @@ def _permissions(raw: Any, commands: list[ProjectCommand], fail: Any) -> AgentPe
         if allow == "detected":
             allow = list(commands_of(commands))
         elif allow.startswith("detected:"):
-            allow = list(commands_of(commands, allow.split(":", 1)[1]))  # type: ignore[arg-type]
+            # why the ignore below: commands is a list of str or one string
+            allow = list(commands_of(commands, allow.split(":", 1)[1]))  # type: ignore[arg-type]  # why: above
         else:
             raise fail("execute_allow must be a list of commands, 'detected' or "
                        "'detected:<kind>'", "execute_allow")

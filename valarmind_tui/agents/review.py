@@ -290,7 +290,8 @@ async def _shellcheck(root: Path, exe: str, files: list[str],
         return None
     levels = {"error": "major", "warning": "minor"}
     return [
-        ReviewFinding(severity=levels.get(r.get("level"), "info"), file=r.get("file", ""),  # type: ignore[arg-type]
+        # why the ignore below: levels maps onto the Severity Literal
+        ReviewFinding(severity=levels.get(r.get("level"), "info"), file=r.get("file", ""),  # type: ignore[arg-type]  # why: above
                       line=r.get("line"), message=f"SC{r.get('code')} {r.get('message')}",
                       category="lint", source="static:shellcheck", rule=f"SC{r.get('code')}",
                       confidence=0.9)

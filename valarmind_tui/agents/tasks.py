@@ -49,7 +49,8 @@ class TaskList:
         self._check_status(status)
         for dep in depends_on:
             self.get(dep)
-        item = TaskItem(id=f"t{self._next}", title=title.strip(), status=status,  # type: ignore[arg-type]
+        # why the ignore below: status checked by the tool's Params
+        item = TaskItem(id=f"t{self._next}", title=title.strip(), status=status,  # type: ignore[arg-type]  # why: above
                         owner=owner, depends_on=tuple(depends_on))
         self._next += 1
         self._items[item.id] = item
@@ -82,7 +83,8 @@ class TaskList:
             changes["owner"] = owner or None
         if title is not None and title.strip():
             changes["title"] = title.strip()
-        updated = replace(item, **changes)  # type: ignore[arg-type]
+        # why the ignore below: fields checked by the tool's Params
+        updated = replace(item, **changes)  # type: ignore[arg-type]  # why: above
         self._items[task_id] = updated
         self._publish()
         return updated

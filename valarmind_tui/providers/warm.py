@@ -58,7 +58,7 @@ def warm_model_path(model: str | None) -> None:
 
 async def _refused_request(litellm: object, model: str, api_base: str) -> None:
     with contextlib.suppress(Exception):  # refused, as intended
-        await litellm.acompletion(  # type: ignore[attr-defined]
+        await litellm.acompletion(  # type: ignore[attr-defined]  # litellm is untyped
             model=model, api_base=api_base, api_key="warm-up", stream=True,
             stream_options={"include_usage": True}, max_retries=0, num_retries=0, timeout=5,
             messages=[{"role": "user", "content": "warm-up"}])

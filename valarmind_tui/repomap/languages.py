@@ -106,7 +106,7 @@ def queries(lang: str) -> tuple[Any, Any, Any]:
     from tree_sitter import Query
     from tree_sitter_language_pack import get_language, get_parser
 
-    language = get_language(lang)  # type: ignore[arg-type]
+    language = get_language(lang)  # type: ignore[arg-type]  # the pack types names as a Literal
     def_src, ref_src = split_query(query_source(lang))
     ref_query = Query(language, ref_src) if ref_src.strip() else None
     if ref_query is not None:
@@ -115,4 +115,5 @@ def queries(lang: str) -> tuple[Any, Any, Any]:
             capture = ref_query.capture_name(i)
             if capture.startswith("reference."):
                 ref_query.disable_capture(capture)
-    return get_parser(lang), Query(language, def_src), ref_query  # type: ignore[arg-type]
+    # why the ignore below: the pack types names as a Literal
+    return get_parser(lang), Query(language, def_src), ref_query  # type: ignore[arg-type]  # why: above

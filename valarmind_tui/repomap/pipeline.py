@@ -201,7 +201,8 @@ def _parse_one(job: tuple[str, str, int, int, str]
         return rel, mtime, size, reason, None
     lang = language_for(rel)
     try:
-        return rel, mtime, size, None, extract(src, lang, references).dumps()  # type: ignore[arg-type]
+        # why the ignore below: lang is one of the pack's names
+        return rel, mtime, size, None, extract(src, lang, references).dumps()  # type: ignore[arg-type]  # why: above
     except Exception:  # a grammar crash on one odd file must not sink the map
         return rel, mtime, size, "parse_error", None
 

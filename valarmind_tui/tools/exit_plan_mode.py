@@ -27,10 +27,12 @@ class ExitPlanModeTool(Tool):
     class Params(BaseModel):
         plan: str = Field(description="The plan (Markdown): steps, files to change, risks, checks.")
 
-    async def preview(self, params: Params, ctx: ToolContext) -> Preview:  # type: ignore[override]
+    # why the ignore below: subclasses narrow params to their own Params (Tool.parse validated them)
+    async def preview(self, params: Params, ctx: ToolContext) -> Preview:  # type: ignore[override]  # why: above
         return Preview(summary="Approve this plan and leave plan mode?", diff=params.plan)
 
-    async def run(self, params: Params, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+    # why the ignore below: subclasses narrow params to their own Params (Tool.parse validated them)
+    async def run(self, params: Params, ctx: ToolContext) -> ToolResult:  # type: ignore[override]  # why: above
         services = ctx.services
         approver, set_mode = services.approver, services.set_mode
         if approver is None or set_mode is None:

@@ -48,13 +48,15 @@ class RepoMapTool(BuiltinTool):
                 repo_map.close()
 
         result, users = await asyncio.to_thread(build)
-        text = result.text or "No definitions found (no supported source files)."  # type: ignore[attr-defined]
-        skipped = result.skipped  # type: ignore[attr-defined]
+        # why the ignore below: to_thread loses build's return type
+        text = result.text or "No definitions found (no supported source files)."  # type: ignore[attr-defined]  # why: above
+        # why the ignore below: to_thread loses build's return type
+        skipped = result.skipped  # type: ignore[attr-defined]  # why: above
         if skipped:
             text += "\n(skipped: " + ", ".join(f"{n} {k}" for k, n in sorted(skipped.items())) + ")"
-        if result.draft:  # type: ignore[attr-defined]
+        if result.draft:  # type: ignore[attr-defined]  # to_thread loses build's return type
             text += "\n(draft: Python read without its grammar; the exact map is being built)"
-        data = result.to_dict()  # type: ignore[attr-defined]
+        data = result.to_dict()  # type: ignore[attr-defined]  # to_thread loses build's return type
         if users:
             text += "\n\n" + "\n".join(_render_callers(n, found) for n, found in users.items())
             data["callers"] = {name: [f"{f}:{line}" if line else f for f, line in found]

@@ -39,7 +39,8 @@ class TaskCreateTool(Tool):
         owner: str | None = Field(None, description="Agent that will do it (code, test...).")
         depends_on: list[str] = Field(default_factory=list, description="Ids of blocking tasks.")
 
-    async def run(self, params: Params, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+    # why the ignore below: subclasses narrow params to their own Params (Tool.parse validated them)
+    async def run(self, params: Params, ctx: ToolContext) -> ToolResult:  # type: ignore[override]  # why: above
         tasks = _tasks(ctx)
         item = tasks.create(params.title, owner=params.owner, depends_on=tuple(params.depends_on))
         return ToolResult(f"Created {item.id}.\n{tasks.render()}", data=_row(item))
@@ -57,7 +58,8 @@ class TaskUpdateTool(Tool):
         depends_on: list[str] | None = None
         title: str | None = None
 
-    async def run(self, params: Params, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+    # why the ignore below: subclasses narrow params to their own Params (Tool.parse validated them)
+    async def run(self, params: Params, ctx: ToolContext) -> ToolResult:  # type: ignore[override]  # why: above
         tasks = _tasks(ctx)
         item = tasks.update(
             params.id, status=params.status, owner=params.owner, title=params.title,
@@ -74,7 +76,8 @@ class TaskListTool(Tool):
     class Params(BaseModel):
         pass
 
-    async def run(self, params: Params, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+    # why the ignore below: subclasses narrow params to their own Params (Tool.parse validated them)
+    async def run(self, params: Params, ctx: ToolContext) -> ToolResult:  # type: ignore[override]  # why: above
         tasks = _tasks(ctx)
         return ToolResult(tasks.render(), data=[_row(t) for t in tasks.items()])
 

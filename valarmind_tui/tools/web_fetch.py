@@ -105,10 +105,12 @@ class WebFetchTool(Tool):
         url: str = Field(description="The http(s) URL to fetch.")
         prompt: str | None = Field(None, description="What you are looking for in the page.")
 
-    async def preview(self, params: Params, ctx: ToolContext) -> Preview:  # type: ignore[override]
+    # why the ignore below: subclasses narrow params to their own Params (Tool.parse validated them)
+    async def preview(self, params: Params, ctx: ToolContext) -> Preview:  # type: ignore[override]  # why: above
         return Preview(summary=f"fetch {params.url}")
 
-    async def run(self, params: Params, ctx: ToolContext) -> ToolResult:  # type: ignore[override]
+    # why the ignore below: subclasses narrow params to their own Params (Tool.parse validated them)
+    async def run(self, params: Params, ctx: ToolContext) -> ToolResult:  # type: ignore[override]  # why: above
         url = params.url.strip()
         if not re.match(r"^https?://[^\s/]+", url):
             return ToolResult.error(f"not an http(s) URL: {url!r}")

@@ -62,6 +62,7 @@ async def pump_events(bus: EventBus, target: object) -> None:
     try:
         async for event in subscription:
             for merged in coalesce(drain(event, subscription)):
-                target.post_message(SessionEvent(merged))  # type: ignore[attr-defined]
+                # why the ignore below: target is an App or a widget; both have post_message
+                target.post_message(SessionEvent(merged))  # type: ignore[attr-defined]  # why: above
     finally:
         subscription.close()

@@ -244,7 +244,8 @@ def _install_exact_env_hook() -> None:
 
     # A mark on the function (functions take attributes; mypy does not model it), so a second
     # install sees the hook in place and does not wrap it again.
-    default_environment._valarmind_hook = True  # type: ignore[attr-defined]
+    # why the ignore below: a marker on the SDK's function
+    default_environment._valarmind_hook = True  # type: ignore[attr-defined]  # why: above
     stdio_module.get_default_environment = default_environment
 
 

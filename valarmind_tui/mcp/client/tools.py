@@ -92,12 +92,15 @@ class McpTool(Tool):
         self.mcp_name: str = tool.name
         # Built-in tools declare name, description and risk per class (ClassVars); an MCP tool
         # is made at run time from the server's listing, so they are set per instance.
-        self.name = name or tool_name(server, tool.name)  # type: ignore[misc]
-        self.description = tool.description or tool.title or tool.name  # type: ignore[misc]
+        # why the ignore below: ClassVars on built-ins; per instance here
+        self.name = name or tool_name(server, tool.name)  # type: ignore[misc]  # why: above
+        # why the ignore below: ClassVars on built-ins; per instance here
+        self.description = tool.description or tool.title or tool.name  # type: ignore[misc]  # why: above
         self.input_schema: dict[str, Any] = dict(tool.input_schema or {"type": "object"})
         annotations = tool.annotations
         read_only = trusted and bool(annotations and annotations.read_only_hint)
-        self.risk = Risk.READ if read_only else Risk.WRITE  # type: ignore[misc]
+        # why the ignore below: ClassVars on built-ins; per instance here
+        self.risk = Risk.READ if read_only else Risk.WRITE  # type: ignore[misc]  # why: above
         self.trusted = trusted
         self._caller = caller
 

@@ -38,7 +38,8 @@ def to_strip(line: Line) -> Strip:
     """A rendered line as a Strip to draw."""
     styles = _STYLES
     # a Line alternates text and style number; no conversions in this per-frame loop
-    return Strip([Segment(line[i], styles[line[i + 1]])  # type: ignore[arg-type,index]
+    # why the ignore below: rows alternate text and style index; mypy sees one element type
+    return Strip([Segment(line[i], styles[line[i + 1]])  # type: ignore[arg-type,index]  # why: above
                   for i in range(0, len(line), 2)])
 
 

@@ -85,7 +85,8 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
 
     def action_always_scope(self, decision: str) -> None:
         if self.stage == "always":
-            self.dismiss(ApprovalAnswer(decision))  # type: ignore[arg-type]
+            # why the ignore below: the button ids are the Literal's values
+            self.dismiss(ApprovalAnswer(decision))  # type: ignore[arg-type]  # why: above
 
     def action_deny(self) -> None:
         if self.stage == "choose":

@@ -58,7 +58,8 @@ class ChatView(VerticalScroll):
     """
 
     def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+        # why the ignore below: Textual's typed keywords; ours pass through
+        super().__init__(**kwargs)  # type: ignore[arg-type]  # why: above
         self.current: AssistantMessage | None = None
         self.tool_blocks: dict[tuple[str, str], ToolCallBlock] = {}
         """By (agent id, call id): ids are only unique within one agent's conversation."""

@@ -42,5 +42,6 @@ class DiffView(Static):
     """
 
     def __init__(self, diff: str, **kwargs: object) -> None:
-        super().__init__(diff_content(diff), **kwargs)  # type: ignore[arg-type]
+        # why the ignore below: Textual's typed keywords; ours pass through
+        super().__init__(diff_content(diff), **kwargs)  # type: ignore[arg-type]  # why: above
         self.diff = diff

@@ -50,7 +50,8 @@ class PromptInput(TextArea):
             return self.prompt_input
 
     def __init__(self, history: PromptHistory, **kwargs: object) -> None:
-        super().__init__(soft_wrap=True, show_line_numbers=False, **kwargs)  # type: ignore[arg-type]
+        # why the ignore below: Textual's typed keywords; ours pass through
+        super().__init__(soft_wrap=True, show_line_numbers=False, **kwargs)  # type: ignore[arg-type]  # why: above
         self.prompt_history = history
         self.completer: Completer | None = None
         self.completions: OptionList | None = None
@@ -182,6 +183,7 @@ class PromptBar(Vertical):
     @on(OptionList.OptionSelected, "#completions")
     def _clicked(self, event: OptionList.OptionSelected) -> None:
         prompt = self.query_one(PromptInput)
-        prompt.completions.highlighted = event.option_index  # type: ignore[union-attr]
+        # why the ignore below: the list exists while its events arrive
+        prompt.completions.highlighted = event.option_index  # type: ignore[union-attr]  # why: above
         prompt.accept_completion()
         prompt.focus()

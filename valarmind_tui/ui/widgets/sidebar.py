@@ -84,7 +84,8 @@ class AgentMonitor(Static):
     """Where "now" comes from (tests freeze it)."""
 
     def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+        # why the ignore below: Textual's typed keywords; ours pass through
+        super().__init__(**kwargs)  # type: ignore[arg-type]  # why: above
         self.rows: dict[str, AgentRow] = {}
 
     def on_mount(self) -> None:
@@ -163,7 +164,8 @@ class Sidebar(VerticalScroll):
     """
 
     def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+        # why the ignore below: Textual's typed keywords; ours pass through
+        super().__init__(**kwargs)  # type: ignore[arg-type]  # why: above
         # Held directly: events may arrive before this container has composed its children.
         self.task_list = TaskList(id="tasks")
         self.monitor = AgentMonitor(id="agents")

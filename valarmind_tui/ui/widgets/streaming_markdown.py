@@ -75,7 +75,8 @@ class StreamingMarkdown(Widget):
     def plain_text(self) -> str:
         """The rendered lines as text, trailing spaces dropped."""
         return "\n".join(
-            "".join(line[::2]).rstrip() if line else ""  # type: ignore[arg-type]
+            # why the ignore below: rows alternate text and style
+            "".join(line[::2]).rstrip() if line else ""  # type: ignore[arg-type]  # why: above
             for line in map(self._line, range(self._line_count()))
         )
 
@@ -104,7 +105,7 @@ class StreamingMarkdown(Widget):
     def flush(self) -> None:
         """Render whatever was appended since the last frame, now."""
         if self._timer is not None:
-            self._timer.stop()  # type: ignore[attr-defined]
+            self._timer.stop()  # type: ignore[attr-defined]  # Textual's Timer is typed loosely
             self._timer = None
         self._last_flush = monotonic()
         text, self._unfed = self._unfed, ""
