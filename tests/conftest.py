@@ -7,10 +7,11 @@ import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from valarmind_tui.config import KNOWN_KEYS
+from valarmind_tui.config import KNOWN_KEYS, Settings, load_settings
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -123,3 +124,17 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     total_c = sum(n for (_, o), n in _ATTACKS.items() if o == "contained")
     total_l = sum(n for (_, o), n in _ATTACKS.items() if o == "leaked")
     terminalreporter.write_line(f"{'all':<28} {total_c:>3} contained  {total_l:>3} got through")
+
+
+@pytest.fixture
+def model_settings(fake_model: Any, monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201
+    """Settings for a project root whose model is the fake server (OpenAI wire format)."""
+    monkeypatch.setenv("FAKE_API_KEY", "sk-test")
+
+    def make(root: Path, **flags: Any) -> Settings:
+        return load_settings(
+            root, model="openai/fake-model", api_base=fake_model.openai_base,
+            api_key_env="FAKE_API_KEY", **flags,
+        )
+
+    return make

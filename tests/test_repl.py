@@ -110,7 +110,7 @@ async def test_resumed_session_reprints_its_last_exchange(
 async def test_commit_message_is_edited_in_the_repl(
     git_repo: Path, fake_model: Any, monkeypatch: Any
 ) -> None:
-    from tests.commit.conftest import IDENTITY, MAKE_OK, approved, git, head_subject
+    from tests.agents.commit.conftest import IDENTITY, MAKE_OK, approved, git, head_subject
 
     for name, value in {**IDENTITY, "FAKE_API_KEY": "sk-test"}.items():
         monkeypatch.setenv(name, value)

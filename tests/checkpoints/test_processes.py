@@ -14,8 +14,8 @@ from typing import Any
 
 from tests.checkpoints.conftest import bash, kill_after_streaming, shell_turn, tree_state
 from tests.checkpoints.test_headless import ENV, configure
-from tests.core.test_headless import model_flags, valarmind
 from tests.fakes.model_server import FakeModelServer, ScriptedTurn
+from tests.test_headless import model_flags, valarmind
 from valarmind_tui.checkpoints import SessionCheckpoints
 from valarmind_tui.context.interrupted import INTERRUPTED
 from valarmind_tui.store.sessions import SessionStore

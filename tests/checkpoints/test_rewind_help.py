@@ -9,7 +9,7 @@ from typing import Any
 from tests.acp.conftest import RecordingClient, acp_agent, ask, configure_model, new_session
 from tests.checkpoints.conftest import bash, shell_turn, tree_state
 from tests.checkpoints.test_headless import ENV, configure
-from tests.core.test_headless import model_flags, valarmind
+from tests.test_headless import model_flags, valarmind
 
 
 def test_print_rewind_says_how_to_pick_a_point_and_the_advice_works(

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import write_user_config
-from tests.core.test_headless import model_flags, valarmind
 from tests.fakes.model_server import ScriptedTurn
 from tests.hooks.conftest import hook_table, script
 from tests.hooks.test_pre_tool_use import BLOCK_RM
+from tests.test_headless import model_flags, valarmind
 from valarmind_tui.config import load_settings
 from valarmind_tui.safety.approval import PolicyApprover
 from valarmind_tui.session import Session

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import write_user_config
-from tests.core.test_headless import model_flags, valarmind
 from tests.reviewers.conftest import reviewers_table, system_prompts, verdict
+from tests.test_headless import model_flags, valarmind
 
 
 def test_print_json_totals_include_the_reviewers_share(git_repo: Path, fake_model: Any) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from textual.widgets import Static, TextArea
 
-from tests.commit.conftest import IDENTITY, MAKE_OK, approved, git, head_subject
+from tests.agents.commit.conftest import IDENTITY, MAKE_OK, approved, git, head_subject
 from tests.fakes.model_server import ScriptedTurn
 from tests.ui.conftest import wait_for
 from valarmind_tui.ui.screens.approval import ApprovalScreen

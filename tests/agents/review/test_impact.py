@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.review.conftest import CORE, commit, git, write
+from tests.agents.review.conftest import CORE, commit, git, write
 from valarmind_tui.agents.review import run_review
 from valarmind_tui.agents.review_impact import breaking_params
 

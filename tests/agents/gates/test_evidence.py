@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.fakes.model_server import ScriptedTurn
-from tests.gates.conftest import (
+from tests.agents.gates.conftest import (
     APPROVED,
     MAKE_FAILS,
     MAKE_OK,
@@ -16,6 +15,7 @@ from tests.gates.conftest import (
     green_test_run,
     qa_claims_passed,
 )
+from tests.fakes.model_server import ScriptedTurn
 from valarmind_tui.events import AgentSpawned, ToolCallFinished
 from valarmind_tui.safety.approval import PermissionMode, PolicyApprover
 

@@ -11,7 +11,7 @@ from valarmind_tui.session import Session
 from valarmind_tui.trust import decide
 from valarmind_tui.user_dirs import user_config_dir
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "plugins" / "todo_finder.py"
+EXAMPLE = Path(__file__).resolve().parents[1] / "plugins" / "todo_finder.py"
 
 
 def trust(project: Path) -> None:

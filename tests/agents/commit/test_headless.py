@@ -8,9 +8,9 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from tests.commit.conftest import IDENTITY, MAKE_LINT_FAILS, approved, git, head_subject
-from tests.core.test_headless import configure_key, model_flags, valarmind
+from tests.agents.commit.conftest import IDENTITY, MAKE_LINT_FAILS, approved, git, head_subject
 from tests.fakes.model_server import ScriptedTurn
+from tests.test_headless import configure_key, model_flags, valarmind
 
 ENV = {"FAKE_API_KEY": "sk-test", **IDENTITY}
 

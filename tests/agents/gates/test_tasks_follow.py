@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.fakes.model_server import ScriptedTurn
-from tests.gates.conftest import (
+from tests.agents.gates.conftest import (
     APPROVED,
     MAKE_OK,
     call,
@@ -13,6 +12,7 @@ from tests.gates.conftest import (
     green_test_run,
     qa_claims_passed,
 )
+from tests.fakes.model_server import ScriptedTurn
 from valarmind_tui.agents.tasks import TaskList, agents_named
 from valarmind_tui.events import TaskItem, TaskListChanged
 from valarmind_tui.safety.approval import PermissionMode, PolicyApprover

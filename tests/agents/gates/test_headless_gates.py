@@ -6,9 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.core.test_headless import configure_key, model_flags, valarmind
-from tests.fakes.model_server import ScriptedTurn
-from tests.gates.conftest import (
+from tests.agents.gates.conftest import (
     APPROVED,
     MAKE_FAILS,
     MAKE_OK,
@@ -18,6 +16,8 @@ from tests.gates.conftest import (
     green_test_run,
     qa_claims_passed,
 )
+from tests.fakes.model_server import ScriptedTurn
+from tests.test_headless import configure_key, model_flags, valarmind
 from valarmind_tui.headless import EXIT_CODES
 
 KEY = {"FAKE_API_KEY": "sk-test"}

@@ -7,8 +7,8 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from tests.agents.gates.conftest import call, commit_all
 from tests.fakes.model_server import ScriptedTurn
-from tests.gates.conftest import call, commit_all
 from valarmind_tui.agents.registry import parse_agent_file
 from valarmind_tui.events import ApprovalRequested, ApprovalResolved, ToolCallFinished
 from valarmind_tui.providers.litellm_provider import load_litellm

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.review.conftest import commit, write
+from tests.agents.review.conftest import commit, write
 from valarmind_tui.agents.review import run_review
 from valarmind_tui.agents.review_checks import added_lines, scrub
 from valarmind_tui.agents.review_output import fails, sarif

@@ -10,10 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import write_user_config
-from tests.core.test_headless import configure_key, model_flags, valarmind
-from tests.fakes.model_server import ScriptedTurn
-from tests.gates.conftest import (
+from tests.agents.gates.conftest import (
     APPROVED,
     MAKE_OK,
     as_json,
@@ -23,6 +20,9 @@ from tests.gates.conftest import (
     green_test_run,
     qa_claims_passed,
 )
+from tests.conftest import write_user_config
+from tests.fakes.model_server import ScriptedTurn
+from tests.test_headless import configure_key, model_flags, valarmind
 from valarmind_tui.config import load_settings
 from valarmind_tui.events import ToolCallFinished
 from valarmind_tui.safety.allowed_commands import allowed_by_prefix

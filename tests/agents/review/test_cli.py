@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.review.conftest import CORE, write
-from tests.review.test_checks import AWS_KEY, DANGER, PASSWORD
+from tests.agents.review.conftest import CORE, write
+from tests.agents.review.test_checks import AWS_KEY, DANGER, PASSWORD
 
-WORKTREE = Path(__file__).resolve().parents[2]
+WORKTREE = Path(__file__).resolve().parents[3]
 
 
 def valarmind(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:

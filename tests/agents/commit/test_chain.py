@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.commit.conftest import (
+from tests.agents.commit.conftest import (
     MAKE_LINT_FAILS,
     approved,
     declined,
@@ -93,7 +93,7 @@ async def test_a_declined_review_stops_at_confirm_with_its_findings(live, fake_m
 
 
 async def test_a_staged_secret_is_declined_though_the_model_approves(live, fake_model, repo):
-    from tests.review.test_checks import AWS_KEY
+    from tests.agents.review.test_checks import AWS_KEY
 
     (repo / "settings.py").write_text(f'AWS_KEY = "{AWS_KEY}"\n')
     git(repo, "add", "settings.py")
