@@ -24,8 +24,9 @@ async def test_initialize_new_session_and_a_streamed_answer(
     git_repo: Path, fake_model: Any, agent_log: Path
 ) -> None:
     configure_model(fake_model)
+    # paced like a real provider: pieces that arrive together are sent to the editor together
     fake_model.script(ScriptedTurn(text="Hello from ValarMind, streamed.", reasoning="Thinking.",
-                                   chunk_size=5))
+                                   chunk_size=5, chunk_delay_s=0.05))
     client = RecordingClient()
     async with acp_agent(client, git_repo, agent_log) as conn:
         init = conn.init_response
