@@ -11,7 +11,7 @@ from tests.fakes.model_server import ScriptedTurn
 from valarmind_tui.context.tokens import count_tokens
 from valarmind_tui.context.valarmind_md import TARGET_TOKENS
 from valarmind_tui.events import AgentSpawned, Notice
-from valarmind_tui.providers.litellm_provider import load_litellm
+from valarmind_tui.providers.litellm_call import load_litellm
 from valarmind_tui.safety.approval import PolicyApprover
 from valarmind_tui.session import Session
 

@@ -202,6 +202,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         root = _root(args)
         if args.command is None and args.prompt is None and not args.plain and sys.stdout.isatty():
+            from valarmind_tui.providers import model_process
+
+            model_process.start()  # litellm imports on the other core while the screen paints
             from valarmind_tui.ui.launch import run_app
 
             # the TUI paints first, asks about trust when it must, then loads the settings

@@ -108,8 +108,8 @@ class Session:
             "resume" if self.history else "startup")
         if self.mcp.names():
             await self.mcp.start()
-            self.mcp.schema_budget = int(context_window(self._model)
-                                         * self.settings.mcp.schema_share)
+            window = await asyncio.to_thread(context_window, self._model)  # may import litellm
+            self.mcp.schema_budget = int(window * self.settings.mcp.schema_share)
             self.mcp.register_into(self.tools)
             register_mcp_prompts(self.commands, self.mcp.prompts())
 

@@ -18,11 +18,8 @@ from valarmind_tui.context.tokens import count_tokens
 from valarmind_tui.context.valarmind_budget import TRIMMED_MARK
 from valarmind_tui.context.valarmind_md import HARD_CAP, TARGET_TOKENS
 from valarmind_tui.events import ToolCallFinished
-from valarmind_tui.providers.litellm_provider import (
-    LiteLLMProvider,
-    ProviderConfig,
-    load_litellm,
-)
+from valarmind_tui.providers.litellm_call import load_litellm
+from valarmind_tui.providers.litellm_provider import LiteLLMProvider, ProviderConfig
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "init_projects"
 

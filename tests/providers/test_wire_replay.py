@@ -1,4 +1,5 @@
-"""Every recorded provider payload, replayed over HTTP through real LiteLLM into LiteLLMProvider."""
+"""Every recorded provider payload, replayed over HTTP through real LiteLLM into LiteLLMProvider:
+with litellm in this process, and in the model process the TUI uses (the same turn from both)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 from tests.fakes.model_server import FakeModelServer
 from tests.providers.wire_expectations import PREFIX, expected, parsed_arguments
 from valarmind_tui.errors import AuthError, ProviderError
+from valarmind_tui.providers import model_process
 from valarmind_tui.providers.base import (
     ModelRequest,
     ReasoningPiece,
@@ -47,12 +49,22 @@ async def _run(provider: LiteLLMProvider) -> tuple[list[Any], Exception | None]:
     return pieces, None
 
 
+@pytest.fixture(params=["here", "model process"])
+def place(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    if request.param == "here":
+        monkeypatch.setattr(model_process, "running", lambda: None)
+    else:
+        request.getfixturevalue("model_child")
+    return str(request.param)
+
+
 def test_the_fixture_corpus_is_present() -> None:
     assert len(CASES) >= 50, f"provider-wire fixtures missing under {FIXTURES}"
 
 
 @pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
-async def test_recorded_case_normalizes(path: Path, fake_model: FakeModelServer) -> None:
+async def test_recorded_case_normalizes(path: Path, fake_model: FakeModelServer,
+                                        place: str) -> None:
     case = json.loads(path.read_text())
     want = expected(case)
     retryable = want.status in (429, 500, 502, 503, 529) and "quota" not in (want.error or "")

@@ -73,12 +73,12 @@ _IMPORTS_WHILE_BUILDING = r"""
 import argparse, asyncio, sys, time
 from pathlib import Path
 from valarmind_tui.config import Settings
-from valarmind_tui.providers import litellm_provider
+from valarmind_tui.providers import litellm_call
 from valarmind_tui.ui.launch import build_app
 
 def load():  # the session waits for the model library: it must be importing already
     deadline = time.monotonic() + 120
-    while litellm_provider._loaded is None:
+    while litellm_call._loaded is None:
         assert time.monotonic() < deadline, "litellm was not imported while the session was built"
         time.sleep(0.05)
     return Settings()

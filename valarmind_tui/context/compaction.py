@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from valarmind_tui.context.tokens import count_message_tokens
+from valarmind_tui.errors import ProviderError
 
 DEFAULT_CONTEXT_WINDOW = 128_000
 DEFAULT_THRESHOLD = 0.85
@@ -26,7 +27,21 @@ SUMMARY_HEADER = "[Summary of the earlier conversation]"
 
 
 def context_window(model: str | None) -> int:
-    """The model's input window from LiteLLM's offline model info; 128k when unknown."""
+    """The model's input window from LiteLLM's offline model info; 128k when unknown. Asked of
+    the model process when there is one (blocking: not on an event loop)."""
+    from valarmind_tui.providers import model_process
+
+    process = model_process.running() if model else None
+    if process is None:
+        return context_window_here(model)
+    try:
+        return int(process.call("context_window", model=model))
+    except (ProviderError, TypeError, ValueError):
+        return DEFAULT_CONTEXT_WINDOW
+
+
+def context_window_here(model: str | None) -> int:
+    """`context_window` from litellm imported in this process."""
     if not model:
         return DEFAULT_CONTEXT_WINDOW
     import os

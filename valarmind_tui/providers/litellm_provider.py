@@ -1,9 +1,9 @@
 """Models through LiteLLM: one streaming call per turn, normalized, with our own retries.
 
-litellm is imported inside `load_litellm()` (it costs ~2.5 s), after the environment is set so
-that it never fetches its cost map, never retries a model hub and never prints. LiteLLM's own
-retries are off: 429s wait for Retry-After and 5xx/connection errors back off here, and only
-before anything was streamed to the caller.
+The call itself (providers/litellm_call.py) runs on this process's model-io thread, or in the
+model process when the face started one (the TUI does: providers/model_process.py). LiteLLM's
+own retries are off: 429s wait for Retry-After and 5xx/connection errors back off here, and
+only before anything was streamed to the caller.
 """
 
 from __future__ import annotations
@@ -15,22 +15,24 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from functools import partial
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from valarmind_tui.errors import AuthError, ProviderError
+from valarmind_tui.providers import model_process
 from valarmind_tui.providers.base import (
     ModelRequest,
+    ReasoningPiece,
     RetryNotice,
     StreamChunk,
+    TextPiece,
     TurnComplete,
-    Usage,
 )
 from valarmind_tui.providers.failures import Failure, classify, to_error
 from valarmind_tui.providers.io_thread import in_io_thread
-from valarmind_tui.providers.normalize import TurnAccumulator, _counter_ids, usage_from
-from valarmind_tui.providers.one_iterator import keep_one_iterator
+from valarmind_tui.providers.litellm_call import MidStreamError, apply, completion_events
+from valarmind_tui.providers.model_process import RemoteFailure
+from valarmind_tui.providers.normalize import TurnAccumulator, _counter_ids
 
 if TYPE_CHECKING:
     from valarmind_tui.config import Settings
@@ -73,44 +75,6 @@ class ProviderConfig:
         return os.environ.get(self.api_key_env) if self.api_key_env else None
 
 
-def load_litellm() -> ModuleType:
-    """Import litellm with network fetches, telemetry and debug prints turned off."""
-    os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
-    os.environ.setdefault("LITELLM_LOG", "ERROR")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    import litellm
-
-    litellm.suppress_debug_info = True
-    litellm.telemetry = False
-    litellm.num_retries = 0
-    global _loaded
-    _loaded = litellm
-    return litellm
-
-
-_loaded: ModuleType | None = None
-
-
-async def load_litellm_async() -> ModuleType:
-    """`load_litellm` without blocking the event loop: the first time it imports in a thread (a
-    face's warm-up may be importing it meanwhile; waiting on that import lock on the loop
-    froze the screen for seconds on the first prompt)."""
-    return _loaded if _loaded is not None else await asyncio.to_thread(load_litellm)
-
-
-def cost_usd(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
-    """Cost from LiteLLM's offline cost map; None for models it does not know."""
-    if not prompt_tokens and not completion_tokens:
-        return None
-    litellm = load_litellm()
-    try:
-        prompt_cost, completion_cost = litellm.cost_per_token(
-            model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
-    except Exception:  # noqa: BLE001 - unknown models raise assorted errors
-        return None
-    return float(prompt_cost + completion_cost)
-
-
 class LiteLLMProvider:
     """The Provider Protocol on top of `litellm.acompletion`."""
 
@@ -130,17 +94,14 @@ class LiteLLMProvider:
             acc = TurnAccumulator(new_id=self._new_id)
             yielded = False
             try:
-                attempt = partial(self._attempt, request, model, acc)
-                async with aclosing(in_io_thread(attempt)) as pieces:
+                async with aclosing(self._pieces(self._kwargs(request, model), acc)) as pieces:
                     async for piece in pieces:
                         yielded = True
                         yield piece
             except (ProviderError, asyncio.CancelledError):
                 raise
             except Exception as exc:  # noqa: BLE001 - every LiteLLM failure is classified
-                inner = exc.error if isinstance(exc, _MidStreamError) else exc
-                failure = classify(inner, self.config.resolved_key(),
-                                   mid_stream=isinstance(exc, _MidStreamError))
+                failure = self._classified(exc)
                 if yielded or not failure.retryable:
                     raise to_error(failure, model, self.config.api_key_env) from None
                 if failure.kind == "rate_limit":
@@ -156,9 +117,15 @@ class LiteLLMProvider:
                                   failure.status)
                 await asyncio.sleep(delay)
                 continue
-            acc.usage = self._priced(model, acc.usage)
             yield TurnComplete(acc.finish())
             return
+
+    def _classified(self, exc: Exception) -> Failure:
+        if isinstance(exc, RemoteFailure):  # the model process classified it
+            return exc.failure
+        inner = exc.error if isinstance(exc, MidStreamError) else exc
+        return classify(inner, self.config.resolved_key(),
+                        mid_stream=isinstance(exc, MidStreamError))
 
     def _delay(self, failure: Failure, transient: int) -> float:
         cap = self.config.max_retry_wait_s
@@ -175,15 +142,25 @@ class LiteLLMProvider:
         return (f"{what}: {failure.message} - retrying in {delay:.3g} s "
                 f"(attempt {count} of {limit})")
 
-    def _priced(self, model: str, usage: Usage) -> Usage:
-        cost = cost_usd(model, usage.prompt_tokens, usage.completion_tokens)
-        return Usage(usage.prompt_tokens, usage.completion_tokens, cost)
+    @staticmethod
+    def _pieces(kwargs: dict[str, Any], acc: TurnAccumulator
+                ) -> AsyncGenerator[TextPiece | ReasoningPiece, None]:
+        """The response's pieces from the model process when the face started one, else from
+        litellm on this process's model-io thread."""
+        process = model_process.running()
+        if process is not None:
+            return process.pieces(kwargs, acc)
+        return in_io_thread(partial(_here, kwargs, acc))
 
     def _kwargs(self, request: ModelRequest, model: str) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
             "model": model, "messages": request.messages, "stream": self.config.stream,
             "timeout": self.config.timeout_s, "max_retries": 0, "num_retries": 0,
             "drop_params": True,
+            # LiteLLM's gateway for its proxy's MCP tools: ours are plain function tools, and
+            # its check imports ~0.6 s of LiteLLM's proxy on the first request with tools.
+            # LiteLLM strips the flag before the request (core_helpers.filter_internal_params).
+            "_skip_mcp_handler": True,
         }
         if self.config.stream:
             kwargs["stream_options"] = {"include_usage": True}
@@ -198,57 +175,13 @@ class LiteLLMProvider:
             kwargs["api_key"] = key
         return kwargs
 
-    async def _attempt(
-        self, request: ModelRequest, model: str, acc: TurnAccumulator
-    ) -> AsyncGenerator[Any, None]:
-        litellm = await load_litellm_async()
-        response = await litellm.acompletion(**self._kwargs(request, model))
-        if not self.config.stream:
-            choice = response.choices[0]
-            acc.finish_reason = choice.finish_reason
-            for piece in acc.feed_message(choice.message):
+
+async def _here(kwargs: dict[str, Any], acc: TurnAccumulator
+                ) -> AsyncGenerator[TextPiece | ReasoningPiece, None]:
+    async with aclosing(completion_events(kwargs)) as events:
+        async for event in events:
+            for piece in apply(acc, event):
                 yield piece
-            tokens = usage_from(getattr(response, "usage", None))
-            if tokens:
-                acc.usage = Usage(*tokens)
-            return
-        final_usage = None
-        keep_one_iterator(response)
-        try:
-            async for chunk in response:
-                hidden = getattr(chunk, "_hidden_params", None) or {}
-                final_usage = (getattr(chunk, "usage", None) or hidden.get("usage")
-                               or final_usage)
-                for choice in chunk.choices or []:
-                    if choice.finish_reason:
-                        acc.finish_reason = choice.finish_reason
-                    for piece in acc.feed_delta(choice.delta):
-                        yield piece
-        except Exception as exc:  # noqa: BLE001 - classified by the caller
-            raise _MidStreamError(exc) from exc
-        finally:
-            closer = getattr(response, "aclose", None)
-            if closer is not None:
-                await closer()
-        tokens = usage_from(final_usage) if _provider_sent_usage(response) else None
-        if tokens:
-            acc.usage = Usage(*tokens)
-
-
-class _MidStreamError(Exception):
-    """A failure after the stream started; carries the original exception."""
-
-    def __init__(self, error: Exception) -> None:
-        super().__init__(str(error))
-        self.error = error
-
-
-def _provider_sent_usage(response: Any) -> bool:
-    """Whether the provider reported usage (LiteLLM otherwise fills in its own estimate)."""
-    chunks = getattr(response, "chunks", None)
-    if not isinstance(chunks, list):
-        return True
-    return any(getattr(c, "usage", None) is not None for c in chunks)
 
 
 def _is_local(model: str, api_base: str | None) -> bool:

@@ -13,9 +13,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
+from typing import Any
 
+from valarmind_tui.providers import model_process
 from valarmind_tui.providers.io_thread import io_loop
-from valarmind_tui.providers.litellm_provider import load_litellm
+from valarmind_tui.providers.litellm_call import load_litellm, load_litellm_async
 
 WARMED_PROVIDERS = frozenset({
     "openai", "anthropic", "ollama", "ollama_chat", "hosted_vllm", "lm_studio", "openrouter",
@@ -27,38 +29,65 @@ for credentials of their own before connecting, which a warm-up must not do."""
 
 def import_model_library() -> None:
     """Import litellm (~2.5 s of CPU), before anyone knows which model: a face starts this at
-    its first frame, while the session is still being built."""
-    load_litellm()
+    its first frame, while the session is still being built. Nothing to do when the model
+    process imports it (providers/model_process.py)."""
+    if not model_process.running():
+        load_litellm()
 
 
 def warm_model_path(model: str | None) -> None:
-    """Import litellm, then run `model`'s request path once against a refused local port."""
-    litellm = load_litellm()
-    if not model:
+    """Import litellm, then run `model`'s request path once against a refused local port; in
+    the model process when there is one."""
+    process = model_process.running()
+    if process is not None:
+        process.call("warm", model=model)
         return
-    try:
-        provider = litellm.get_llm_provider(model)[1]
-    except Exception:  # noqa: BLE001 - a model LiteLLM does not know: the prompt will say so
-        return
-    if provider not in WARMED_PROVIDERS:
+    load_litellm()
+    asyncio.run_coroutine_threadsafe(warm_request(model), io_loop()).result(timeout=60)
+    warm_tokenizer(model)
+
+
+async def warm_request(model: str | None) -> None:
+    """One request the way a prompt makes it, refused at once by a local port, on the loop the
+    streams use (LiteLLM keeps its clients per loop)."""
+    litellm = await load_litellm_async()
+    provider = _plain_http_provider(litellm, model)
+    if provider is None:
         return
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))  # bound and not listening: a connection is refused
         base = f"http://127.0.0.1:{sock.getsockname()[1]}"
         if provider == "openai":
             base += "/v1"
-        # on the loop the streams use (LiteLLM keeps its clients per loop)
-        asyncio.run_coroutine_threadsafe(
-            _refused_request(litellm, model, base), io_loop()).result(timeout=60)
+        with contextlib.suppress(Exception):  # refused, as intended
+            await litellm.acompletion(
+                model=model, api_base=base, api_key="warm-up", stream=True,
+                stream_options={"include_usage": True}, max_retries=0, num_retries=0,
+                timeout=5, messages=[{"role": "user", "content": "warm-up"}], tools=[_TOOL],
+                _skip_mcp_handler=True)
+
+
+_TOOL = {"type": "function", "function": {
+    "name": "warm_up", "description": "-", "parameters": {"type": "object", "properties": {}}}}
+"""The warm-up request carries a tool, as a prompt's request does."""
+
+
+def warm_tokenizer(model: str | None) -> None:
+    """Load the tokenizer LiteLLM prices `model`'s responses with."""
+    if not model:
+        return
+    litellm = load_litellm()
     try:
         litellm.token_counter(model=model, text="warm-up")
     except Exception:  # noqa: BLE001 - pricing a model LiteLLM cannot count is not our concern
         return
 
 
-async def _refused_request(litellm: object, model: str, api_base: str) -> None:
-    with contextlib.suppress(Exception):  # refused, as intended
-        await litellm.acompletion(  # type: ignore[attr-defined]  # litellm is untyped
-            model=model, api_base=api_base, api_key="warm-up", stream=True,
-            stream_options={"include_usage": True}, max_retries=0, num_retries=0, timeout=5,
-            messages=[{"role": "user", "content": "warm-up"}])
+def _plain_http_provider(litellm: Any, model: str | None) -> str | None:
+    if not model:
+        return None
+    try:
+        provider = litellm.get_llm_provider(model)[1]
+    except Exception:  # noqa: BLE001 - a model LiteLLM does not know: the prompt will say so
+        return None
+    return provider if provider in WARMED_PROVIDERS else None

@@ -85,7 +85,7 @@ class ValarMindMcpServer:
                     reviewers=call_reviewers(self.settings, provider, bus, name, arguments))
         await progress(f"{name}: {mode} mode")
         if mode == "own-model":  # LiteLLM's import (seconds) is not the agent's time to spend
-            from valarmind_tui.providers.litellm_provider import load_litellm
+            from valarmind_tui.providers.litellm_call import load_litellm
 
             await asyncio.to_thread(load_litellm)
         try:

@@ -1,0 +1,169 @@
+"""The model process the TUI starts: litellm runs there, the face only folds events; a stream
+closed early is cancelled on the wire; a child that dies fails its stream plainly and is
+replaced; it cannot be confused by stray output."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.model_server import FakeModelServer, ScriptedTurn
+from valarmind_tui.errors import ProviderError
+from valarmind_tui.providers import model_process
+from valarmind_tui.providers.base import ModelRequest, TextPiece, TurnComplete
+from valarmind_tui.providers.litellm_provider import LiteLLMProvider, ProviderConfig
+
+ROOT = Path(__file__).resolve().parents[2]
+TOOL = {"type": "function", "function": {
+    "name": "read_file", "description": "read", "parameters": {
+        "type": "object", "properties": {"path": {"type": "string"}}}}}
+
+
+def _provider(api_base: str) -> LiteLLMProvider:
+    return LiteLLMProvider(ProviderConfig(
+        model="openai/fake-model", api_base=api_base, api_key="sk-test", max_retries=0,
+        timeout_s=20))
+
+
+def _request() -> ModelRequest:
+    return ModelRequest(messages=[{"role": "user", "content": "hi"}], tools=[TOOL])
+
+
+_FACE = r"""
+import asyncio, json, sys
+from valarmind_tui.providers import model_process
+if sys.argv[2] == "child":
+    model_process.start()
+from valarmind_tui.providers.base import ModelRequest
+from valarmind_tui.providers.litellm_provider import LiteLLMProvider, ProviderConfig
+
+async def main():
+    provider = LiteLLMProvider(ProviderConfig(model="openai/fake-model", api_base=sys.argv[1],
+                                              api_key="sk-test"))
+    tool = {"type": "function", "function": {"name": "read_file", "parameters": {
+        "type": "object", "properties": {"path": {"type": "string"}}}}}
+    pieces = [p async for p in provider.stream(ModelRequest(
+        messages=[{"role": "user", "content": "hi"}], tools=[tool]))]
+    turn = pieces[-1].turn
+    print(json.dumps({
+        "text": turn.text, "calls": [[c.name, c.arguments] for c in turn.tool_calls],
+        "tokens": [turn.usage.prompt_tokens, turn.usage.completion_tokens],
+        "litellm": "litellm" in sys.modules,
+        "mcp_gateway": "litellm.responses.mcp.chat_completions_handler" in sys.modules,
+    }))
+
+asyncio.run(main())
+"""
+
+
+def _face(api_base: str, where: str) -> dict[str, object]:
+    done = subprocess.run([sys.executable, "-c", _FACE, api_base, where], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_with_a_model_process_the_face_never_imports_litellm(fake_model: FakeModelServer) -> None:
+    fake_model.script(ScriptedTurn(text="hello from the child", usage={
+        "prompt_tokens": 12, "completion_tokens": 4},
+        tool_calls=[{"name": "read_file", "arguments": {"path": "a.py"}}]))
+    got = _face(fake_model.openai_base, "child")
+    assert got["text"] == "hello from the child"
+    assert got["calls"] == [["read_file", {"path": "a.py"}]]
+    assert got["tokens"] == [12, 4]
+    assert got["litellm"] is False
+
+
+def test_a_request_with_tools_skips_litellms_proxy_gateway_and_never_sends_the_flag(
+        fake_model: FakeModelServer) -> None:
+    fake_model.script(ScriptedTurn(text="plain"))
+    got = _face(fake_model.openai_base, "here")
+    assert got["text"] == "plain" and got["litellm"] is True
+    assert got["mcp_gateway"] is False  # ~0.6 s of LiteLLM's proxy, imported for nothing
+    body = fake_model.requests[-1]
+    assert body["tools"][0]["function"]["name"] == "read_file"
+    assert not [key for key in body if "mcp" in key]
+
+
+class _HangingSSE:
+    """A server that sends one chunk and then waits to see whether the client hangs up."""
+
+    def __init__(self) -> None:
+        self._sock = socket.socket()
+        self._sock.bind(("127.0.0.1", 0))
+        self._sock.listen()
+        self.port = self._sock.getsockname()[1]
+        self.hung_up = threading.Event()
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        conn, _ = self._sock.accept()
+        with conn:
+            data = b""
+            while b"\r\n\r\n" not in data:
+                data += conn.recv(65536)
+            head, _, body = data.partition(b"\r\n\r\n")
+            length = int(next(line.split(b":")[1] for line in head.split(b"\r\n")
+                              if line.lower().startswith(b"content-length")))
+            while len(body) < length:
+                body += conn.recv(65536)
+            chunk = {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m",
+                     "choices": [{"index": 0, "delta": {"role": "assistant", "content": "hi"},
+                                  "finish_reason": None}]}
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                         b"Connection: close\r\n\r\ndata: " + json.dumps(chunk).encode()
+                         + b"\n\n")
+            conn.settimeout(30)
+            try:
+                while conn.recv(1024):
+                    pass
+            except OSError:
+                return
+            self.hung_up.set()
+
+
+async def test_closing_a_stream_early_hangs_up_on_the_server(model_child: None) -> None:
+    server = _HangingSSE()
+    stream = _provider(f"http://127.0.0.1:{server.port}/v1").stream(_request())
+    assert await anext(stream) == TextPiece("hi")
+    await stream.aclose()
+    assert await asyncio.to_thread(server.hung_up.wait, 15), "the request was never cancelled"
+
+
+async def test_a_child_that_dies_fails_its_stream_plainly_and_the_next_runs_in_a_new_one(
+        fake_model: FakeModelServer, model_child: None) -> None:
+    fake_model.script(ScriptedTurn(text="x" * 400, chunk_delay_s=0.05),
+                      ScriptedTurn(text="after the crash"))
+    provider = _provider(fake_model.openai_base)
+    first = model_process.running()
+    assert first is not None
+    stream = provider.stream(_request())
+    assert isinstance(await anext(stream), TextPiece)
+    os.kill(first.pid, signal.SIGKILL)
+    with pytest.raises(ProviderError, match=r"model process stopped \(exit code -9\)"):
+        async for _ in stream:
+            pass
+    pieces = [p async for p in provider.stream(_request())]
+    assert isinstance(pieces[-1], TurnComplete)
+    assert pieces[-1].turn.text == "after the crash"
+    second = model_process.running()
+    assert second is not None and second.pid != first.pid
+
+
+def test_stray_output_on_the_childs_stdout_is_not_taken_for_a_message() -> None:
+    noisy = ("print('not a message'); print('{\"i\": 1, \"r\": 5}'); import runpy; "
+             "runpy.run_module('valarmind_tui.providers.model_worker', run_name='__main__')")
+    process = model_process.ModelProcess([sys.executable, "-P", "-c", noisy])
+    try:
+        assert process.call("context_window", model="openai/gpt-4o") == 128000
+    finally:
+        process.stop()

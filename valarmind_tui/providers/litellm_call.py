@@ -1,0 +1,146 @@
+"""One `litellm.acompletion` call as a few plain events, wherever litellm lives: on the model-io
+thread of this process, or in the model process (providers/model_process.py), which sends the
+same events over a pipe. `apply` folds them into a TurnAccumulator on the caller's side.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncGenerator, Iterator
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from valarmind_tui.providers.base import ReasoningPiece, TextPiece, Usage
+from valarmind_tui.providers.normalize import TurnAccumulator, usage_from
+from valarmind_tui.providers.one_iterator import keep_one_iterator
+
+
+@dataclass(frozen=True)
+class DeltaEvent:
+    """One streamed choice delta (a LiteLLM object, or its plain dict from the model process)."""
+
+    delta: Any
+    finish_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class MessageEvent:
+    """The whole message of a response that was not streamed."""
+
+    message: Any
+    finish_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class UsageEvent:
+    """The tokens the provider reported, priced from LiteLLM's offline cost map."""
+
+    usage: Usage
+
+
+CallEvent = DeltaEvent | MessageEvent | UsageEvent
+
+
+class MidStreamError(Exception):
+    """A failure after the stream started; carries the original exception."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def load_litellm() -> ModuleType:
+    """Import litellm with network fetches, telemetry and debug prints turned off."""
+    os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+    os.environ.setdefault("LITELLM_LOG", "ERROR")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    import litellm
+
+    litellm.suppress_debug_info = True
+    litellm.telemetry = False
+    litellm.num_retries = 0
+    global _loaded
+    _loaded = litellm
+    return litellm
+
+
+_loaded: ModuleType | None = None
+
+
+async def load_litellm_async() -> ModuleType:
+    """`load_litellm` without blocking the event loop: the first time it imports in a thread (a
+    face's warm-up may be importing it meanwhile; waiting on that import lock on the loop
+    froze the screen for seconds on the first prompt)."""
+    return _loaded if _loaded is not None else await asyncio.to_thread(load_litellm)
+
+
+def cost_usd(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
+    """Cost from LiteLLM's offline cost map; None for models it does not know."""
+    if not prompt_tokens and not completion_tokens:
+        return None
+    litellm = load_litellm()
+    try:
+        prompt_cost, completion_cost = litellm.cost_per_token(
+            model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
+    except Exception:  # noqa: BLE001 - unknown models raise assorted errors
+        return None
+    return float(prompt_cost + completion_cost)
+
+
+def _priced(model: str, tokens: tuple[int, int]) -> UsageEvent:
+    return UsageEvent(Usage(tokens[0], tokens[1], cost_usd(model, *tokens)))
+
+
+async def completion_events(kwargs: dict[str, Any]) -> AsyncGenerator[CallEvent, None]:
+    """Call `litellm.acompletion(**kwargs)` and yield what came back. A failure once the stream
+    has started is raised as MidStreamError."""
+    litellm = await load_litellm_async()
+    model = kwargs["model"]
+    response = await litellm.acompletion(**kwargs)
+    if not kwargs.get("stream"):
+        choice = response.choices[0]
+        yield MessageEvent(choice.message, choice.finish_reason)
+        tokens = usage_from(getattr(response, "usage", None))
+        if tokens:
+            yield _priced(model, tokens)
+        return
+    final_usage = None
+    keep_one_iterator(response)
+    try:
+        async for chunk in response:
+            hidden = getattr(chunk, "_hidden_params", None) or {}
+            final_usage = getattr(chunk, "usage", None) or hidden.get("usage") or final_usage
+            for choice in chunk.choices or []:
+                yield DeltaEvent(choice.delta, choice.finish_reason)
+    except Exception as exc:  # noqa: BLE001 - classified by the caller
+        raise MidStreamError(exc) from exc
+    finally:
+        closer = getattr(response, "aclose", None)
+        if closer is not None:
+            await closer()
+    tokens = usage_from(final_usage) if _provider_sent_usage(response) else None
+    if tokens:
+        yield _priced(model, tokens)
+
+
+def apply(acc: TurnAccumulator, event: CallEvent) -> Iterator[TextPiece | ReasoningPiece]:
+    """Fold `event` into `acc`; yield the text and reasoning it carries."""
+    if isinstance(event, DeltaEvent):
+        if event.finish_reason:
+            acc.finish_reason = event.finish_reason
+        yield from acc.feed_delta(event.delta)
+    elif isinstance(event, MessageEvent):
+        acc.finish_reason = event.finish_reason
+        yield from acc.feed_message(event.message)
+    else:
+        acc.usage = event.usage
+
+
+def _provider_sent_usage(response: Any) -> bool:
+    """Whether the provider reported usage (LiteLLM otherwise fills in its own estimate)."""
+    chunks = getattr(response, "chunks", None)
+    if not isinstance(chunks, list):
+        return True
+    return any(getattr(c, "usage", None) is not None for c in chunks)

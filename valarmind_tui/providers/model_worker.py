@@ -1,0 +1,171 @@
+"""The model process's own side (`python -P -m valarmind_tui.providers.model_worker`): import
+litellm at once, then serve the requests of providers/model_process.py until stdin closes.
+
+Messages go out on the descriptor named by $VALARMIND_MODEL_FD, not stdout, so a library's
+print can never pass for one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+import os
+import sys
+import threading
+from collections.abc import Callable
+from contextlib import aclosing
+from typing import IO, Any
+
+Message = dict[str, Any]
+
+DELTA_FIELDS = ("content", "reasoning_content", "reasoning", "reasoning_details",
+                "thinking_blocks", "tool_calls")
+"""What normalize.TurnAccumulator reads of a delta or message."""
+
+
+def plain(value: Any) -> Any:
+    """`value` as JSON-able data: pydantic objects and their nesting become dicts and lists."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    if hasattr(value, "model_dump"):
+        return plain(value.model_dump(exclude_none=True))
+    if hasattr(value, "__dict__"):
+        return plain(vars(value))
+    return str(value)
+
+
+def wire_delta(delta: Any) -> Message:
+    """The fields of a LiteLLM delta (or message) that the accumulator reads, as plain data."""
+    from valarmind_tui.providers.normalize import _get
+
+    wired: Message = {}
+    for name in DELTA_FIELDS:
+        value = _get(delta, name)
+        if value is not None and value != "" and value != []:
+            wired[name] = plain(value)
+    return wired
+
+
+def encode(request_id: int, event: Any) -> Message:
+    """One litellm_call event as a protocol message."""
+    from valarmind_tui.providers.litellm_call import DeltaEvent, MessageEvent
+
+    if isinstance(event, DeltaEvent):
+        return {"i": request_id, "d": wire_delta(event.delta), "f": event.finish_reason}
+    if isinstance(event, MessageEvent):
+        return {"i": request_id, "m": wire_delta(event.message), "f": event.finish_reason}
+    usage = event.usage
+    return {"i": request_id, "u": [usage.prompt_tokens, usage.completion_tokens, usage.cost_usd]}
+
+
+class Worker:
+    """Runs requests as tasks on one event loop; writes their messages in batches."""
+
+    def __init__(self, out: IO[bytes], loop: asyncio.AbstractEventLoop) -> None:
+        self._out, self._loop = out, loop
+        self._tasks: dict[int, asyncio.Task[None]] = {}
+        self._unsent: list[bytes] = []
+        self.done = asyncio.Event()
+
+    def send(self, message: Message) -> None:
+        if not self._unsent:
+            self._loop.call_soon(self._flush)
+        self._unsent.append(json.dumps(message).encode() + b"\n")
+
+    def _flush(self) -> None:
+        data, self._unsent = b"".join(self._unsent), []
+        try:
+            self._out.write(data)
+            self._out.flush()
+        except (BrokenPipeError, OSError):
+            self.done.set()  # nobody reads any more
+
+    def handle(self, line: bytes | None) -> None:
+        """One request line (None: stdin closed)."""
+        if line is None:
+            self.done.set()
+            return
+        try:
+            message = json.loads(line)
+            request_id, op = message["i"], message["op"]
+        except (ValueError, KeyError, TypeError):
+            return
+        if op == "cancel":
+            task = self._tasks.pop(request_id, None)
+            if task is not None:
+                task.cancel()
+            return
+        job: Callable[[int, Message], Any] | None = {
+            "stream": self._stream, "warm": self._warm, "context_window": self._context_window,
+        }.get(op)
+        if job is None:
+            self.send({"i": request_id, "fail": [f"unknown request {op!r}", None, "fatal", None]})
+            return
+        task = self._loop.create_task(job(request_id, message))
+        self._tasks[request_id] = task
+        task.add_done_callback(lambda _t: self._tasks.pop(request_id, None))
+
+    async def _stream(self, request_id: int, message: Message) -> None:
+        from valarmind_tui.providers.failures import classify
+        from valarmind_tui.providers.litellm_call import MidStreamError, completion_events
+
+        kwargs = message["kwargs"]
+        try:
+            async with aclosing(completion_events(kwargs)) as events:
+                async for event in events:
+                    self.send(encode(request_id, event))
+        except asyncio.CancelledError:
+            return
+        except Exception as exc:  # noqa: BLE001 - classified here, raised in the face
+            inner = exc.error if isinstance(exc, MidStreamError) else exc
+            failure = classify(inner, kwargs.get("api_key"),
+                               mid_stream=isinstance(exc, MidStreamError))
+            self.send({"i": request_id, "fail": [failure.message, failure.status, failure.kind,
+                                                  failure.retry_after_s]})
+            return
+        self.send({"i": request_id, "end": 1})
+
+    async def _warm(self, request_id: int, message: Message) -> None:
+        from valarmind_tui.providers.warm import warm_request, warm_tokenizer
+
+        model = message.get("model")
+        await warm_request(model)
+        # in a thread: a real request arriving meanwhile is not held up by the tokenizer load
+        await asyncio.to_thread(warm_tokenizer, model)
+        self.send({"i": request_id, "r": True})
+
+    async def _context_window(self, request_id: int, message: Message) -> None:
+        from valarmind_tui.context.compaction import context_window_here
+
+        self.send({"i": request_id, "r": context_window_here(message.get("model"))})
+
+
+def _read_requests(stdin: IO[bytes], loop: asyncio.AbstractEventLoop,
+                   handle: Callable[[bytes | None], None]) -> None:
+    for line in stdin:
+        loop.call_soon_threadsafe(handle, line)
+    loop.call_soon_threadsafe(handle, None)
+
+
+def main() -> int:
+    out = os.fdopen(int(os.environ.pop("VALARMIND_MODEL_FD")), "wb")
+    loop = asyncio.new_event_loop()
+    worker = Worker(out, loop)
+    # requests queue on the loop while litellm imports
+    threading.Thread(target=_read_requests, args=(sys.stdin.buffer, loop, worker.handle),
+                     name="requests", daemon=True).start()
+    from valarmind_tui.providers.litellm_call import load_litellm
+
+    load_litellm()
+    gc.freeze()  # litellm's ~1M objects: out of the collector's sight for the process's life
+    loop.run_until_complete(worker.done.wait())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
