@@ -81,3 +81,32 @@ def test_the_first_finished_prompt_does_not_walk_what_the_warm_up_imported(
         gc.callbacks.remove(seen)
     assert generations and max(generations) < 2
     assert gc.get_freeze_count() >= len(imported)
+
+
+async def test_no_full_collection_pauses_a_prompt_sent_right_after_the_last_one(
+        make_session, make_app, fake_model, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    """The full settle waits half a second after a prompt ends, for the person to read; when
+    the next prompt already streams by then, it is left to that prompt's end."""
+    from tests.fakes.model_server import ScriptedTurn
+    from tests.ui.conftest import wait_for
+    from valarmind_tui.ui.widgets.answer import AssistantMessage
+
+    full: list[bool] = []
+    monkeypatch.setattr(garbage, "settle_idle", lambda force=False: full.append(force))
+    fake_model.script(ScriptedTurn(text="first"),
+                      ScriptedTurn(text="second " * 40, chunk_delay_s=0.03, chunk_size=4))
+    app = make_app(make_session())
+
+    def answers() -> list[AssistantMessage]:
+        return [m for m in app.query(AssistantMessage) if m.status == "done"]
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press(*"one", "enter")
+        await wait_for(pilot, lambda: len(answers()) == 1 and not app.working)
+        await pilot.press(*"two", "enter")
+        await wait_for(pilot, lambda: app.working)
+        await pilot.pause(1.0)  # the first prompt's timer fires while the second streams
+        assert full == []
+        await wait_for(pilot, lambda: len(answers()) == 2 and not app.working, timeout=20)
+        await pilot.pause(0.8)
+    assert full == [False]  # the second prompt's end ran it

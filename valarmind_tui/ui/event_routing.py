@@ -92,9 +92,15 @@ class EventRouter:
 
         self._app.push_screen(CommitMessageScreen(event), callback=edited)
 
+    def _settle_if_idle(self) -> None:
+        """A full collection pauses the UI: not once the next prompt streams (typed within
+        the half second); the next prompt's end runs it."""
+        if not self._app.working:
+            garbage.settle_idle()
+
     async def _prompt_finished(self, event: PromptFinished) -> None:
         app = self._app
-        app.set_timer(0.5, garbage.settle_idle)  # while the person reads the answer
+        app.set_timer(0.5, self._settle_if_idle)  # while the person reads the answer
         app.query_one(StatusBar).busy = app.turn_running
         chat = app.query_one(ChatView)
         marker = event.text.rfind("## Quality gates") if event.gates else -1
