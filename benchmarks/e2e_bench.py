@@ -6,7 +6,8 @@ Per launch (a fresh process, a fresh HOME and a small git project):
 - Enter -> first request on the wire, for a prompt typed 3 s after launch, or at the first frame;
 - keystroke echo p50/p95 from Enter until the last chunk (a 'z' typed every 50-150 ms, the screen
   read until it shows), for the session's first prompt and for a later one;
-- CPU share of the valarmind process (and its children) while the answer streams;
+- CPU share of the valarmind process and its children (the model process) while the answer
+  streams, and of the UI process alone;
 - lag of the final frame: from the server writing the last chunk to the screen showing it.
 at 100 and 1,000 tokens/s, each answer ~6 s long in chunks of 1-4 tokens.
 
@@ -34,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.e2e_server import END_MARKER  # noqa: E402
-from benchmarks.e2e_terminal import Terminal, cpu_seconds  # noqa: E402
+from benchmarks.e2e_terminal import Terminal, cpu_seconds, own_cpu_seconds  # noqa: E402
 
 SECONDS_OF_ANSWER = 6
 TYPED_AFTER_S = 3.0
@@ -147,11 +148,11 @@ def _stream(term: Terminal, server: PacedServer, n: int, prompt: str) -> dict[st
     enter = time.time()
     term.key("Enter")
     echoes: list[float] = []
-    cpu_start: tuple[float, float] | None = None
+    cpu_start: tuple[float, float, float] | None = None
     typed = 0
     while server.seen("LAST", n) is None:
         if cpu_start is None and server.seen("FIRST", n) is not None:
-            cpu_start = (cpu_seconds(pid), time.time())
+            cpu_start = (cpu_seconds(pid), time.time(), own_cpu_seconds(pid))
         if typed == KEYS_PER_LINE:
             term.key("C-u")
             watch.until(lambda lines: _echoes(lines) <= baseline, 10, "the prompt emptied")
@@ -163,7 +164,7 @@ def _stream(term: Terminal, server: PacedServer, n: int, prompt: str) -> dict[st
         echoes.append(watch.until(lambda lines, want=want: _echoes(lines) >= want, 60,
                                   f"echo of keystroke {typed}") - sent)
         time.sleep(rng.uniform(0.05, 0.15))
-    cpu_end = (cpu_seconds(pid), time.time())
+    cpu_end = (cpu_seconds(pid), time.time(), own_cpu_seconds(pid))
     last_stamp, achieved = (float(x) for x in server.wait("LAST", n))
     if not watch.final_seen:
         watch.until(lambda lines: bool(watch.final_seen), 20, "the final frame")
@@ -179,6 +180,7 @@ def _stream(term: Terminal, server: PacedServer, n: int, prompt: str) -> dict[st
         "echo_p95": echoes[min(len(echoes) - 1, round(0.95 * (len(echoes) - 1)))] * 1000,
         "echo_max": echoes[-1] * 1000, "keys": len(echoes),
         "cpu": (cpu_end[0] - cpu_start[0]) / window * 100,
+        "ui_cpu": (cpu_end[2] - cpu_start[2]) / window * 100,
         "final": (watch.final_seen - last_stamp) * 1000, "rate": achieved,
     }
 
@@ -277,6 +279,8 @@ def _rows(label: str, stream: dict[str, float]) -> list[dict]:
          "value": stream["echo_max"], "unit": "ms", "target": "-"},
         {"name": f"{label}: CPU while streaming", "value": stream["cpu"], "unit": "% core",
          "target": "<= 50"},
+        {"name": f"{label}: CPU of the UI process alone", "value": stream["ui_cpu"],
+         "unit": "% core", "target": "-"},
         {"name": f"{label}: final frame after last chunk", "value": stream["final"],
          "unit": "ms", "target": "<= 100"},
         {"name": f"{label}: server rate achieved", "value": stream["rate"], "unit": "tok/s",

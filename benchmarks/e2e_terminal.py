@@ -98,6 +98,12 @@ class Terminal:
                            timeout=10)
 
 
+def own_cpu_seconds(pid: int) -> float:
+    """User + system CPU time of `pid` alone (its threads, not its children)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time of `pid` and its descendants (threads included)."""
     ticks = os.sysconf("SC_CLK_TCK")
