@@ -43,6 +43,29 @@ async def test_tool_call_then_answer(git_repo: Path, fake_model: Any, model_sett
     assert session.totals.tokens > 0
 
 
+async def test_a_turn_is_finished_when_the_model_stops_writing_before_it_is_counted(
+        git_repo: Path, fake_model: Any, model_settings: Any) -> None:
+    """TurnFinished comes with the model's finish reason, not after LiteLLM has counted the
+    response (~300 ms for a long answer): faces draw the last words at once."""
+    fake_model.script(
+        ScriptedTurn(text="Reading it.", tool_calls=[
+            {"name": "read_file", "arguments": {"path": "app.py"}}]),
+        ScriptedTurn(text="app.py defines greet()."),
+    )
+    session = Session(model_settings(git_repo), git_repo, approver=PolicyApprover())
+    events = collect(session)
+    await session.submit("what is in app.py?")
+    main = [e for e in events if e.agent_id == "main"
+            and isinstance(e, TurnFinished | UsageUpdated)]
+    assert [type(e).__name__ for e in main] == ["TurnFinished", "UsageUpdated"] * 2
+    first, second = main[0], main[2]
+    assert isinstance(first, TurnFinished) and isinstance(second, TurnFinished)
+    assert (first.text, first.tool_calls, first.finish_reason) == (
+        "Reading it.", 1, "tool_calls")
+    assert (second.text, second.tool_calls, second.finish_reason) == (
+        "app.py defines greet().", 0, "stop")
+
+
 async def test_malformed_arguments_go_back_to_the_model(
     git_repo: Path, fake_model: Any, model_settings: Any
 ) -> None:

@@ -18,6 +18,7 @@ from valarmind_tui.providers.base import (
     ModelRequest,
     ReasoningPiece,
     RetryNotice,
+    StreamFinished,
     TextPiece,
     TurnComplete,
 )
@@ -102,6 +103,13 @@ async def test_recorded_case_normalizes(path: Path, fake_model: FakeModelServer,
         assert got.parse_error is None
         assert got.arguments == parsed_arguments(exp.arguments)
     assert len({c.id for c in turn.tool_calls}) == len(turn.tool_calls)
+    said_finished = [p for p in pieces if isinstance(p, StreamFinished)]
+    if case["stream"] and turn.finish_reason:  # said once, as soon as the reason came
+        assert said_finished == [StreamFinished(turn.finish_reason, len(turn.tool_calls))]
+        assert pieces.index(said_finished[0]) > max(
+            (i for i, p in enumerate(pieces) if isinstance(p, TextPiece)), default=-1)
+    else:
+        assert said_finished == []
 
     if "usage_in_choice" in case["features"]:
         pytest.xfail("LiteLLM 1.106.2 drops usage sent inside choices[0] (Kimi); the raw "

@@ -217,3 +217,23 @@ async def test_narrow_terminal_folds_sidebar(make_session, make_app) -> None:
         await pilot.resize_terminal(140, 40)
         await wait_for(pilot, lambda: wide.query_one("#sidebar").display)
         await asyncio.sleep(0)
+
+
+async def test_the_last_words_show_when_the_model_stops_writing_not_at_a_later_frame(
+        make_session, make_app, fake_model, monkeypatch) -> None:  # noqa: ANN001
+    """Frames are rare here (30 s apart): the end of the answer must be drawn when the model's
+    finish reason arrives, while the response is still being counted and the prompt runs."""
+    from valarmind_tui.ui.widgets import streaming_markdown
+
+    monkeypatch.setattr(streaming_markdown, "FRAME_S", 30.0)
+    monkeypatch.setattr(streaming_markdown, "FAST_FRAME_S", 30.0)
+    fake_model.script(ScriptedTurn(text="first words, then the very last words",
+                                   chunk_size=8, chunk_delay_s=0.4))
+    app = make_app(make_session())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _send(pilot, "talk")
+        message = await wait_for(pilot, lambda: next(iter(app.query(AssistantMessage)), None))
+        await wait_for(pilot, lambda: "the very last words" in message.answer.plain_text,
+                       timeout=15)
+        assert app.working and message.status is None  # the response is not counted yet
+        await wait_for(pilot, lambda: not app.working, timeout=15)

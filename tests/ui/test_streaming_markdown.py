@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.geometry import Offset
@@ -162,3 +164,25 @@ async def test_a_second_long_code_block_does_not_reuse_the_first_ones_pieces() -
         whole = streamed._get_renderer().render(streamed._splitter.open_text, streamed.size.width)
         assert streamed._open_lines == whole
         assert "b_0 = '0'" in streamed.plain_text and "a_39 = 39" in streamed.plain_text
+
+
+async def test_a_fast_stream_is_drawn_less_often_than_a_slow_one(monkeypatch) -> None:  # noqa: ANN001
+    """Above FAST_CHARS_PER_S lines scroll past unread: about 10 frames a second, not 20."""
+    app = Pane()
+    async with app.run_test(size=(70, 60)):
+        streamed = app.query_one(".streamed", StreamingMarkdown)
+        flushes: list[float] = []
+        real_flush = streamed.flush
+
+        def counted() -> None:
+            flushes.append(asyncio.get_running_loop().time())
+            real_flush()
+
+        monkeypatch.setattr(streamed, "flush", counted)
+        loop = asyncio.get_running_loop()
+        end = loop.time() + 1.5
+        while loop.time() < end:  # ~10,000 characters a second
+            streamed.append("word " * 40)
+            await asyncio.sleep(0.02)
+        after_warm_up = [t for t in flushes if t > end - 1.0]
+        assert 5 <= len(after_warm_up) <= 13, len(after_warm_up)

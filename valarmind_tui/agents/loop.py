@@ -43,6 +43,7 @@ from valarmind_tui.providers.base import (
     Provider,
     ReasoningPiece,
     RetryNotice,
+    StreamFinished,
     TextPiece,
     ToolCall,
     TurnComplete,
@@ -211,26 +212,30 @@ class AgentLoop:
         )
         self._partial = ""
         turn: AssistantTurn | None = None
+        finished = False
         async for chunk in self.deps.provider.stream(request):
             if isinstance(chunk, TextPiece):
                 self._partial += chunk.text
                 bus.publish(TextDelta(agent_id=self.agent_id, text=chunk.text))
             elif isinstance(chunk, ReasoningPiece):
                 bus.publish(ReasoningDelta(agent_id=self.agent_id, text=chunk.text))
+            elif isinstance(chunk, StreamFinished):  # said now: counting it may take a while
+                finished = True
+                self._finished(self._partial, chunk.tool_calls, chunk.finish_reason)
             elif isinstance(chunk, RetryNotice):
                 bus.publish(Notice(agent_id=self.agent_id, level="warning", message=chunk.message))
             elif isinstance(chunk, TurnComplete):
                 turn = chunk.turn
         if turn is None:
             raise ProviderError("the model's stream ended without a complete response")
+        if not finished:
+            self._finished(turn.text, len(turn.tool_calls), turn.finish_reason)
         self._record_usage(turn.usage)
-        bus.publish(
-            TurnFinished(
-                agent_id=self.agent_id, turn=self._turn, text=turn.text,
-                tool_calls=len(turn.tool_calls), finish_reason=turn.finish_reason,
-            )
-        )
         return turn
+
+    def _finished(self, text: str, tool_calls: int, finish_reason: str | None) -> None:
+        self.deps.bus.publish(TurnFinished(agent_id=self.agent_id, turn=self._turn, text=text,
+                                           tool_calls=tool_calls, finish_reason=finish_reason))
 
     def _record_usage(self, usage: Usage) -> None:
         totals = self.deps.totals
@@ -241,13 +246,10 @@ class AgentLoop:
             (self._usage.cost_usd or 0.0) + (usage.cost_usd or 0.0)
             if usage.cost_usd is not None or self._usage.cost_usd is not None else None,
         )
-        self.deps.bus.publish(
-            UsageUpdated(
-                agent_id=self.agent_id, prompt_tokens=usage.prompt_tokens,
-                completion_tokens=usage.completion_tokens, cost_usd=usage.cost_usd,
-                session_tokens=totals.tokens, session_cost_usd=totals.cost_usd,
-            )
-        )
+        self.deps.bus.publish(UsageUpdated(
+            agent_id=self.agent_id, prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens, cost_usd=usage.cost_usd,
+            session_tokens=totals.tokens, session_cost_usd=totals.cost_usd))
 
     async def _act(self, call: ToolCall) -> str:
         """Gate and run one tool call; always returns what the model should read."""

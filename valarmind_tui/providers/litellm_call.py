@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from valarmind_tui.providers.base import ReasoningPiece, TextPiece, Usage
+from valarmind_tui.providers.base import ReasoningPiece, StreamFinished, TextPiece, Usage
 from valarmind_tui.providers.normalize import TurnAccumulator, usage_from
 from valarmind_tui.providers.one_iterator import keep_one_iterator
 
@@ -125,12 +125,19 @@ async def completion_events(kwargs: dict[str, Any]) -> AsyncGenerator[CallEvent,
         yield _priced(model, tokens)
 
 
-def apply(acc: TurnAccumulator, event: CallEvent) -> Iterator[TextPiece | ReasoningPiece]:
-    """Fold `event` into `acc`; yield the text and reasoning it carries."""
+Piece = TextPiece | ReasoningPiece | StreamFinished
+
+
+def apply(acc: TurnAccumulator, event: CallEvent) -> Iterator[Piece]:
+    """Fold `event` into `acc`; yield the text and reasoning it carries, then StreamFinished
+    when it is the first to carry a finish reason."""
     if isinstance(event, DeltaEvent):
-        if event.finish_reason:
-            acc.finish_reason = event.finish_reason
         yield from acc.feed_delta(event.delta)
+        if event.finish_reason:
+            first = acc.finish_reason is None
+            acc.finish_reason = event.finish_reason
+            if first:
+                yield StreamFinished(event.finish_reason, len(acc.calls))
     elif isinstance(event, MessageEvent):
         acc.finish_reason = event.finish_reason
         yield from acc.feed_message(event.message)

@@ -22,15 +22,18 @@ from valarmind_tui.errors import AuthError, ProviderError
 from valarmind_tui.providers import model_process
 from valarmind_tui.providers.base import (
     ModelRequest,
-    ReasoningPiece,
     RetryNotice,
     StreamChunk,
-    TextPiece,
     TurnComplete,
 )
 from valarmind_tui.providers.failures import Failure, classify, to_error
 from valarmind_tui.providers.io_thread import in_io_thread
-from valarmind_tui.providers.litellm_call import MidStreamError, apply, completion_events
+from valarmind_tui.providers.litellm_call import (
+    MidStreamError,
+    Piece,
+    apply,
+    completion_events,
+)
 from valarmind_tui.providers.model_process import RemoteFailure
 from valarmind_tui.providers.normalize import TurnAccumulator, _counter_ids
 
@@ -144,7 +147,7 @@ class LiteLLMProvider:
 
     @staticmethod
     def _pieces(kwargs: dict[str, Any], acc: TurnAccumulator
-                ) -> AsyncGenerator[TextPiece | ReasoningPiece, None]:
+                ) -> AsyncGenerator[Piece, None]:
         """The response's pieces from the model process when the face started one, else from
         litellm on this process's model-io thread."""
         process = model_process.running()
@@ -177,7 +180,7 @@ class LiteLLMProvider:
 
 
 async def _here(kwargs: dict[str, Any], acc: TurnAccumulator
-                ) -> AsyncGenerator[TextPiece | ReasoningPiece, None]:
+                ) -> AsyncGenerator[Piece, None]:
     async with aclosing(completion_events(kwargs)) as events:
         async for event in events:
             for piece in apply(acc, event):

@@ -33,13 +33,14 @@ from pathlib import Path
 from typing import Any
 
 from valarmind_tui.errors import ProviderError
-from valarmind_tui.providers.base import ReasoningPiece, TextPiece, Usage
+from valarmind_tui.providers.base import Usage
 from valarmind_tui.providers.failures import Failure
 from valarmind_tui.providers.io_thread import merge_text
 from valarmind_tui.providers.litellm_call import (
     CallEvent,
     DeltaEvent,
     MessageEvent,
+    Piece,
     UsageEvent,
     apply,
 )
@@ -105,7 +106,7 @@ class ModelProcess:
     # -- requests -------------------------------------------------------------------------------
 
     async def pieces(self, kwargs: dict[str, Any], acc: TurnAccumulator
-                     ) -> AsyncGenerator[TextPiece | ReasoningPiece, None]:
+                     ) -> AsyncGenerator[Piece, None]:
         """Stream one `acompletion(**kwargs)` in the child, folding its events into `acc`.
         Closing this iterator early cancels the request there."""
         loop = asyncio.get_running_loop()
@@ -129,7 +130,7 @@ class ModelProcess:
                     batch = pending[:]
                     pending.clear()
                     ready.clear()
-                out: list[TextPiece | ReasoningPiece] = []
+                out: list[Piece] = []
                 error: RemoteFailure | None = None
                 for message in batch:
                     event = _event(message)

@@ -16,6 +16,7 @@ from valarmind_tui.events import (
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
+    TurnFinished,
     TurnStarted,
 )
 from valarmind_tui.ui.widgets.messages import NoticeLine, UserMessage
@@ -134,6 +135,8 @@ class ChatView(VerticalScroll):
             (await self._assistant()).append_reasoning(event.text)
         elif isinstance(event, TurnStarted) and main:
             await self._close_current(RunStatus.DONE)
+        elif isinstance(event, TurnFinished) and main and self.current is not None:
+            self.current.answer.flush()  # the last words now, not at the next frame
         elif isinstance(event, ToolCallStarted):
             await self.start_tool(event.agent_id, event.call_id, event.name, event.arguments)
         elif isinstance(event, ToolCallFinished):

@@ -23,7 +23,12 @@ from valarmind_tui.ui.markdown.split import MarkdownSplitter, open_fence
 
 FRAME_S = 1 / 20
 """The open block is rendered again at most this often while text streams in (each frame
-whose height changes costs Textual a full layout and repaint, ~25-30 ms here)."""
+whose height changes costs Textual a full layout and repaint, ~8-25 ms here)."""
+FAST_FRAME_S = 1 / 10
+"""The interval while text comes faster than FAST_CHARS_PER_S: several lines arrive per frame
+and scroll past unread either way, and half the frames save ~15% of a core at 1,000 tokens/s.
+The last words are drawn at once when the model finishes (TurnFinished), not at a frame."""
+FAST_CHARS_PER_S = 2_000
 SYNC_REWRAP_BLOCKS = 150
 """Up to this many finished blocks are rendered again on the spot; more go to a thread."""
 
@@ -56,6 +61,7 @@ class StreamingMarkdown(Widget):
         self._renderer: MarkdownRenderer | None = None
         self._timer: object | None = None
         self._last_flush = 0.0
+        self._interval = FRAME_S
         self._drawn: dict[int, Strip] = {}
         """render_line's output by line (the finished lines do not change between frames)."""
         self._drawn_width = 0
@@ -88,7 +94,7 @@ class StreamingMarkdown(Widget):
             return
         self._unfed += text
         if self._timer is None and self.is_mounted:
-            delay = max(0.001, self._last_flush + FRAME_S - monotonic())  # a 0 s Timer raises
+            delay = max(0.001, self._last_flush + self._interval - monotonic())  # 0 s raises
             self._timer = self.set_timer(delay, self.flush)
 
     def update(self, source: str) -> None:
@@ -107,8 +113,11 @@ class StreamingMarkdown(Widget):
         if self._timer is not None:
             self._timer.stop()  # type: ignore[attr-defined]  # Textual's Timer is typed loosely
             self._timer = None
-        self._last_flush = monotonic()
+        now = monotonic()
         text, self._unfed = self._unfed, ""
+        fast = len(text) > FAST_CHARS_PER_S * (now - self._last_flush)
+        self._interval = FAST_FRAME_S if fast else FRAME_S
+        self._last_flush = now
         if not text:
             return
         finished = self._splitter.feed(text)
