@@ -77,6 +77,11 @@ class PacedServer:
                 raise TimeoutError(f"the model server never said {kind} #{n}")
             return self._nth(kind, n)  # type: ignore[return-value]
 
+    def within(self, kind: str, n: int, seconds: float) -> bool:
+        """Wait up to `seconds` for `kind` #n; True once it came."""
+        with self._changed:
+            return self._changed.wait_for(lambda: self._nth(kind, n) is not None, seconds)
+
     def stop(self) -> None:
         self._proc.terminate()
         self._proc.wait(timeout=10)
@@ -163,7 +168,9 @@ def _stream(term: Terminal, server: PacedServer, n: int, prompt: str) -> dict[st
         want = baseline + typed
         echoes.append(watch.until(lambda lines, want=want: _echoes(lines) >= want, 60,
                                   f"echo of keystroke {typed}") - sent)
-        time.sleep(rng.uniform(0.05, 0.15))
+        # between keys, but the screen is read again as soon as the last chunk is written (a
+        # sleep here put up to 150 ms of the harness's own into "final frame")
+        server.within("LAST", n, rng.uniform(0.05, 0.15))
     cpu_end = (cpu_seconds(pid), time.time(), own_cpu_seconds(pid))
     last_stamp, achieved = (float(x) for x in server.wait("LAST", n))
     if not watch.final_seen:
