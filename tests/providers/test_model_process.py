@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from valarmind_tui.errors import ProviderError
 from valarmind_tui.providers import model_process
 from valarmind_tui.providers.base import ModelRequest, TextPiece, TurnComplete
 from valarmind_tui.providers.litellm_provider import LiteLLMProvider, ProviderConfig
+from valarmind_tui.providers.normalize import TurnAccumulator
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOL = {"type": "function", "function": {
@@ -167,3 +169,25 @@ def test_stray_output_on_the_childs_stdout_is_not_taken_for_a_message() -> None:
         assert process.call("context_window", model="openai/gpt-4o") == 128000
     finally:
         process.stop()
+
+
+async def test_a_child_that_cannot_start_is_reported_at_once_with_its_last_words() -> None:
+    broken = ("import sys; print('ModuleNotFoundError: No module named litellm', "
+              "file=sys.stderr); sys.exit(1)")
+    process = model_process.ModelProcess([sys.executable, "-c", broken])
+    try:
+        with pytest.raises(model_process.RemoteFailure) as failed:
+            async for _ in process.pieces({"model": "openai/x"}, TurnAccumulator()):
+                pass
+    finally:
+        process.stop()
+    failure = failed.value.failure
+    assert failure.kind == "fatal"  # not retried: waiting cannot install litellm
+    assert "exit code 1" in failure.message and "No module named litellm" in failure.message
+
+
+def test_a_face_quitting_during_the_import_does_not_wait_for_it() -> None:
+    process = model_process.ModelProcess()  # still importing litellm for ~2.5 s
+    started = time.monotonic()
+    process.stop()
+    assert time.monotonic() - started < 1.5

@@ -9,10 +9,12 @@ the import runs on the second core while Textual paints, and the chunks are pars
 Protocol: JSON lines. Requests on the child's stdin (`{"i": id, "op": ...}`); on a pipe of its
 own (descriptor $VALARMIND_MODEL_FD in the child, so nothing a library prints can pass for a
 message) the events of providers/litellm_call.py (`d` a delta, `m` a message, `u` priced usage),
-then `end`, or `fail` (a Failure, classified in the child), or `r` (an answer to a call). The
+then `end`, or `fail` (a Failure, classified in the child), or `r` (an answer to a call);
+`ready` once litellm is imported. The
 child's stdout and stderr are kept (the last line explains an exit) and never reach the
 terminal. The child ends when its stdin closes, so it cannot outlive the face. One that stops is
-replaced on the next request; a stream it was serving fails with the reason.
+replaced on the next request; a stream it was serving fails with the reason (retried when the
+child had started well; reported at once when it never imported litellm: a broken install).
 """
 
 from __future__ import annotations
@@ -94,6 +96,8 @@ class ModelProcess:
         self._outbox: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._stderr: deque[str] = deque(maxlen=20)
         self.exited = False
+        self.ready = False
+        """The child imported litellm; until then, its exit is a broken install, not a blip."""
         for target, name in ((self._read, "model-process-read"),
                              (self._write, "model-process-write"),
                              (self._drain_stderr, "model-process-stderr")):
@@ -168,12 +172,15 @@ class ModelProcess:
         return answer["r"]
 
     def stop(self) -> None:
-        """Close the child's stdin (it exits), and make sure it is gone."""
+        """Close the child's stdin (it exits), and make sure it is gone: a face quitting while
+        the child still imports litellm does not wait for that import."""
         self._outbox.put(_STOP)
-        try:
-            self._proc.wait(timeout=2)
-        except subprocess.TimeoutExpired:
-            self._proc.kill()
+        for wait_s, end in ((0.2, self._proc.terminate), (1.0, self._proc.kill)):
+            try:
+                self._proc.wait(timeout=wait_s)
+                return
+            except subprocess.TimeoutExpired:
+                end()
 
     def _open(self, sink: Callable[[Message], None], request: Message) -> int:
         with self._lock:
@@ -181,7 +188,7 @@ class ModelProcess:
             self._sinks[request_id] = sink
             exited = self.exited
         if exited:
-            sink({"gone": self._gone_reason()})
+            sink({"gone": self._gone_reason(), "fatal": not self.ready})
         else:
             self._outbox.put({"i": request_id, **request})
         return request_id
@@ -215,6 +222,9 @@ class ModelProcess:
                 message = json.loads(line)
             except ValueError:
                 continue
+            if message.get("ready"):
+                self.ready = True
+                continue
             with self._lock:
                 sink = self._sinks.get(message.get("i"))
             if sink is not None:
@@ -223,9 +233,9 @@ class ModelProcess:
         with self._lock:
             self.exited = True
             sinks = list(self._sinks.values())
-        reason = self._gone_reason()
+        gone = {"gone": self._gone_reason(), "fatal": not self.ready}
         for sink in sinks:
-            sink({"gone": reason})
+            sink(gone)
 
     def _drain_stderr(self) -> None:
         for line in self._said:
@@ -256,8 +266,9 @@ def _failure(message: Message) -> RemoteFailure | None:
     if "fail" in message:
         text, status, kind, retry_after = message["fail"]
         return RemoteFailure(Failure(text, status, kind, retry_after))
-    if "gone" in message:
-        return RemoteFailure(Failure(message["gone"], None, "transient"))
+    if "gone" in message:  # retried once it had started well; a broken install is not
+        return RemoteFailure(Failure(message["gone"], None,
+                                     "fatal" if message.get("fatal") else "transient"))
     return None
 
 

@@ -163,6 +163,7 @@ def main() -> int:
 
     load_litellm()
     gc.freeze()  # litellm's ~1M objects: out of the collector's sight for the process's life
+    worker.send({"ready": 1})
     loop.run_until_complete(worker.done.wait())
     return 0
 
