@@ -67,9 +67,13 @@ def theme_from_mapping(data: Any, source: str) -> Theme:
     return theme
 
 
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's safe loader when PyYAML has it: themes load at launch, ~7x faster."""
+
+
 def load_theme_file(path: Path) -> Theme:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_SAFE_LOADER)  # noqa: S506
     except (OSError, yaml.YAMLError) as exc:
         raise ValueError(f"{path.name}: {exc}") from None
     return theme_from_mapping(data, path.name)
