@@ -191,3 +191,29 @@ def test_a_face_quitting_during_the_import_does_not_wait_for_it() -> None:
     started = time.monotonic()
     process.stop()
     assert time.monotonic() - started < 1.5
+
+
+async def test_a_fast_stream_reaches_the_face_in_batches_and_its_end_at_once() -> None:
+    loop = asyncio.get_running_loop()
+    inbox = model_process.Inbox(loop)
+    sent = threading.Event()
+
+    def reader() -> None:  # as the reader thread: a chunk every 2 ms for 0.3 s, then the end
+        for n in range(150):
+            inbox.post({"d": {"content": f"{n},"}}, urgent=False)
+            time.sleep(0.002)
+        inbox.post({"end": 1}, urgent=True)
+        sent.set()
+
+    threading.Thread(target=reader, daemon=True).start()
+    batches: list[list[dict[str, object]]] = []
+    while not any("end" in m for b in batches for m in b):
+        batches.append(await inbox.take())
+    text = "".join(str(m["d"]["content"]) for b in batches for m in b if "d" in m)  # type: ignore[index]  # why: messages are plain JSON
+    assert text == "".join(f"{n}," for n in range(150))  # all of it, in order
+    assert len([b for b in batches if b]) <= 0.3 / model_process.BATCH_S + 3  # not 150 wake-ups
+    started = loop.time()
+    inbox.post({"d": {"content": "x"}}, urgent=False)
+    inbox.post({"end": 1}, urgent=True)  # right after a take: not held back
+    assert "end" in (await inbox.take())[-1]
+    assert loop.time() - started < model_process.BATCH_S
