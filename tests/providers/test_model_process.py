@@ -217,3 +217,20 @@ async def test_a_fast_stream_reaches_the_face_in_batches_and_its_end_at_once() -
     inbox.post({"end": 1}, urgent=True)  # right after a take: not held back
     assert "end" in (await inbox.take())[-1]
     assert loop.time() - started < model_process.BATCH_S
+
+
+async def test_when_no_child_can_start_litellm_runs_in_this_process(
+        fake_model: FakeModelServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    had_one = model_process.running() is not None  # the module's child, if started
+    model_process.stop()
+    monkeypatch.setattr(model_process, "worker_argv", lambda: [str(tmp_path / "no-python")])
+    try:
+        assert model_process.start() is None
+        assert model_process.running() is None
+        fake_model.script(ScriptedTurn(text="answered here"))
+        pieces = [p async for p in _provider(fake_model.openai_base).stream(_request())]
+    finally:
+        monkeypatch.undo()
+        if had_one:
+            model_process.start()
+    assert isinstance(pieces[-1], TurnComplete) and pieces[-1].turn.text == "answered here"

@@ -33,6 +33,7 @@ async def test_the_model_process_never_imports_the_projects_modules(
     monkeypatch.chdir(project)
     fake_model.script(ScriptedTurn(text="answered by the real litellm"))
     process = model_process.start()  # started here, in the project folder, as the TUI does
+    assert process is not None
     try:
         provider = LiteLLMProvider(ProviderConfig(
             model="openai/fake-model", api_base=fake_model.openai_base, api_key="sk-test",

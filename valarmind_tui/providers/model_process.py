@@ -24,6 +24,7 @@ import atexit
 import contextlib
 import itertools
 import json
+import logging
 import os
 import queue
 import subprocess
@@ -51,6 +52,7 @@ from valarmind_tui.providers.normalize import TurnAccumulator
 
 Message = dict[str, Any]
 _STOP = object()
+_log = logging.getLogger(__name__)
 
 
 class RemoteFailure(Exception):
@@ -309,24 +311,29 @@ _started = False
 _guard = threading.Lock()
 
 
-def start() -> ModelProcess:
+def start() -> ModelProcess | None:
     """Start the model process now; from here on every LiteLLMProvider of this process uses
-    it. A face calls this first thing, before its own imports."""
+    it. A face calls this first thing, before its own imports. None where no child can be
+    started (not POSIX, or the spawn failed): litellm then runs in this process."""
     global _started
-    _started = True
-    process = running()
-    assert process is not None
-    return process
+    _started = os.name == "posix"
+    return running()
 
 
 def running() -> ModelProcess | None:
-    """The model process, replaced if it stopped; None when no face started one."""
-    global _process
+    """The model process, replaced if it stopped; None when no face started one, or when a
+    new one cannot be started (then litellm runs in this process, as headless)."""
+    global _process, _started
     if not _started:
         return None
     with _guard:
         if _process is None or _process.exited:
-            _process = ModelProcess()
+            try:
+                _process = ModelProcess()
+            except OSError as exc:
+                _log.warning("model process not started (%s); litellm runs in this process",
+                             exc)
+                _process, _started = None, False
         return _process
 
 
