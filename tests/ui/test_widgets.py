@@ -294,3 +294,31 @@ async def test_status_bar_shows_the_sandbox() -> None:
         status.sandbox, status.sandbox_alert = "sandbox off", True
         await pilot.pause()
         assert "⚠ SANDBOX OFF" in status.render().plain
+
+
+async def test_a_growing_answer_costs_one_layout_pass_per_frame(monkeypatch) -> None:  # noqa: ANN001
+    """Textual re-asked for layout when a pass resized the chat, the answer and its Markdown:
+    every frame of a stream was laid out and drawn twice."""
+    from textual.screen import Screen
+
+    from valarmind_tui.events import TextDelta
+
+    passes: list[float] = []
+    real = Screen._refresh_layout
+
+    def counted(self: Screen, *args: object, **kwargs: object) -> None:
+        passes.append(asyncio.get_running_loop().time())
+        real(self, *args, **kwargs)  # type: ignore[arg-type]  # why: passed through unchanged
+
+    monkeypatch.setattr(Screen, "_refresh_layout", counted)
+    bus = EventBus()
+    app = Host(bus)
+    async with app.run_test(size=(110, 30)) as pilot:
+        await pilot.pause(0.2)
+        passes.clear()
+        for n in range(20):  # 20 frames, each adding lines to the answer
+            bus.publish(TextDelta(text=f"Line {n} of the answer.\n\n" * 3))
+            await pilot.pause(0.12)
+        markdown = app.query_one(StreamingMarkdown)
+        assert "Line 19 of the answer." in markdown.plain_text
+        assert len(passes) <= 20 + 3, len(passes)  # one per frame (it was two)

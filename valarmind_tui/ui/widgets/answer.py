@@ -13,6 +13,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from valarmind_tui.events import RunStatus
+from valarmind_tui.ui.widgets.one_layout import OneLayoutPass
 from valarmind_tui.ui.widgets.streaming_markdown import StreamingMarkdown
 
 _END_LABEL = {
@@ -56,7 +57,7 @@ class ReasoningFold(Static):
         self.expanded = not self.expanded
 
 
-class AssistantMessage(Vertical):
+class AssistantMessage(OneLayoutPass, Vertical):
     """One streamed model response: folded reasoning, then its Markdown as it arrives."""
 
     DEFAULT_CSS = """

@@ -20,6 +20,7 @@ from valarmind_tui.events import (
     TurnStarted,
 )
 from valarmind_tui.ui.widgets.messages import NoticeLine, UserMessage
+from valarmind_tui.ui.widgets.one_layout import OneLayoutPass
 from valarmind_tui.ui.widgets.tool_call import ToolCallBlock
 
 if TYPE_CHECKING:
@@ -45,7 +46,7 @@ class _Folded(Widget):
     DEFAULT_CSS = "_Folded { height: 0; }"
 
 
-class ChatView(VerticalScroll):
+class ChatView(OneLayoutPass, VerticalScroll):
     """Streams assistant text, reasoning and tool-call blocks; stays scrolled to the end.
 
     Textual lays out every displayed widget of the chat on each frame, so a long session would

@@ -20,6 +20,7 @@ from textual.widget import Widget
 
 from valarmind_tui.ui.markdown.render import Line, MarkdownRenderer, to_strip
 from valarmind_tui.ui.markdown.split import MarkdownSplitter, open_fence
+from valarmind_tui.ui.widgets.one_layout import OneLayoutPass
 
 FRAME_S = 1 / 20
 """The open block is rendered again at most this often while text streams in (each frame
@@ -39,7 +40,7 @@ DRAWN_CACHE_LINES = 400
 """Drawn Strips kept for redraws (about ten screens)."""
 
 
-class StreamingMarkdown(Widget):
+class StreamingMarkdown(OneLayoutPass, Widget):
     """A Markdown document that text is appended to."""
 
     DEFAULT_CSS = """
