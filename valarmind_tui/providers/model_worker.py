@@ -13,8 +13,8 @@ import json
 import os
 import sys
 import threading
-from collections.abc import Callable
-from contextlib import aclosing
+from collections.abc import Callable, Iterator
+from contextlib import aclosing, contextmanager
 from typing import IO, Any
 
 Message = dict[str, Any]
@@ -134,7 +134,8 @@ class Worker:
         from valarmind_tui.providers.warm import warm_request, warm_tokenizer
 
         model = message.get("model")
-        await warm_request(model)
+        with _imports_without_collection():  # the provider SDK's first request imports a lot
+            await warm_request(model)
         # in a thread: a real request arriving meanwhile is not held up by the tokenizer load
         await asyncio.to_thread(warm_tokenizer, model)
         self.send({"i": request_id, "r": True})
@@ -143,6 +144,18 @@ class Worker:
         from valarmind_tui.context.compaction import context_window_here
 
         self.send({"i": request_id, "r": context_window_here(message.get("model"))})
+
+
+@contextmanager
+def _imports_without_collection() -> Iterator[None]:
+    """No garbage collection while a big library imports (each full collection walked the
+    half-built heap again); then what was imported is frozen out of the collector's sight."""
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        gc.enable()
 
 
 def _read_requests(stdin: IO[bytes], loop: asyncio.AbstractEventLoop,
@@ -162,7 +175,6 @@ def main() -> int:
     from valarmind_tui.providers.litellm_call import load_litellm
 
     load_litellm()
-    gc.freeze()  # litellm's ~1M objects: out of the collector's sight for the process's life
     worker.send({"ready": 1})
     loop.run_until_complete(worker.done.wait())
     return 0
