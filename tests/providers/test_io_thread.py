@@ -75,3 +75,15 @@ def test_merge_text_joins_runs_of_the_same_kind_only() -> None:
     merged = merge_text([TextPiece("a"), TextPiece("b"), ReasoningPiece("c"), TextPiece("d"),
                          done, TextPiece("e")])
     assert merged == [TextPiece("ab"), ReasoningPiece("c"), TextPiece("d"), done, TextPiece("e")]
+
+
+async def test_a_fast_stream_reaches_the_caller_in_batches_not_piece_by_piece() -> None:
+    async def source() -> AsyncIterator[object]:
+        for n in range(150):  # a piece every 2 ms for 0.3 s
+            yield TextPiece(f"{n},")
+            await asyncio.sleep(0.002)
+
+    got = [piece async for piece in in_io_thread(source)]
+    assert "".join(p.text for p in got if isinstance(p, TextPiece)) == "".join(
+        f"{n}," for n in range(150))
+    assert len(got) <= 25, len(got)  # ~0.3 s / BATCH_S merged batches, not 150 wake-ups

@@ -6,13 +6,14 @@ that work sat between frames and keystrokes, and when the CPU was short the chun
 were handled in bursts that held the loop for hundreds of milliseconds. On its own loop, the
 interpreter hands the face's thread its turn within its switch interval (5 ms) whenever it has
 work (a keystroke, a frame). The caller's loop receives the pieces in batches, consecutive text
-merged, and is woken once per batch, not once per chunk.
+merged, and is woken at most every BATCH_S for text (at once for anything else).
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
 from typing import Any, TypeVar
@@ -45,17 +46,10 @@ class _End:
 async def in_io_thread(source: Callable[[], AsyncGenerator[T, None]]) -> AsyncGenerator[T, None]:
     """Iterate `source()` on the model-io loop and yield its items here, in order. Closing or
     cancelling this iterator cancels the source (and so the request)."""
-    caller = asyncio.get_running_loop()
-    ready = asyncio.Event()
-    pending: list[Any] = []
-    lock = threading.Lock()
+    inbox = Inbox(asyncio.get_running_loop())
 
     def post(item: Any) -> None:
-        with lock:
-            pending.append(item)
-            wake = len(pending) == 1
-        if wake:
-            caller.call_soon_threadsafe(ready.set)
+        inbox.post(item, urgent=not isinstance(item, TextPiece | ReasoningPiece))
 
     async def pump() -> None:
         try:
@@ -72,11 +66,7 @@ async def in_io_thread(source: Callable[[], AsyncGenerator[T, None]]) -> AsyncGe
     future = asyncio.run_coroutine_threadsafe(pump(), io_loop())
     try:
         while True:
-            await ready.wait()
-            with lock:
-                batch = pending[:]
-                pending.clear()
-                ready.clear()
+            batch = await inbox.take()
             for item in merge_text(batch):
                 if isinstance(item, _End):
                     if item.error is not None:
@@ -86,6 +76,48 @@ async def in_io_thread(source: Callable[[], AsyncGenerator[T, None]]) -> AsyncGe
     finally:
         if not future.done():
             future.cancel()
+
+
+BATCH_S = 0.02
+"""A stream's text reaches the caller's loop at most this often: at 1,000 tokens/s every chunk
+was an event of its own (a wake-up, a bus event, a row in the session store: ~400 a second)."""
+
+
+class Inbox:
+    """Items from another thread to one stream on the caller's loop, in batches. The loop is
+    woken at once for the first text and for anything `urgent` (a finish, the end, an error),
+    else at most every BATCH_S."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._ready = asyncio.Event()
+        self._lock = threading.Lock()
+        self._pending: list[Any] = []
+        self._wake_coming = False
+        self._last_take = 0.0
+
+    def post(self, item: Any, *, urgent: bool) -> None:
+        """From any thread."""
+        with self._lock:
+            self._pending.append(item)
+            if self._wake_coming and not urgent:
+                return
+            self._wake_coming = True
+            delay = 0.0 if urgent else self._last_take + BATCH_S - time.monotonic()
+        if delay <= 0:
+            self._loop.call_soon_threadsafe(self._ready.set)
+        else:
+            self._loop.call_soon_threadsafe(self._loop.call_later, delay, self._ready.set)
+
+    async def take(self) -> list[Any]:
+        """What came since the last take (possibly nothing), once woken."""
+        await self._ready.wait()
+        with self._lock:
+            batch, self._pending = self._pending, []
+            self._ready.clear()
+            self._wake_coming = False
+            self._last_take = time.monotonic()
+        return batch
 
 
 def merge_text(batch: list[Any]) -> list[Any]:

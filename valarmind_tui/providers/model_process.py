@@ -30,7 +30,6 @@ import queue
 import subprocess
 import sys
 import threading
-import time
 from collections import deque
 from collections.abc import AsyncGenerator, Callable
 from pathlib import Path
@@ -39,7 +38,7 @@ from typing import Any
 from valarmind_tui.errors import ProviderError
 from valarmind_tui.providers.base import Usage
 from valarmind_tui.providers.failures import Failure
-from valarmind_tui.providers.io_thread import merge_text
+from valarmind_tui.providers.io_thread import Inbox, merge_text
 from valarmind_tui.providers.litellm_call import (
     CallEvent,
     DeltaEvent,
@@ -240,48 +239,6 @@ class ModelProcess:
         last = self._stderr[-1] if self._stderr else ""
         said = f": {last[:300]}" if last else ""
         return f"the model process stopped (exit code {code}){said}"
-
-
-BATCH_S = 0.02
-"""A stream's text reaches the face's loop at most this often: at 1,000 tokens/s every chunk
-was an event of its own (a wake-up, a bus event, a row in the session store: ~400 a second)."""
-
-
-class Inbox:
-    """Messages from the reader thread to one stream on the face's loop, in batches. The loop
-    is woken at once for the first text and for anything but text (a finish, the end, an
-    error), else at most every BATCH_S."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._loop = loop
-        self._ready = asyncio.Event()
-        self._lock = threading.Lock()
-        self._pending: list[Message] = []
-        self._wake_coming = False
-        self._last_take = 0.0
-
-    def post(self, message: Message, *, urgent: bool) -> None:
-        """From any thread."""
-        with self._lock:
-            self._pending.append(message)
-            if self._wake_coming and not urgent:
-                return
-            self._wake_coming = True
-            delay = 0.0 if urgent else self._last_take + BATCH_S - time.monotonic()
-        if delay <= 0:
-            self._loop.call_soon_threadsafe(self._ready.set)
-        else:
-            self._loop.call_soon_threadsafe(self._loop.call_later, delay, self._ready.set)
-
-    async def take(self) -> list[Message]:
-        """What came since the last take (possibly nothing), once woken."""
-        await self._ready.wait()
-        with self._lock:
-            batch, self._pending = self._pending, []
-            self._ready.clear()
-            self._wake_coming = False
-            self._last_take = time.monotonic()
-        return batch
 
 
 def _event(message: Message) -> CallEvent | None:
