@@ -9,6 +9,7 @@ import asyncio
 import gc
 import os
 from collections.abc import AsyncGenerator, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -52,6 +53,20 @@ class MidStreamError(Exception):
         self.error = error
 
 
+@contextmanager
+def imports_without_collection() -> Iterator[None]:
+    """No garbage collection while a big library imports (each full collection walked the
+    half-built heap again); then what was imported is frozen out of the collector's sight."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if collecting:
+            gc.enable()
+
+
 def load_litellm() -> ModuleType:
     """Import litellm with network fetches, telemetry and debug prints turned off. The first
     import runs without garbage collection (each full collection walked the half-built heap
@@ -62,14 +77,8 @@ def load_litellm() -> ModuleType:
     os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
     os.environ.setdefault("LITELLM_LOG", "ERROR")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with imports_without_collection():
         import litellm
-    finally:
-        gc.freeze()
-        if collecting:
-            gc.enable()
 
     litellm.suppress_debug_info = True
     litellm.telemetry = False

@@ -8,13 +8,12 @@ print can never pass for one.
 from __future__ import annotations
 
 import asyncio
-import gc
 import json
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import aclosing, contextmanager
+from collections.abc import Callable
+from contextlib import aclosing
 from typing import IO, Any
 
 Message = dict[str, Any]
@@ -131,10 +130,11 @@ class Worker:
         self.send({"i": request_id, "end": 1})
 
     async def _warm(self, request_id: int, message: Message) -> None:
+        from valarmind_tui.providers.litellm_call import imports_without_collection
         from valarmind_tui.providers.warm import warm_request, warm_tokenizer
 
         model = message.get("model")
-        with _imports_without_collection():  # the provider SDK's first request imports a lot
+        with imports_without_collection():  # the provider SDK's first request imports a lot
             await warm_request(model)
         # in a thread: a real request arriving meanwhile is not held up by the tokenizer load
         await asyncio.to_thread(warm_tokenizer, model)
@@ -144,18 +144,6 @@ class Worker:
         from valarmind_tui.context.compaction import context_window_here
 
         self.send({"i": request_id, "r": context_window_here(message.get("model"))})
-
-
-@contextmanager
-def _imports_without_collection() -> Iterator[None]:
-    """No garbage collection while a big library imports (each full collection walked the
-    half-built heap again); then what was imported is frozen out of the collector's sight."""
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        gc.enable()
 
 
 def _read_requests(stdin: IO[bytes], loop: asyncio.AbstractEventLoop,
