@@ -15,6 +15,7 @@ from types import ModuleType
 from typing import Any
 
 from valarmind_tui.providers.base import ReasoningPiece, StreamFinished, TextPiece, Usage
+from valarmind_tui.providers.failures import Failure, classify
 from valarmind_tui.providers.normalize import TurnAccumulator, usage_from
 from valarmind_tui.providers.one_iterator import keep_one_iterator
 
@@ -65,6 +66,12 @@ def imports_without_collection() -> Iterator[None]:
         gc.freeze()
         if collecting:
             gc.enable()
+
+
+def classify_call_error(exc: BaseException, secret: str | None) -> Failure:
+    """What a failure of `completion_events` was (never retried once the stream started)."""
+    inner = exc.error if isinstance(exc, MidStreamError) else exc
+    return classify(inner, secret, mid_stream=isinstance(exc, MidStreamError))
 
 
 def load_litellm() -> ModuleType:

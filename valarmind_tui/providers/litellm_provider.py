@@ -26,12 +26,12 @@ from valarmind_tui.providers.base import (
     StreamChunk,
     TurnComplete,
 )
-from valarmind_tui.providers.failures import Failure, classify, to_error
+from valarmind_tui.providers.failures import Failure, to_error
 from valarmind_tui.providers.io_thread import in_io_thread
 from valarmind_tui.providers.litellm_call import (
-    MidStreamError,
     Piece,
     apply,
+    classify_call_error,
     completion_events,
 )
 from valarmind_tui.providers.model_process import RemoteFailure
@@ -126,9 +126,7 @@ class LiteLLMProvider:
     def _classified(self, exc: Exception) -> Failure:
         if isinstance(exc, RemoteFailure):  # the model process classified it
             return exc.failure
-        inner = exc.error if isinstance(exc, MidStreamError) else exc
-        return classify(inner, self.config.resolved_key(),
-                        mid_stream=isinstance(exc, MidStreamError))
+        return classify_call_error(exc, self.config.resolved_key())
 
     def _delay(self, failure: Failure, transient: int) -> float:
         cap = self.config.max_retry_wait_s

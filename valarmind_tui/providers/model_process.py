@@ -10,11 +10,11 @@ Protocol: JSON lines. Requests on the child's stdin (`{"i": id, "op": ...}`); on
 own (descriptor $VALARMIND_MODEL_FD in the child, so nothing a library prints can pass for a
 message) the events of providers/litellm_call.py (`d` a delta, `m` a message, `u` priced usage),
 then `end`, or `fail` (a Failure, classified in the child), or `r` (an answer to a call);
-`ready` once litellm is imported. The
-child's stdout and stderr are kept (the last line explains an exit) and never reach the
-terminal. The child ends when its stdin closes, so it cannot outlive the face. One that stops is
-replaced on the next request; a stream it was serving fails with the reason (retried when the
-child had started well; reported at once when it never imported litellm: a broken install).
+`ready` once litellm is imported. The child's stdout and stderr are kept (the last line
+explains an exit) and never reach the terminal. The child ends when its stdin closes, so it
+cannot outlive the face. One that stops is replaced on the next request; a stream it was
+serving fails with the reason (retried when the child had started well; reported at once when
+it never imported litellm: a broken install).
 """
 
 from __future__ import annotations

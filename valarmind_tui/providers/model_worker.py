@@ -110,8 +110,7 @@ class Worker:
         task.add_done_callback(lambda _t: self._tasks.pop(request_id, None))
 
     async def _stream(self, request_id: int, message: Message) -> None:
-        from valarmind_tui.providers.failures import classify
-        from valarmind_tui.providers.litellm_call import MidStreamError, completion_events
+        from valarmind_tui.providers.litellm_call import classify_call_error, completion_events
 
         kwargs = message["kwargs"]
         try:
@@ -121,21 +120,17 @@ class Worker:
         except asyncio.CancelledError:
             return
         except Exception as exc:  # noqa: BLE001 - classified here, raised in the face
-            inner = exc.error if isinstance(exc, MidStreamError) else exc
-            failure = classify(inner, kwargs.get("api_key"),
-                               mid_stream=isinstance(exc, MidStreamError))
+            failure = classify_call_error(exc, kwargs.get("api_key"))
             self.send({"i": request_id, "fail": [failure.message, failure.status, failure.kind,
                                                   failure.retry_after_s]})
             return
         self.send({"i": request_id, "end": 1})
 
     async def _warm(self, request_id: int, message: Message) -> None:
-        from valarmind_tui.providers.litellm_call import imports_without_collection
         from valarmind_tui.providers.warm import warm_request, warm_tokenizer
 
         model = message.get("model")
-        with imports_without_collection():  # the provider SDK's first request imports a lot
-            await warm_request(model)
+        await warm_request(model)
         # in a thread: a real request arriving meanwhile is not held up by the tokenizer load
         await asyncio.to_thread(warm_tokenizer, model)
         self.send({"i": request_id, "r": True})

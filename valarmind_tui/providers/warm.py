@@ -17,7 +17,11 @@ from typing import Any
 
 from valarmind_tui.providers import model_process
 from valarmind_tui.providers.io_thread import io_loop
-from valarmind_tui.providers.litellm_call import load_litellm, load_litellm_async
+from valarmind_tui.providers.litellm_call import (
+    imports_without_collection,
+    load_litellm,
+    load_litellm_async,
+)
 
 WARMED_PROVIDERS = frozenset({
     "openai", "anthropic", "ollama", "ollama_chat", "hosted_vllm", "lm_studio", "openrouter",
@@ -59,7 +63,8 @@ async def warm_request(model: str | None) -> None:
         base = f"http://127.0.0.1:{sock.getsockname()[1]}"
         if provider == "openai":
             base += "/v1"
-        with contextlib.suppress(Exception):  # refused, as intended
+        # the provider SDK's first request imports a lot: without collections, then frozen
+        with imports_without_collection(), contextlib.suppress(Exception):  # refused: intended
             await litellm.acompletion(
                 model=model, api_base=base, api_key="warm-up", stream=True,
                 stream_options={"include_usage": True}, max_retries=0, num_retries=0,
