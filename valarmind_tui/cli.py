@@ -191,6 +191,24 @@ def _root(args: argparse.Namespace) -> Path:
     return (args.cwd or Path.cwd()).resolve()
 
 
+def _full_screen(root: Path, args: argparse.Namespace) -> int:
+    """The TUI: its first frame at once, litellm importing on the other core while Textual
+    loads, then the app, which asks about trust when it must and then loads the settings."""
+    from valarmind_tui.ui import skeleton as first_frame
+
+    skeleton = first_frame.paint()
+    try:
+        from valarmind_tui.providers import model_process
+
+        model_process.start()
+        from valarmind_tui.ui.launch import run_app
+
+        return run_app(lambda trusted=None: _settings(args, trusted), root, args, skeleton)
+    finally:
+        if skeleton is not None:
+            skeleton.abandon()
+
+
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     parser = build_parser()
@@ -202,13 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         root = _root(args)
         if args.command is None and args.prompt is None and not args.plain and sys.stdout.isatty():
-            from valarmind_tui.providers import model_process
-
-            model_process.start()  # litellm imports on the other core while the screen paints
-            from valarmind_tui.ui.launch import run_app
-
-            # the TUI paints first, asks about trust when it must, then loads the settings
-            return run_app(lambda trusted=None: _settings(args, trusted), root, args)
+            return _full_screen(root, args)
         if args.command == "trust":
             return _trust_command(root, args)
         if args.command is None and args.prompt is None:

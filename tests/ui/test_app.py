@@ -15,7 +15,7 @@ from tests.ui.scripts import CHANGED, ORIGINAL, edit_through_code_agent, tool_me
 from valarmind_tui.config import Settings
 from valarmind_tui.safety.approval import PermissionMode
 from valarmind_tui.session import Session
-from valarmind_tui.ui import themes
+from valarmind_tui.ui import theme_files
 from valarmind_tui.ui.app import ValarMindApp
 from valarmind_tui.ui.screens.approval import ApprovalScreen
 from valarmind_tui.ui.widgets.answer import AssistantMessage, CommandOutput, OfflineBanner
@@ -197,7 +197,7 @@ async def test_theme_command_switches_and_remembers(make_session, make_app) -> N
         await _send(pilot, "/theme nope")
         await wait_for(pilot, lambda: any("No theme 'nope'" in n.message
                                           for n in app._notifications))
-    assert themes.saved_theme() == "valarmind-light"
+    assert theme_files.saved_theme() == "valarmind-light"
     again = make_app(make_session())
     async with again.run_test(size=(120, 40)):
         assert again.theme == "valarmind-light"

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from valarmind_tui.ui import themes
+from valarmind_tui.ui import theme_files, themes
 
 SHIPPED = {"valarmind-dark", "valarmind-light", "valarmind-high-contrast"}
 
 
 def test_shipped_themes_load() -> None:
-    loaded = themes.load_themes(themes.shipped_themes_dir())
+    loaded = themes.load_themes(theme_files.shipped_themes_dir())
     assert loaded.errors == []
     by_name = {t.name: t for t in loaded.themes}
     assert set(by_name) == SHIPPED
@@ -24,7 +24,7 @@ def test_broken_files_are_reported_not_fatal(tmp_path: Path) -> None:
     (tmp_path / "bad-yaml.yaml").write_text("name: [unclosed\n")
     (tmp_path / "bad-colour.yaml").write_text("name: x\nprimary: not-a-colour\n")
     (tmp_path / "unknown.yml").write_text("name: y\nprimary: '#000000'\nsparkle: 3\n")
-    loaded = themes.load_themes(themes.shipped_themes_dir(), tmp_path)
+    loaded = themes.load_themes(theme_files.shipped_themes_dir(), tmp_path)
     assert {t.name for t in loaded.themes} == SHIPPED | {"mine"}
     assert len(loaded.errors) == 3
     joined = "\n".join(loaded.errors)
@@ -34,16 +34,16 @@ def test_broken_files_are_reported_not_fatal(tmp_path: Path) -> None:
 
 def test_user_theme_overrides_shipped_name(tmp_path: Path) -> None:
     (tmp_path / "dark.yaml").write_text("name: valarmind-dark\nprimary: '#ff0000'\n")
-    loaded = themes.load_themes(themes.shipped_themes_dir(), tmp_path)
+    loaded = themes.load_themes(theme_files.shipped_themes_dir(), tmp_path)
     dark = next(t for t in loaded.themes if t.name == "valarmind-dark")
     assert dark.primary == "#ff0000"
 
 
 def test_saved_theme_round_trip_keeps_other_keys() -> None:
-    assert themes.saved_theme() is None
+    assert theme_files.saved_theme() is None
     path = themes.save_theme("valarmind-light")
-    assert themes.saved_theme() == "valarmind-light"
+    assert theme_files.saved_theme() == "valarmind-light"
     path.write_text(path.read_text() + "other = 1\n")
     themes.save_theme("valarmind-high-contrast")
-    assert themes.saved_theme() == "valarmind-high-contrast"
+    assert theme_files.saved_theme() == "valarmind-high-contrast"
     assert "other = 1" in path.read_text()

@@ -25,6 +25,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.events import Resize
+from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from valarmind_tui.commands.router import SlashLine, parse, run
@@ -38,6 +39,7 @@ from valarmind_tui.ui.completion import (
 )
 from valarmind_tui.ui.event_routing import EventRouter
 from valarmind_tui.ui.history import PromptHistory, default_history_file
+from valarmind_tui.ui.skeleton import SIDEBAR_MIN_WIDTH
 from valarmind_tui.ui.theming import AppTheming
 from valarmind_tui.ui.widgets.chat import ChatView
 from valarmind_tui.ui.widgets.messages import NoticeLine, ShellOutput, UserMessage
@@ -49,9 +51,15 @@ if TYPE_CHECKING:
     from valarmind_tui.session import Session
 
 _log = logging.getLogger(__name__)
-SIDEBAR_MIN_WIDTH = 100
-"""Below this many columns the sidebar folds away (ctrl+b shows it)."""
 QUIT_WINDOW_S = 2.0
+
+
+class MainScreen(Screen):
+    """The conversation's screen. The prompt has the focus from the moment it exists: keys typed
+    while ValarMind starts are read as soon as Textual is, and go there (the first focusable
+    widget, the chat view, would drop them)."""
+
+    AUTO_FOCUS = "PromptInput"
 
 
 class ValarMindApp(App[int]):
@@ -95,6 +103,9 @@ class ValarMindApp(App[int]):
     # -- set-up -----------------------------------------------------------------------------
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return themes.default_variables()
+
+    def get_default_screen(self) -> Screen:
+        return MainScreen(id="_default")
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):

@@ -8,7 +8,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from textual.drivers.linux_driver import LinuxDriver
+
 from valarmind_tui.ui.app import ValarMindApp
+from valarmind_tui.ui.skeleton import ENTER_ALT_SCREEN, Skeleton
 
 if TYPE_CHECKING:
     from valarmind_tui.config import Settings
@@ -37,11 +40,45 @@ def build_app(
 
 def run_app(
     settings: Settings | Callable[..., Settings], root: Path, args: argparse.Namespace | Any,
+    skeleton: Skeleton | None = None,
 ) -> int:
-    """`valarmind`: the full-screen face. A config or usage error met while starting is raised
+    """`valarmind`: the full-screen face, taking the screen over from `skeleton` (the first
+    frame, painted before Textual loaded). A config or usage error met while starting is raised
     after the screen is restored (the CLI prints it)."""
     app = build_app(settings, root, args)
+    if skeleton is not None:
+        if issubclass(app.driver_class, LinuxDriver):
+            app.driver_class = taking_over(skeleton, app.driver_class)
+        else:
+            skeleton.abandon()
     result = app.run()
     if app.startup_error is not None:
         raise app.startup_error
     return int(result or 0)
+
+
+def taking_over(skeleton: Skeleton, base: type[LinuxDriver]) -> type[LinuxDriver]:
+    """`base` that starts on the skeleton's alternate screen instead of entering it again (a
+    second enter would make some terminals save the cursor twice, so the shell's prompt would
+    come back in the wrong place) and gives back, at exit, the terminal modes from before the
+    skeleton changed them; after a suspend it enters as usual."""
+
+    class TakingOver(base):  # type: ignore[misc,valid-type]  # why: a subclass of a runtime type
+        _entering = False
+
+        def start_application_mode(self) -> None:
+            self._entering = not skeleton.taken_over
+            skeleton.taken_over = True
+            try:
+                super().start_application_mode()
+                if self._entering and skeleton.terminal_attributes is not None:
+                    self.attrs_before = skeleton.terminal_attributes  # restored at exit
+            finally:
+                self._entering = False
+
+        def write(self, data: str) -> None:
+            if self._entering and data == ENTER_ALT_SCREEN:
+                return
+            super().write(data)
+
+    return TakingOver

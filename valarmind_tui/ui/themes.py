@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,25 +16,9 @@ from typing import Any
 import yaml
 from textual.theme import Theme
 
-from valarmind_tui.user_dirs import user_config_dir
+from valarmind_tui.ui.theme_files import shipped_themes_dir, ui_state_file, user_themes_dir
 
-DEFAULT_THEME = "valarmind-dark"
 _THEME_FIELDS = {f.name for f in dataclasses.fields(Theme)}
-
-
-def shipped_themes_dir() -> Path:
-    """`themes/` next to the package (the repository root in a checkout)."""
-    import valarmind_tui
-
-    return Path(valarmind_tui.__file__).resolve().parent.parent / "themes"
-
-
-def user_themes_dir() -> Path:
-    return user_config_dir() / "themes"
-
-
-def ui_state_file() -> Path:
-    return user_config_dir() / "ui.toml"
 
 
 @dataclass
@@ -103,16 +86,6 @@ def default_variables() -> dict[str, str]:
         return dict(load_theme_file(shipped_themes_dir() / "dark.yaml").variables)
     except ValueError:
         return {}
-
-
-def saved_theme() -> str | None:
-    """The theme /theme last chose, or None."""
-    try:
-        data = tomllib.loads(ui_state_file().read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError):
-        return None
-    name = data.get("theme")
-    return name if isinstance(name, str) and name else None
 
 
 def save_theme(name: str) -> Path:

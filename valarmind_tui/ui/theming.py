@@ -11,7 +11,7 @@ from typing import Any
 
 from textual.app import App
 
-from valarmind_tui.ui import themes
+from valarmind_tui.ui import theme_files, themes
 
 
 class AppTheming:
@@ -19,7 +19,7 @@ class AppTheming:
 
     def __init__(self, app: App[Any], dirs: tuple[Path, ...] | None, remember: bool) -> None:
         self._app = app
-        self._dirs = dirs or (themes.shipped_themes_dir(), themes.user_themes_dir())
+        self._dirs = dirs or (theme_files.shipped_themes_dir(), theme_files.user_themes_dir())
         self._remember = remember
         self._saved: str | None = None
 
@@ -31,12 +31,12 @@ class AppTheming:
             self._app.register_theme(theme)
         for error in loaded.errors:
             self._app.notify(error, title="Theme not loaded", severity="error", timeout=10)
-        self._saved = themes.saved_theme() if self._remember else None
+        self._saved = theme_files.saved_theme() if self._remember else None
         self.apply_configured(None)
 
     def apply_configured(self, configured: str | None) -> None:
         """The remembered theme wins over the configured one, which wins over the default."""
-        for name in (self._saved, configured, themes.DEFAULT_THEME):
+        for name in (self._saved, configured, theme_files.DEFAULT_THEME):
             if name and name in self._app.available_themes:
                 self._app.theme = name
                 return

@@ -1,0 +1,36 @@
+"""Where themes live and which one was chosen last; light enough for the first frame (no YAML,
+no Textual: ui.skeleton reads these before either is imported)."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from valarmind_tui.user_dirs import user_config_dir
+
+DEFAULT_THEME = "valarmind-dark"
+
+
+def shipped_themes_dir() -> Path:
+    """`themes/` next to the package (the repository root in a checkout)."""
+    import valarmind_tui
+
+    return Path(valarmind_tui.__file__).resolve().parent.parent / "themes"
+
+
+def user_themes_dir() -> Path:
+    return user_config_dir() / "themes"
+
+
+def ui_state_file() -> Path:
+    return user_config_dir() / "ui.toml"
+
+
+def saved_theme() -> str | None:
+    """The theme /theme last chose, or None."""
+    try:
+        data = tomllib.loads(ui_state_file().read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    name = data.get("theme")
+    return name if isinstance(name, str) and name else None
