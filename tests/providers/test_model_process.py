@@ -234,3 +234,34 @@ async def test_when_no_child_can_start_litellm_runs_in_this_process(
         if had_one:
             model_process.start()
     assert isinstance(pieces[-1], TurnComplete) and pieces[-1].turn.text == "answered here"
+
+
+async def test_the_child_writes_a_fast_streams_text_in_few_lines_and_a_finish_at_once() -> None:
+    """At ~400 chunks a second, each its own line meant a write in the child and a read, a JSON
+    parse and a wake-up in the face; text is merged and written at most every BATCH_S."""
+    from valarmind_tui.providers.model_worker import Worker
+
+    loop = asyncio.get_running_loop()
+    read_fd, write_fd = os.pipe()
+    worker = Worker(os.fdopen(write_fd, "wb"), loop)
+    call = {"index": 0, "id": "c1", "function": {"name": "read_file", "arguments": "{}"}}
+    for n in range(150):
+        worker.send({"i": 1, "d": {"content": f"{n},"}, "f": None}, text=True)
+        await asyncio.sleep(0.002)
+    worker.send({"i": 1, "d": {"tool_calls": [call]}, "f": None}, text=True)
+    worker.send({"i": 1, "d": {"content": "last"}, "f": "stop"}, text=True)
+    finish_sent = loop.time()
+    worker.send({"i": 1, "end": 1})
+    await asyncio.sleep(0)  # one turn of the loop: the urgent write
+    written = loop.time()
+    os.set_blocking(read_fd, False)
+    lines = os.read(read_fd, 1 << 20).decode().splitlines()
+    os.close(read_fd)
+    messages = [json.loads(line) for line in lines]
+    text = "".join(m["d"].get("content", "") for m in messages if "d" in m)
+    assert text == "".join(f"{n}," for n in range(150)) + "last"
+    assert len(messages) <= 25, len(messages)  # ~0.45 s / BATCH_S, not 153 lines
+    assert [m["d"] for m in messages if "d" in m and "tool_calls" in m["d"]] == [
+        {"tool_calls": [call]}]  # never merged into text
+    assert messages[-2]["f"] == "stop" and messages[-1] == {"i": 1, "end": 1}
+    assert written - finish_sent < io_thread.BATCH_S

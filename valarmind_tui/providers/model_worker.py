@@ -16,6 +16,8 @@ from collections.abc import Callable
 from contextlib import aclosing
 from typing import IO, Any
 
+from valarmind_tui.providers.io_thread import BATCH_S
+
 Message = dict[str, Any]
 
 DELTA_FIELDS = ("content", "reasoning_content", "reasoning", "reasoning_details",
@@ -62,22 +64,58 @@ def encode(request_id: int, event: Any) -> Message:
     return {"i": request_id, "u": [usage.prompt_tokens, usage.completion_tokens, usage.cost_usd]}
 
 
+_TEXT_ONLY = ({"content"}, {"reasoning_content"})
+
+
+def _merged(last: Message, message: Message) -> bool:
+    """Fold `message` into `last` when both are plain text of one stream (no finish, no tool
+    call, the same kind of text): one line on the pipe instead of two. True when folded."""
+    if "d" not in message or "d" not in last or last["i"] != message["i"]:
+        return False
+    if last["f"] or message["f"] or set(last["d"]) != set(message["d"]):
+        return False
+    if set(message["d"]) not in _TEXT_ONLY:
+        return False
+    for key, text in message["d"].items():
+        last["d"][key] += text
+    return True
+
+
 class Worker:
-    """Runs requests as tasks on one event loop; writes their messages in batches."""
+    """Runs requests as tasks on one event loop; writes their messages in batches: a stream's
+    text at most every BATCH_S (consecutive pieces merged), anything else at once."""
 
     def __init__(self, out: IO[bytes], loop: asyncio.AbstractEventLoop) -> None:
         self._out, self._loop = out, loop
         self._tasks: dict[int, asyncio.Task[None]] = {}
-        self._unsent: list[bytes] = []
+        self._unsent: list[Message] = []
+        self._flush_at: float | None = None
+        """When the scheduled write runs (loop time); None when none is scheduled."""
+        self._flush_handle: asyncio.Handle | None = None
+        self._last_flush = 0.0
         self.done = asyncio.Event()
 
-    def send(self, message: Message) -> None:
-        if not self._unsent:
-            self._loop.call_soon(self._flush)
-        self._unsent.append(json.dumps(message).encode() + b"\n")
+    def send(self, message: Message, *, text: bool = False) -> None:
+        """Queue `message`; `text` (a delta of plain text) may wait up to BATCH_S for more."""
+        if not (text and self._unsent and _merged(self._unsent[-1], message)):
+            self._unsent.append(message)
+        now = self._loop.time()
+        due = max(now, self._last_flush + BATCH_S) if text else now
+        if self._flush_at is not None and self._flush_at <= due:
+            return
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+        self._flush_at = due
+        if due <= now:
+            self._flush_handle = self._loop.call_soon(self._flush)
+        else:
+            self._flush_handle = self._loop.call_at(due, self._flush)
 
     def _flush(self) -> None:
-        data, self._unsent = b"".join(self._unsent), []
+        messages, self._unsent = self._unsent, []
+        self._flush_at, self._flush_handle = None, None
+        self._last_flush = self._loop.time()
+        data = b"".join(json.dumps(message).encode() + b"\n" for message in messages)
         try:
             self._out.write(data)
             self._out.flush()
@@ -116,7 +154,8 @@ class Worker:
         try:
             async with aclosing(completion_events(kwargs)) as events:
                 async for event in events:
-                    self.send(encode(request_id, event))
+                    message = encode(request_id, event)
+                    self.send(message, text="d" in message and not message["f"])
         except asyncio.CancelledError:
             return
         except Exception as exc:  # noqa: BLE001 - classified here, raised in the face
