@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -122,6 +123,20 @@ def test_a_launch_that_never_reaches_textual_gives_the_screen_back(terminal: Tmu
     terminal.wait(lambda: "after-app" in terminal.screen(), 20, "the shell")
     screen = terminal.screen()
     assert "before-app" in screen and "starting" not in screen and "Tasks" not in screen
+    assert Path(after).read_text() == Path(before).read_text()
+
+
+def test_with_stderr_elsewhere_no_frame_is_left_on_the_screen(terminal: Tmux,
+                                                               tmp_path: Path) -> None:
+    """Textual draws on stderr: where that is not the terminal, neither is the first frame drawn
+    there (it would stay on screen, in the alternate screen, after ValarMind quit)."""
+    before, after = _modes_around(terminal, tmp_path, f"{VALARMIND} 2>{tmp_path}/drawn")
+    time.sleep(3)  # the app runs, drawing into the file
+    assert "starting" not in terminal.screen()
+    terminal.key("C-c")
+    terminal.key("C-c")
+    terminal.wait(lambda: "after-app" in terminal.screen(), 30, "the shell")
+    assert "before-app" in terminal.screen()
     assert Path(after).read_text() == Path(before).read_text()
 
 

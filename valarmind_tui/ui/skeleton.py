@@ -62,14 +62,17 @@ class Skeleton:
                 termios.tcsetattr(0, termios.TCSANOW, self.terminal_attributes)
 
 
-def paint(fd: int = 1) -> Skeleton | None:
-    """Draw the first frame on terminal `fd`; None where it would not be Textual's screen (not a
-    terminal, a dumb one, another Textual driver, Windows, too small)."""
+def paint(fd: int = 2) -> Skeleton | None:
+    """Draw the first frame on `fd`, where Textual's driver draws (stderr; it reads keys on
+    stdin and lays out for stdout's size); None where that would not be the screen Textual takes
+    over (one of them not a terminal, a dumb one, another Textual driver, Windows, too small)."""
     if os.name != "posix" or os.environ.get("TEXTUAL_DRIVER"):
         return None
-    if os.environ.get("TERM", "dumb") in ("", "dumb") or not (os.isatty(fd) and os.isatty(0)):
+    if os.environ.get("TERM", "dumb") in ("", "dumb"):
         return None
-    width, height = _terminal_size(fd)
+    if not all(os.isatty(n) for n in (fd, 0, 1)):
+        return None
+    width, height = _terminal_size(1)
     if width < 20 or height < 6:
         return None
     colours = theme_colours(saved_theme() or DEFAULT_THEME)
