@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rich.color import Color, ColorSystem
 
 from tests.fakes.model_server import ScriptedTurn
 from tests.ui.test_tmux_e2e import VALARMIND, Tmux
@@ -41,22 +40,24 @@ def _coloured(tmux: Tmux) -> list[str]:
     return tmux._tmux("capture-pane", "-p", "-e", "-t", "e2e").splitlines()
 
 
-def _painted_alone(tmux: Tmux) -> None:
+def _painted_alone(tmux: Tmux, term: str) -> None:
     """The skeleton, painted by itself and left on screen."""
     code = "from valarmind_tui.ui import skeleton; import time; skeleton.paint(); time.sleep(60)"
-    tmux.start([sys.executable, "-c", code])
+    tmux.start(["env", f"TERM={term}", sys.executable, "-c", code])
     tmux.wait(lambda: "starting…" in tmux.screen(), 20, "the skeleton")
 
 
-def test_the_skeleton_is_the_apps_own_first_frame(terminal: Tmux, git_repo: Path) -> None:
+@pytest.mark.parametrize("term", ["xterm-256color", "xterm"])
+def test_the_skeleton_is_the_apps_own_first_frame(terminal: Tmux, git_repo: Path,
+                                                  term: str) -> None:
     """Every row but the status bar, colours included, is what Textual then draws: nothing
-    jumps or changes tint when the app takes over."""
-    _painted_alone(terminal)
+    jumps or changes tint when the app takes over (in 256 colours and in 16)."""
+    _painted_alone(terminal, term)  # a pane's TERM is tmux's own unless the command sets it
     drawn, drawn_text = _coloured(terminal), terminal.screen().splitlines()
     terminal.stop()
 
     app = Tmux(git_repo, terminal.env)
-    app.start([str(VALARMIND)])
+    app.start(["env", f"TERM={term}", str(VALARMIND)])
     try:
         app.wait(lambda: "mode:" in app.screen(), 60, "the app's frame")
         shown, shown_text = _coloured(app), app.screen().splitlines()
@@ -161,13 +162,6 @@ def test_colours_come_from_the_remembered_theme(monkeypatch: pytest.MonkeyPatch)
     assert (shipped_themes_dir() / "dark.yaml").is_file()
 
 
-def test_a_256_colour_terminal_gets_the_colours_textual_gives_it() -> None:
-    for hex_colour in skeleton.theme_colours(DEFAULT_THEME).values():
-        r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
-        want = Color.from_rgb(r, g, b).downgrade(ColorSystem.EIGHT_BIT).number
-        assert skeleton._xterm_256(r, g, b) == want, hex_colour
-
-
 def test_the_frame_has_the_size_textual_will_use(monkeypatch: pytest.MonkeyPatch) -> None:
     """Textual lays out for shutil.get_terminal_size(), where COLUMNS and LINES win."""
     import shutil as shutil_module
@@ -180,3 +174,23 @@ def test_the_frame_has_the_size_textual_will_use(monkeypatch: pytest.MonkeyPatch
                 monkeypatch.delenv(name, raising=False)
         want = tuple(shutil_module.get_terminal_size())
         assert skeleton._terminal_size(sys.__stdout__.fileno()) == want, (columns, lines)
+
+
+@pytest.mark.parametrize("env", [
+    {"TERM": "xterm-256color"}, {"TERM": "xterm-256color", "COLORTERM": "truecolor"},
+    {"TERM": "xterm", "COLORTERM": "24bit"}, {"TERM": "xterm-kitty"}, {"TERM": "xterm"},
+    {"TERM": "screen-16color"}, {"TERM": "xterm-256color", "TEXTUAL_COLOR_SYSTEM": "standard"},
+    {"TERM": "xterm", "TEXTUAL_COLOR_SYSTEM": "truecolor"},
+    {"TERM": "xterm-256color", "NO_COLOR": "1"},
+])
+def test_the_frame_is_drawn_only_in_the_colours_textual_will_use(
+        env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from textual.app import App
+
+    for name in ("TERM", "COLORTERM", "TEXTUAL_COLOR_SYSTEM", "NO_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr("textual.constants.COLOR_SYSTEM", env.get("TEXTUAL_COLOR_SYSTEM", "auto"))
+    app = App()
+    assert skeleton.colour_system() == (None if app.no_color else app.console.color_system)
