@@ -6,7 +6,7 @@ import asyncio
 
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
-from textual.geometry import Offset
+from textual.geometry import Offset, Region
 from textual.selection import Selection
 
 from tests.ui.conftest import wait_for
@@ -69,6 +69,39 @@ async def test_streamed_text_renders_like_the_whole_document() -> None:
         assert not any(marker in shown for marker in ("**", "```", "# Plan", "|---"))
         await pilot.pause()
         assert streamed.size.height == len(shown.splitlines())  # laid out at its full height
+        everything = Region(0, 0, streamed.size.width, streamed.size.height)
+        assert [strip.text for strip in streamed.render_lines(everything)] == [
+            strip.text for strip in whole.render_lines(everything)]  # as styled and drawn
+
+
+async def test_a_growing_answer_styles_only_the_lines_that_changed(monkeypatch) -> None:  # noqa: ANN001
+    """Textual empties a widget's cache of styled lines on any new size; an answer that only
+    grew taller keeps the lines it already had (each frame restyled every visible line)."""
+    app = Pane()
+    async with app.run_test(size=(70, 60)) as pilot:
+        streamed = app.query_one(".streamed", StreamingMarkdown)
+        streamed.append("".join(f"paragraph {n}\n\n" for n in range(20)))
+        streamed.flush()
+        await pilot.pause()
+        asked: list[int] = []
+        real_render_line = streamed.render_line
+
+        def counted(y: int):  # noqa: ANN202
+            asked.append(y)
+            return real_render_line(y)
+
+        monkeypatch.setattr(streamed, "render_line", counted)
+        per_frame = []
+        for n in range(20, 30):
+            asked.clear()
+            streamed.append(f"paragraph {n}\n\n")
+            streamed.flush()
+            await pilot.pause()
+            per_frame.append(len(set(asked)))
+        assert streamed.size.height > 50 and max(per_frame) <= 4, per_frame
+        everything = Region(0, 0, streamed.size.width, streamed.size.height)
+        drawn = [strip.text.strip() for strip in streamed.render_lines(everything)]
+        assert drawn == [line for n in range(30) for line in (f"paragraph {n}", "")][:-1]
 
 
 async def test_a_new_width_rewraps_the_lines() -> None:

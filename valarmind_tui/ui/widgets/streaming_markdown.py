@@ -13,7 +13,7 @@ from time import monotonic
 
 from rich.segment import Segment
 from rich.style import Style
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
@@ -66,6 +66,7 @@ class StreamingMarkdown(OneLayoutPass, Widget):
         self._drawn: dict[int, Strip] = {}
         """render_line's output by line (the finished lines do not change between frames)."""
         self._drawn_width = 0
+        self._taller_only = False
         self._code_pieces: list[list[Line]] = []
         self._code_key: tuple[object, ...] = ()
         self._generation = 0
@@ -131,9 +132,34 @@ class StreamingMarkdown(OneLayoutPass, Widget):
         self._open_lines = self._render_open(renderer, self._width)
         for y in [y for y in self._drawn if y >= first_changed]:
             del self._drawn[y]
-        self.refresh(layout=self._line_count() != before)
+        after = self._line_count()
+        changed = Region(0, first_changed, max(1, self._width), max(before, after) - first_changed)
+        self.refresh(changed, layout=after != before)
 
     # -- layout -------------------------------------------------------------------------------
+
+    def _size_updated(
+        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+    ) -> bool:
+        self._taller_only = size.width == self._size.width and size.height > self._size.height
+        try:
+            return super()._size_updated(size, virtual_size, container_size, layout)
+        finally:
+            self._taller_only = False
+
+    def _set_dirty(self, *regions: Region) -> None:
+        """As Textual's, except when the answer only grew taller: the whole widget is repainted
+        but the lines Textual has styled stay in its cache (flush() marked those it changed).
+        Textual empties that cache on any new size, so each frame of a growing answer styled
+        every visible line again: ~16% of the UI process's time at 1,000 tokens/s."""
+        if regions or not self._taller_only:
+            super()._set_dirty(*regions)
+            return
+        cache = self._styles_cache
+        kept, dirty = dict(cache._cache), set(cache._dirty_lines)
+        super()._set_dirty()
+        cache._cache.update(kept)
+        cache._dirty_lines = dirty
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         if width != self._width:
