@@ -278,6 +278,27 @@ async def test_a_long_conversation_folds_old_items_and_unfolds_them_on_scroll_up
         assert newest.virtual_region.bottom == bottom  # unfolding moved nothing
 
 
+async def test_the_chats_scrollbar_shows_once_the_person_scrolls_up() -> None:
+    """Following the end (a growing answer), the bar is not drawn; its column stays, so
+    showing it again rewraps nothing."""
+    bus = EventBus()
+    app = Host(bus)
+    async with app.run_test(size=(110, 30)) as pilot:
+        chat = app.query_one(ChatView)
+        for i in range(20):
+            bus.publish(ToolCallStarted(call_id=f"c{i}", name="read_file",
+                                        arguments={"path": f"file{i}.py"}))
+        await settle(pilot, lambda: chat.max_scroll_y > 0 and len(chat.items) == 20)
+        width = chat.scrollable_content_region.width
+        assert chat.styles.scrollbar_visibility == "hidden"
+        chat.scroll_home(animate=False)  # the person scrolls up
+        await settle(pilot, lambda: chat.styles.scrollbar_visibility == "visible")
+        assert chat.scrollable_content_region.width == width
+        chat.scroll_end(animate=False)
+        await settle(pilot, lambda: chat.styles.scrollbar_visibility == "hidden")
+        assert chat.scrollable_content_region.width == width
+
+
 async def test_status_bar_shows_the_sandbox() -> None:
     from valarmind_tui.ui.widgets.status import StatusBar
 
