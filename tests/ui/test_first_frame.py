@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -132,7 +131,9 @@ def test_with_stderr_elsewhere_no_frame_is_left_on_the_screen(terminal: Tmux,
     """Textual draws on stderr: where that is not the terminal, neither is the first frame drawn
     there (it would stay on screen, in the alternate screen, after ValarMind quit)."""
     before, after = _modes_around(terminal, tmp_path, f"{VALARMIND} 2>{tmp_path}/drawn")
-    time.sleep(3)  # the app runs, drawing into the file
+    drawn = tmp_path / "drawn"
+    terminal.wait(lambda: drawn.exists() and "mode:" in drawn.read_text(errors="replace"), 60,
+                  "the app drawing into the file")
     assert "starting" not in terminal.screen()
     terminal.key("C-c")
     terminal.key("C-c")
