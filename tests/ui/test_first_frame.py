@@ -150,16 +150,17 @@ def test_no_frame_where_textual_would_not_draw_one(tmp_path: Path) -> None:
 
 def test_colours_come_from_the_remembered_theme(monkeypatch: pytest.MonkeyPatch) -> None:
     light = skeleton.theme_colours("valarmind-light")
-    assert light["background"] == "#fafafa" and light["primary"] == "#2e5cb8"
+    assert light is not None and light["background"] == "#fafafa" and light["primary"] == "#2e5cb8"
     user_themes = Path(os.environ["XDG_CONFIG_HOME"]) / "valarmind" / "themes"
     user_themes.mkdir(parents=True)
     (user_themes / "mine.yaml").write_text(
         'name: mine\nprimary: "#112233"\nbackground: "#010203"\nvariables:\n'
         '  text-muted: "#aabbcc"\n')
-    mine = skeleton.theme_colours("mine")
+    mine, default = skeleton.theme_colours("mine"), skeleton.theme_colours(DEFAULT_THEME)
+    assert mine is not None and default is not None
     assert (mine["primary"], mine["background"], mine["text-muted"]) == (
         "#112233", "#010203", "#aabbcc")
-    assert mine["surface"] == skeleton.theme_colours(DEFAULT_THEME)["surface"]  # not in the file
+    assert mine["surface"] == default["surface"]  # not in the file: the default theme's
     assert (shipped_themes_dir() / "dark.yaml").is_file()
 
 

@@ -2,12 +2,12 @@
 
 Importing Textual and the app, parsing its CSS and composing the screen takes 0.3-0.8 s; until
 then the terminal would still show the shell. `paint()` draws the main screen's layout at once,
-with bare escape codes and nothing imported: the sidebar's empty task list and agent monitor,
-the prompt box and a status bar that says "starting…", in the remembered theme's colours, on the
-alternate screen. Textual's first frame then replaces it in place: the app's driver takes the
-screen over without entering the alternate screen again (ui.launch). If Textual never starts,
-`abandon()` gives the shell its screen back. Keys typed meanwhile wait in the terminal, in the
-modes Textual reads them in, and reach the prompt.
+with bare escape codes and little imported (no Textual, no YAML): the sidebar's empty task list
+and agent monitor, the prompt box and a status bar that says "starting…", in the remembered
+theme's colours, on the alternate screen. Textual's first frame then replaces it in place: the
+app's driver takes the screen over without entering the alternate screen again (ui.launch). If
+Textual never starts, `abandon()` gives the shell its screen back. Keys typed meanwhile wait in
+the terminal, in the modes Textual reads them in, and reach the prompt.
 """
 
 from __future__ import annotations
@@ -31,8 +31,6 @@ SIDEBAR_MIN_WIDTH = 100
 ENTER_ALT_SCREEN = "\x1b[?1049h"
 _LEAVE = "\x1b[0m\x1b[?25h\x1b[?1049l"
 _COLOUR_KEYS = ("primary", "foreground", "background", "surface", "panel", "text-muted")
-_FALLBACK = {"primary": "#7aa2f7", "foreground": "#c0caf5", "background": "#1a1b26",
-             "surface": "#1f2335", "panel": "#24283b", "text-muted": "#737aa2"}
 _HEX = re.compile(r"#[0-9a-fA-F]{6}")
 
 
@@ -76,6 +74,8 @@ def paint(fd: int = 2) -> Skeleton | None:
     if system is None or width < 20 or height < 6:
         return None
     colours = theme_colours(saved_theme() or DEFAULT_THEME)
+    if colours is None:
+        return None
     try:
         os.write(fd, frame(width, height, colours, system).encode())
     except OSError:
@@ -134,21 +134,23 @@ def frame(width: int, height: int, colours: dict[str, str], system: str = "truec
     return ENTER_ALT_SCREEN + "\x1b[?25l\x1b[?7l" + screen + "\x1b[?7h"
 
 
-def theme_colours(name: str) -> dict[str, str]:
-    """The colours the frame needs from theme `name`'s file (a shipped or the person's theme);
-    the default dark theme's for anything missing. Only `key: "#rrggbb"` lines are read, so no
-    YAML parser is imported."""
-    colours = dict(_FALLBACK)
-    for directory in (shipped_themes_dir(), user_themes_dir()):
+def theme_colours(name: str) -> dict[str, str] | None:
+    """The colours the frame needs from theme `name`'s file (a shipped or the person's theme),
+    the default theme's for anything it lacks; None when even those cannot be read. Only
+    `key: "#rrggbb"` lines are read, so no YAML parser is imported."""
+    themes: dict[str, dict[str, str]] = {}
+    for directory in (shipped_themes_dir(), user_themes_dir()):  # later ones override
         try:
             paths = sorted([*directory.glob("*.yaml"), *directory.glob("*.yml")])
         except OSError:
             continue
         for path in paths:
             found = _theme_fields(path)
-            if found.get("name") == name:
-                colours.update({k: v for k, v in found.items() if k in _COLOUR_KEYS})
-    return colours
+            if found.get("name") in (name, DEFAULT_THEME):
+                themes[found["name"]] = found
+    chosen, default = themes.get(name, {}), themes.get(DEFAULT_THEME, {})
+    colours = {key: chosen.get(key) or default.get(key) or "" for key in _COLOUR_KEYS}
+    return colours if all(colours.values()) else None
 
 
 def _theme_fields(path: Path) -> dict[str, str]:
