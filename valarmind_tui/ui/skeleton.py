@@ -18,12 +18,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from valarmind_tui.ui.theme_files import (
-    DEFAULT_THEME,
-    saved_theme,
-    shipped_themes_dir,
-    user_themes_dir,
-)
+from valarmind_tui.ui.theme_files import DEFAULT_THEME, saved_theme, theme_paths
 
 SIDEBAR_WIDTH = 36
 SIDEBAR_MIN_WIDTH = 100
@@ -103,11 +98,9 @@ def _keys_as_textual_reads_them() -> list[Any] | None:
 
 def frame(width: int, height: int, colours: dict[str, str], system: str = "truecolor") -> str:
     """The escape codes of the first frame at `width` x `height`."""
-    def fg(key: str) -> str:
-        return _sgr(38, colours[key], system)
-
-    def bg(key: str) -> str:
-        return _sgr(48, colours[key], system)
+    foreground = {key: _sgr(38, colour, system) for key, colour in colours.items()}
+    background = {key: _sgr(48, colour, system) for key, colour in colours.items()}
+    fg, bg = foreground.__getitem__, background.__getitem__
 
     sidebar = width >= SIDEBAR_MIN_WIDTH
     chat = width - SIDEBAR_WIDTH if sidebar else width
@@ -139,15 +132,10 @@ def theme_colours(name: str) -> dict[str, str] | None:
     the default theme's for anything it lacks; None when even those cannot be read. Only
     `key: "#rrggbb"` lines are read, so no YAML parser is imported."""
     themes: dict[str, dict[str, str]] = {}
-    for directory in (shipped_themes_dir(), user_themes_dir()):  # later ones override
-        try:
-            paths = sorted([*directory.glob("*.yaml"), *directory.glob("*.yml")])
-        except OSError:
-            continue
-        for path in paths:
-            found = _theme_fields(path)
-            if found.get("name") in (name, DEFAULT_THEME):
-                themes[found["name"]] = found
+    for path in theme_paths():
+        found = _theme_fields(path)
+        if found.get("name") in (name, DEFAULT_THEME):
+            themes[found["name"]] = found
     chosen, default = themes.get(name, {}), themes.get(DEFAULT_THEME, {})
     colours = {key: chosen.get(key) or default.get(key) or "" for key in _COLOUR_KEYS}
     return colours if all(colours.values()) else None

@@ -22,6 +22,16 @@ def user_themes_dir() -> Path:
     return user_config_dir() / "themes"
 
 
+def theme_paths(*dirs: Path) -> list[Path]:
+    """Every `*.yaml`/`*.yml` in `dirs` (the shipped, then the person's, by default), in the
+    order where a later file overrides an earlier one of the same name."""
+    paths: list[Path] = []
+    for directory in dirs or (shipped_themes_dir(), user_themes_dir()):
+        if directory.is_dir():
+            paths += sorted([*directory.glob("*.yaml"), *directory.glob("*.yml")])
+    return paths
+
+
 def ui_state_file() -> Path:
     return user_config_dir() / "ui.toml"
 

@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 from textual.theme import Theme
 
-from valarmind_tui.ui.theme_files import shipped_themes_dir, ui_state_file, user_themes_dir
+from valarmind_tui.ui.theme_files import shipped_themes_dir, theme_paths, ui_state_file
 
 _THEME_FIELDS = {f.name for f in dataclasses.fields(Theme)}
 
@@ -66,16 +66,13 @@ def load_themes(*dirs: Path) -> LoadedThemes:
     """Every `*.yaml`/`*.yml` in `dirs` (later dirs override earlier names)."""
     loaded = LoadedThemes()
     by_name: dict[str, Theme] = {}
-    for directory in dirs or (shipped_themes_dir(), user_themes_dir()):
-        if not directory.is_dir():
+    for path in theme_paths(*dirs):
+        try:
+            theme = load_theme_file(path)
+        except ValueError as exc:
+            loaded.errors.append(f"Theme {exc}")
             continue
-        for path in sorted([*directory.glob("*.yaml"), *directory.glob("*.yml")]):
-            try:
-                theme = load_theme_file(path)
-            except ValueError as exc:
-                loaded.errors.append(f"Theme {exc}")
-                continue
-            by_name[theme.name] = theme
+        by_name[theme.name] = theme
     loaded.themes = list(by_name.values())
     return loaded
 
