@@ -44,13 +44,10 @@ def context_window_here(model: str | None) -> int:
     """`context_window` from litellm imported in this process."""
     if not model:
         return DEFAULT_CONTEXT_WINDOW
-    import os
+    from valarmind_tui.providers.litellm_call import load_litellm
 
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     try:
-        import litellm
-
-        info = litellm.get_model_info(model)
+        info = load_litellm().get_model_info(model)
     except Exception:  # unknown models raise; offline maps may lack them
         return DEFAULT_CONTEXT_WINDOW
     window = info.get("max_input_tokens") or info.get("max_tokens")

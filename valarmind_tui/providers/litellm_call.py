@@ -75,12 +75,17 @@ def classify_call_error(exc: BaseException, secret: str | None) -> Failure:
 
 
 def load_litellm() -> ModuleType:
-    """Import litellm with network fetches, telemetry and debug prints turned off. The first
-    import runs without garbage collection (each full collection walked the half-built heap
-    again: 2.7 s became 2.1 s), then freezes what it imported out of the collector's sight."""
+    """Import litellm with network fetches, telemetry and debug prints turned off, and in its
+    production mode: in its default one it loads the first `.env` found above its own folder
+    into the environment, which is the repository's when the virtual environment lives in the
+    project (a `.env` could add OPENAI_API_BASE or HTTPS_PROXY and take the user's key
+    elsewhere). The first import runs without garbage collection (each full collection walked
+    the half-built heap again: 2.7 s became 2.1 s), then freezes what it imported out of the
+    collector's sight."""
     global _loaded
     if _loaded is not None:
         return _loaded
+    os.environ["LITELLM_MODE"] = "PRODUCTION"  # forced: its default, "DEV", reads a `.env`
     os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
     os.environ.setdefault("LITELLM_LOG", "ERROR")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
