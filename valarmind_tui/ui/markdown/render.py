@@ -12,7 +12,11 @@ from __future__ import annotations
 import io
 import threading
 from collections.abc import Mapping
+from functools import lru_cache
 
+from pygments.lexer import Lexer
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.markdown import CodeBlock, Heading, Markdown
 from rich.segment import Segment
@@ -69,13 +73,27 @@ class _LeftHeading(Heading):
     LEVEL_ALIGN = dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6"), "left")
 
 
+@lru_cache(maxsize=128)
+def _lexer(language: str) -> Lexer:
+    """Pygments' lexer for a fence's language, made once per language (rich looks it up by
+    name on each render: a tenth of a code block's time); plain text for one it does not know."""
+    try:
+        return get_lexer_by_name(language, stripnl=False, ensurenl=True, tabsize=TAB_SIZE)
+    except ClassNotFound:
+        return get_lexer_by_name("text", stripnl=False, ensurenl=True, tabsize=TAB_SIZE)
+
+
+TAB_SIZE = 4
+"""rich's Syntax default."""
+
+
 def _code(
     code: str, language: str, theme: str, background: str, top: bool = True, bottom: bool = True,
 ) -> Syntax:
     """Code as a fenced block draws it: wrapped rather than cut, on the code background, with
     a padding row above and below (an open block drawn in pieces leaves some out)."""
     return Syntax(
-        code, language, theme=theme, word_wrap=True,
+        code, _lexer(language), theme=theme, word_wrap=True, tab_size=TAB_SIZE,
         padding=(int(top), 2, int(bottom), 2), background_color=background,
     )
 
