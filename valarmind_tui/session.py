@@ -187,6 +187,9 @@ class Session:
         except ValarMindError as exc:
             self.bus.publish(Notice(level="error", message=str(exc)))
             return self._finish(RunStatus.FAILED, str(exc))
+        # The tokenizer the prompt is measured with, off the loop: the warm-up may still be
+        # loading it, and waiting for it here froze the screen (0.2-0.5 s).
+        await asyncio.to_thread(count_tokens, "")
         await self._compact_if_needed()
         ctx = ToolContext(project_root=self.project_root, sandbox=self.sandbox,
                           services=self.services)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -176,3 +177,31 @@ async def test_resumed_session_continues_the_conversation(
     contents = [m.get("content") for m in fake_model.requests[1]["messages"]]
     assert "what is the answer?" in contents and "The answer is 42." in contents
     await again.close()
+
+
+async def test_a_prompt_sent_while_the_tokenizer_loads_leaves_the_loop_free(
+    git_repo: Path, fake_model: Any, model_settings: Any, monkeypatch: Any,
+) -> None:
+    """A prompt typed during the warm-up: its system prompt is measured with the tokenizer the
+    warm-up is still loading. Waiting for that load on the event loop froze the screen (0.2-0.5
+    s, every keystroke with it)."""
+    from valarmind_tui import tokenizer
+
+    asked, released = threading.Event(), threading.Event()
+    waited_in_vain: list[bool] = []
+    loaded = tokenizer.encoding
+
+    def still_loading(name: str = "cl100k_base") -> Any:
+        asked.set()
+        waited_in_vain.append(not released.wait(10))  # 10 s: the loop could not release it
+        return loaded(name)
+
+    monkeypatch.setattr(tokenizer, "encoding", still_loading)
+    fake_model.script(ScriptedTurn(text="hello back"))
+    session = Session(model_settings(git_repo), git_repo, approver=PolicyApprover())
+    prompt = asyncio.create_task(session.submit("hello"))
+    await asyncio.to_thread(asked.wait, 10)
+    await asyncio.sleep(0.05)  # the loop still runs while the tokenizer loads
+    released.set()
+    result = await asyncio.wait_for(prompt, 60)
+    assert result.status == "done" and not any(waited_in_vain)
