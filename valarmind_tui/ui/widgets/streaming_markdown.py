@@ -19,7 +19,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from valarmind_tui.ui.markdown.render import Line, MarkdownRenderer, to_strip
-from valarmind_tui.ui.markdown.split import MarkdownSplitter, open_fence
+from valarmind_tui.ui.markdown.split import MarkdownSplitter
 from valarmind_tui.ui.widgets.one_layout import OneLayoutPass
 from valarmind_tui.ui.widgets.styled_lines import KeepsStyledLinesWhenTaller
 
@@ -183,8 +183,7 @@ class StreamingMarkdown(KeepsStyledLinesWhenTaller, OneLayoutPass, Widget):
         """The block still growing. A long open code block is drawn in pieces: the settled
         pieces once, only its last lines each frame (highlighting all 4,000 lines of one every
         frame made keystrokes wait 78 ms). Once closed it is drawn whole, like any block."""
-        text = self._splitter.open_text
-        fence = open_fence(text) if text.startswith(("```", "~~~")) else None
+        text, fence = self._splitter.open_text, self._splitter.fence
         if fence is None or len(fence.lines) < 2 * CODE_CHUNK_LINES:
             self._code_pieces = []
             return renderer.render(text, width)
