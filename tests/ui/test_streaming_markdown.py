@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import random
 
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
@@ -217,6 +218,30 @@ async def test_a_long_open_code_block_is_drawn_in_pieces_like_the_whole() -> Non
         streamed.flush()
         assert not streamed._pieces
         assert "# still writing" in streamed.plain_text and streamed.plain_text.endswith("After.")
+
+
+LINE_KINDS = (
+    "- item\n", "* other bullet\n", "+ plus\n", "1. first\n", "2) paren\n", "10. tenth\n",
+    "  continued\n", "lazy continuation\n", "\n", "\n", "  - nested\n", "    indented\n",
+    "# Heading\n", "Paragraph text\n", "---\n", "***\n", "> quote\n", "```\n", "  ```\n",
+    "~~~\n", "| a | b |\n", "|---|---|\n", "   - three spaces\n", "-\n", "Setext\n", "===\n",
+)
+
+
+def test_random_markdown_fed_in_random_pieces_splits_like_the_whole_text() -> None:
+    """The splitter's shortcuts (an open fence, an open list's last item) against parsing
+    everything each time: the same blocks, whatever the pieces."""
+    rng = random.Random(18)
+    for _ in range(300):
+        document = "".join(rng.choice(LINE_KINDS) for _ in range(rng.randint(5, 40)))
+        whole = MarkdownSplitter()
+        whole.feed(document)
+        pieces, start = MarkdownSplitter(), 0
+        while start < len(document):
+            size = rng.choice((1, 2, 3, 5, 8, 13, 40))
+            pieces.feed(document[start:start + size])
+            start += size
+        assert (pieces.closed, pieces.open_text) == (whole.closed, whole.open_text), document
 
 
 def test_an_open_list_knows_where_each_of_its_items_starts() -> None:

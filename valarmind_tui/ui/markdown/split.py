@@ -45,6 +45,11 @@ class MarkdownSplitter:
         """While `fence` is open: what could close it. Until a new line matches, no block can
         end, and the text is not parsed again (parsing a 4,000-line open fence on every frame
         took 10-17 ms a frame)."""
+        self._last_item = -1
+        """When the open block is a list at the left margin: where its last item starts in
+        `open_text` (-1 otherwise). A block can only end after it, and that item parses the
+        same on its own, so only the text from there is parsed while the list goes on (the
+        whole list took 33 ms a frame at 600 items)."""
 
     @property
     def source(self) -> str:
@@ -61,9 +66,14 @@ class MarkdownSplitter:
                 text = lines.pop() + text
             lines.extend(_LINE.findall(text))
             return []
+        if self._last_item >= 0:
+            tail = self.open_text[self._last_item:]
+            if len(_block_starts(tail)) < 2:  # the list goes on
+                self._last_item += _last_item_offset(tail)
+                return []
         starts = _block_starts(self.open_text)
         if len(starts) < 2:
-            self.fence, self._closer = _open_fence_and_closer(self.open_text)
+            self._remember_open_block()
             return []
         lines = _LINE.findall(self.open_text)
         # Anything before the first block (blank lines, link definitions) goes with it.
@@ -71,8 +81,15 @@ class MarkdownSplitter:
         finished = ["".join(lines[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]
         self.open_text = "".join(lines[bounds[-1]:])
         self.closed.extend(finished)
-        self.fence, self._closer = _open_fence_and_closer(self.open_text)
+        self._remember_open_block()
         return finished
+
+    def _remember_open_block(self) -> None:
+        """What lets the next pieces skip parsing the whole open block: its fence, or its
+        list's last item."""
+        self.fence, self._closer = _open_fence_and_closer(self.open_text)
+        listed = None if self.fence is not None else open_list(self.open_text)
+        self._last_item = -1 if listed is None else _last_item_offset(self.open_text, listed)
 
 
 _FENCE_OPENER = re.compile(r"(`{3,}|~{3,})([^`\n]*)\n")
@@ -137,3 +154,11 @@ def open_list(text: str) -> OpenList | None:
         if item is not None and (item.group(1), item.group(2) or item.group(3)) == (indent, kind):
             starts.append(number)
     return OpenList(lines, starts)
+
+
+def _last_item_offset(text: str, listed: OpenList | None = None) -> int:
+    """Where the last item of the list `text` starts (0 when `text` is not a list)."""
+    listed = listed or open_list(text)
+    if listed is None or not listed.item_starts:
+        return 0
+    return sum(map(len, listed.lines[:listed.item_starts[-1]]))
