@@ -31,6 +31,11 @@ FAST_FRAME_S = 1 / 10
 and scroll past unread either way, and half the frames save ~15% of a core at 1,000 tokens/s.
 The last words are drawn at once when the model finishes (TurnFinished), not at a frame."""
 FAST_CHARS_PER_S = 2_000
+BUSY_SHARE = 0.25
+"""At most this share of the time goes to rendering a stream: after a frame that took t, the
+next comes no sooner than t / BUSY_SHARE (a growing 100-row table took 46 ms a frame, and
+rendered 10 times a second it left keystrokes little room)."""
+SLOWEST_FRAME_S = 0.5
 SYNC_REWRAP_BLOCKS = 150
 """Up to this many finished blocks are rendered again on the spot; more go to a thread."""
 
@@ -138,6 +143,8 @@ class StreamingMarkdown(KeepsStyledLinesWhenTaller, OneLayoutPass, Widget):
         after = self._line_count()
         changed = Region(0, first_changed, max(1, self._width), max(before, after) - first_changed)
         self.refresh(changed, layout=after != before)
+        spent = monotonic() - now
+        self._interval = min(max(self._interval, spent / BUSY_SHARE), SLOWEST_FRAME_S)
 
     # -- layout -------------------------------------------------------------------------------
 
