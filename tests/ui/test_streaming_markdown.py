@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import threading
 import time
 
 from textual.app import App, ComposeResult
@@ -275,6 +276,38 @@ async def test_a_long_open_list_is_drawn_in_pieces_like_the_whole() -> None:
         streamed.append("ing\n\nAfter.\n")  # closed: drawn whole, once
         streamed.flush()
         assert not streamed._pieces and streamed.plain_text.endswith("After.")
+
+
+async def test_a_long_block_that_closes_is_rendered_in_a_thread(monkeypatch) -> None:  # noqa: ANN001
+    """Rendering a 2,000-line code block whole when it closed took 1.1 s on the UI thread."""
+    code = "```python\n" + "".join(f"value_{i} = compute({i})\n" for i in range(300))
+    app = Pane()
+    async with app.run_test(size=(70, 60)) as pilot:
+        streamed = app.query_one(".streamed", StreamingMarkdown)
+        for start in range(0, len(code), 400):
+            streamed.append(code[start:start + 400])
+            streamed.flush()
+        await pilot.pause()
+        drawn_open = list(streamed._open_lines)
+        renderer = streamed._get_renderer()
+        real_render, threads = renderer.render, []
+
+        def noted(source: str, width: int):  # noqa: ANN202
+            if source.startswith("```python"):
+                threads.append(threading.current_thread() is threading.main_thread())
+            return real_render(source, width)
+
+        monkeypatch.setattr(renderer, "render", noted)
+        streamed.append("```\n\nAfter.\n")
+        streamed.flush()
+        assert streamed._blocks[0] == drawn_open  # meanwhile: as it was last drawn
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert threads == [False]  # rendered whole once, in a thread
+        whole = real_render(code + "```\n\n", streamed.size.width)
+        assert streamed._blocks[0] == whole
+        assert "value_299 = compute(299)" in streamed.plain_text
+        assert streamed.plain_text.endswith("After.")
 
 
 async def test_a_second_long_code_block_does_not_reuse_the_first_ones_pieces() -> None:

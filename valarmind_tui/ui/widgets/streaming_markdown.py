@@ -36,6 +36,10 @@ BUSY_SHARE = 0.25
 next comes no sooner than t / BUSY_SHARE (a growing 100-row table took 46 ms a frame, and
 rendered 10 times a second it left keystrokes little room)."""
 SLOWEST_FRAME_S = 0.5
+BIG_BLOCK_LINES = 200
+"""A block that closes with more lines than this is rendered whole in a thread (a 2,000-line
+code block took 1.1 s on the UI thread when it closed); meanwhile it shows as it was last drawn
+open."""
 SYNC_REWRAP_BLOCKS = 150
 """Up to this many finished blocks are rendered again on the spot; more go to a thread."""
 
@@ -111,6 +115,7 @@ class StreamingMarkdown(KeepsStyledLinesWhenTaller, OneLayoutPass, Widget):
         """Replace the whole document."""
         self._splitter = MarkdownSplitter()
         self._unfed = source
+        self._generation += 1  # what a thread renders for the old document is not used
         self._blocks, self._closed_lines, self._open_lines = [], [], []
         self._pieces, self._pieces_key = [], ()
         self._drawn.clear()
@@ -135,8 +140,12 @@ class StreamingMarkdown(KeepsStyledLinesWhenTaller, OneLayoutPass, Widget):
             return  # not laid out yet: get_content_height renders everything
         before, first_changed = self._line_count(), len(self._closed_lines)
         renderer = self._get_renderer()
-        for block in finished:
-            self._add_block(renderer.render(block, self._width))
+        for number, block in enumerate(finished):
+            if number == 0 and self._open_lines and block.count("\n") > BIG_BLOCK_LINES:
+                self._add_block(self._open_lines)  # as last drawn, until the thread is done
+                self._render_block_in_thread(len(self._blocks) - 1, block, renderer)
+            else:
+                self._add_block(renderer.render(block, self._width))
         self._open_lines = self._render_open(renderer, self._width)
         for y in [y for y in self._drawn if y >= first_changed]:
             del self._drawn[y]
@@ -187,6 +196,24 @@ class StreamingMarkdown(KeepsStyledLinesWhenTaller, OneLayoutPass, Widget):
         if generation != self._generation:
             return  # another width or theme came meanwhile; its rewrap is on its way
         self._set_blocks(blocks + self._blocks[len(blocks):])
+        self.refresh(layout=True)
+
+    def _render_block_in_thread(self, index: int, source: str, renderer: MarkdownRenderer
+                                ) -> None:
+        width, generation = self._width, self._generation
+
+        def render() -> None:
+            lines = renderer.render(source, width)
+            self.app.call_from_thread(self._apply_block, index, lines, generation)
+
+        self.run_worker(render, thread=True, group="big-block", exit_on_error=False)
+
+    def _apply_block(self, index: int, lines: list[Line], generation: int) -> None:
+        if generation != self._generation or index >= len(self._blocks):
+            return  # rewrapped or replaced meanwhile: that rendered it again
+        blocks = list(self._blocks)
+        blocks[index] = lines
+        self._set_blocks(blocks)
         self.refresh(layout=True)
 
     def _render_open(self, renderer: MarkdownRenderer, width: int) -> list[Line]:
