@@ -7,6 +7,7 @@ import random
 import threading
 import time
 
+import pytest
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.geometry import Offset, Region
@@ -158,16 +159,26 @@ async def test_a_new_width_rewraps_the_lines() -> None:
         assert "".join(narrow).replace(" ", "") == "".join(wide).replace(" ", "")
 
 
-async def test_many_blocks_rewrap_in_a_thread(monkeypatch) -> None:
-    monkeypatch.setattr(streaming_markdown, "SYNC_REWRAP_BLOCKS", 2)
+@pytest.mark.parametrize("limit", ["SYNC_REWRAP_BLOCKS", "SYNC_REWRAP_CHARS"])
+async def test_many_or_long_blocks_rewrap_in_a_thread(monkeypatch, limit: str) -> None:  # noqa: ANN001
+    monkeypatch.setattr(streaming_markdown, limit, 2)
     app = Pane()
     async with app.run_test(size=(100, 60)) as pilot:
         whole = app.query_one(".whole", StreamingMarkdown)
         await wait_for(pilot, lambda: whole.source == DOCUMENT)
         wide = whole.plain_text
+        renderer = whole._get_renderer()
+        real_render, on_main = renderer.render, []
+
+        def noted(source: str, width: int):  # noqa: ANN202
+            on_main.append(threading.current_thread() is threading.main_thread())
+            return real_render(source, width)
+
+        monkeypatch.setattr(renderer, "render", noted)
         await pilot.resize_terminal(40, 60)
         # The old lines stay on screen (cropped) until the thread has the new ones.
         await wait_for(pilot, lambda: "so that it returns a greeting, and" not in whole.plain_text)
+        assert False in on_main  # the finished blocks were rendered in a thread
         assert whole.plain_text.replace("\n", "").replace(" ", "") == (
             wide.replace("\n", "").replace(" ", ""))
         assert max(map(len, whole.plain_text.splitlines())) <= whole.size.width

@@ -41,7 +41,9 @@ BIG_BLOCK_LINES = 200
 code block took 1.1 s on the UI thread when it closed); meanwhile it shows as it was last drawn
 open."""
 SYNC_REWRAP_BLOCKS = 150
-"""Up to this many finished blocks are rendered again on the spot; more go to a thread."""
+SYNC_REWRAP_CHARS = 20_000
+"""Up to this many finished blocks, and this much of their source, are rendered again on the
+spot (a new width or theme); more go to a thread (a 2,000-line code block took 1.1 s)."""
 
 _GAP: Line = ()
 CODE_CHUNK_LINES = 10
@@ -174,7 +176,9 @@ class StreamingMarkdown(KeepsStyledLinesWhenTaller, OneLayoutPass, Widget):
         sources = list(self._splitter.closed)
         self._open_lines = self._render_open(renderer, width)
         drawn = len(self._blocks)
-        if not drawn or len(sources) <= SYNC_REWRAP_BLOCKS or not self.is_mounted:
+        small = (len(sources) <= SYNC_REWRAP_BLOCKS
+                 and sum(map(len, sources)) <= SYNC_REWRAP_CHARS)
+        if not drawn or small or not self.is_mounted:
             self._set_blocks([renderer.render(block, width) for block in sources])
             return
         # Many blocks: their old lines stay (cropped or padded) until the thread is done.
