@@ -15,6 +15,7 @@ from textual.selection import Selection
 
 from tests.ui.conftest import wait_for
 from valarmind_tui.ui.markdown import split
+from valarmind_tui.ui.markdown.render import Line
 from valarmind_tui.ui.markdown.split import MarkdownSplitter, open_fence
 from valarmind_tui.ui.widgets import streaming_markdown
 from valarmind_tui.ui.widgets.streaming_markdown import StreamingMarkdown
@@ -167,14 +168,7 @@ async def test_many_or_long_blocks_rewrap_in_a_thread(monkeypatch, limit: str) -
         whole = app.query_one(".whole", StreamingMarkdown)
         await wait_for(pilot, lambda: whole.source == DOCUMENT)
         wide = whole.plain_text
-        renderer = whole._get_renderer()
-        real_render, on_main = renderer.render, []
-
-        def noted(source: str, width: int):  # noqa: ANN202
-            on_main.append(threading.current_thread() is threading.main_thread())
-            return real_render(source, width)
-
-        monkeypatch.setattr(renderer, "render", noted)
+        on_main = _on_main_thread(monkeypatch, whole._get_renderer())
         await pilot.resize_terminal(40, 60)
         # The old lines stay on screen (cropped) until the thread has the new ones.
         await wait_for(pilot, lambda: "so that it returns a greeting, and" not in whole.plain_text)
@@ -213,20 +207,41 @@ async def test_a_new_theme_recolours_the_answer() -> None:
         assert whole.plain_text.splitlines()[0].strip() == "Plan"
 
 
+def _feed(streamed: StreamingMarkdown, source: str, size: int) -> None:
+    """`source` appended and flushed `size` characters at a time, as frames of a stream."""
+    for start in range(0, len(source), size):
+        streamed.append(source[start:start + size])
+        streamed.flush()
+
+
+def _drawn_whole(streamed: StreamingMarkdown) -> list[Line]:
+    """The open block rendered whole, as it will be once closed."""
+    return streamed._get_renderer().render(streamed._splitter.open_text, streamed.size.width)
+
+
+def _on_main_thread(monkeypatch, renderer, prefix: str = "") -> list[bool]:  # noqa: ANN001
+    """For each render of a source starting with `prefix`: whether it ran on the main thread."""
+    real_render, seen = renderer.render, []
+
+    def noted(source: str, width: int):  # noqa: ANN202
+        if source.startswith(prefix):
+            seen.append(threading.current_thread() is threading.main_thread())
+        return real_render(source, width)
+
+    monkeypatch.setattr(renderer, "render", noted)
+    return seen
+
+
 async def test_a_long_open_code_block_is_drawn_in_pieces_like_the_whole() -> None:
     lines = [f"def step_{i}(value):\n    return value * {i}\n\n" for i in range(150)]
     code = "Intro.\n\n```python\n" + "".join(lines) + "# still writing"
     app = Pane()
     async with app.run_test(size=(70, 60)) as pilot:
         streamed = app.query_one(".streamed", StreamingMarkdown)
-        for start in range(0, len(code), 500):
-            streamed.append(code[start:start + 500])
-            streamed.flush()
+        _feed(streamed, code, 500)
         await pilot.pause()
         assert streamed._pieces  # drawn in pieces while it grows
-        width = streamed.size.width
-        whole = streamed._get_renderer().render(streamed._splitter.open_text, width)
-        assert streamed._open_lines == whole  # same text, same colours, same padding rows
+        assert streamed._open_lines == _drawn_whole(streamed)  # same colours and padding rows
         streamed.append("\n```\n\nAfter.\n")  # closed: drawn whole, once
         streamed.flush()
         assert not streamed._pieces
@@ -277,13 +292,10 @@ async def test_a_long_open_list_is_drawn_in_pieces_like_the_whole() -> None:
     app = Pane()
     async with app.run_test(size=(70, 60)) as pilot:
         streamed = app.query_one(".streamed", StreamingMarkdown)
-        for start in range(0, len(source), 90):
-            streamed.append(source[start:start + 90])
-            streamed.flush()
+        _feed(streamed, source, 90)
         await pilot.pause()
         assert len(streamed._pieces) == 3  # 30 settled items in pieces, the last 16 live
-        whole = streamed._get_renderer().render(streamed._splitter.open_text, streamed.size.width)
-        assert streamed._open_lines == whole  # same text, same colours
+        assert streamed._open_lines == _drawn_whole(streamed)  # same text, same colours
         streamed.append("ing\n\nAfter.\n")  # closed: drawn whole, once
         streamed.flush()
         assert not streamed._pieces and streamed.plain_text.endswith("After.")
@@ -295,20 +307,12 @@ async def test_a_long_block_that_closes_is_rendered_in_a_thread(monkeypatch) -> 
     app = Pane()
     async with app.run_test(size=(70, 60)) as pilot:
         streamed = app.query_one(".streamed", StreamingMarkdown)
-        for start in range(0, len(code), 400):
-            streamed.append(code[start:start + 400])
-            streamed.flush()
+        _feed(streamed, code, 400)
         await pilot.pause()
         drawn_open = list(streamed._open_lines)
         renderer = streamed._get_renderer()
-        real_render, threads = renderer.render, []
-
-        def noted(source: str, width: int):  # noqa: ANN202
-            if source.startswith("```python"):
-                threads.append(threading.current_thread() is threading.main_thread())
-            return real_render(source, width)
-
-        monkeypatch.setattr(renderer, "render", noted)
+        real_render = renderer.render
+        threads = _on_main_thread(monkeypatch, renderer, "```python")
         streamed.append("```\n\nAfter.\n")
         streamed.flush()
         assert streamed._blocks[0] == drawn_open  # meanwhile: as it was last drawn
