@@ -5,6 +5,7 @@ same rules as glob and grep (`safety.ignore`)."""
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,7 +22,8 @@ IGNORED_DIRS = frozenset({
 
 
 GIT_TIMEOUT_S = 10.0
-"""git blocks on a `.gitignore` that is a FIFO; past this the folder is walked instead."""
+"""git blocks on a `.gitignore` that is a FIFO (a top one is seen before git runs: see
+_ignore_files_readable); past this the folder is walked instead."""
 
 Entry = tuple[str, int, int]
 """(relative POSIX path, mtime_ns, size)."""
@@ -61,7 +63,7 @@ def _stat(root: str, rel: str) -> Entry | None:
 
 
 def _git_files(root: Path) -> list[str] | None:
-    if not (root / ".git").exists():
+    if not (root / ".git").exists() or not _ignore_files_readable(root):
         return None
     import subprocess  # only in a repository: the walk does not need it
 
@@ -76,6 +78,19 @@ def _git_files(root: Path) -> list[str] | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return list({name for name in out.decode("utf-8", "surrogateescape").split("\0") if name})
+
+
+def _ignore_files_readable(root: Path) -> bool:
+    """False when the top ignore files git reads are neither regular files nor symlinks (which
+    git does not follow): git blocks reading a FIFO until GIT_TIMEOUT_S, so walk at once."""
+    for path in (root / ".gitignore", root / ".git" / "info" / "exclude"):
+        try:
+            mode = os.lstat(path).st_mode
+        except OSError:
+            continue
+        if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+            return False
+    return True
 
 
 def _walk(root: str, wanted: Callable[[str], bool]) -> list[Entry]:
