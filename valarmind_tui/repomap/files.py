@@ -5,7 +5,6 @@ same rules as glob and grep (`safety.ignore`)."""
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -81,15 +80,17 @@ def _git_files(root: Path) -> list[str] | None:
 
 
 def _ignore_files_readable(root: Path) -> bool:
-    """False when the top ignore files git reads are neither regular files nor symlinks (which
-    git does not follow): git blocks reading a FIFO until GIT_TIMEOUT_S, so walk at once."""
+    """False when a top ignore file git reads is there but not a regular file: git blocks
+    reading a FIFO until GIT_TIMEOUT_S, so walk at once."""
+    from valarmind_tui.safe_files import NotRegular, check_regular
+
     for path in (root / ".gitignore", root / ".git" / "info" / "exclude"):
         try:
-            mode = os.lstat(path).st_mode
-        except OSError:
-            continue
-        if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+            check_regular(path)
+        except NotRegular:
             return False
+        except OSError:  # absent (or a dangling symlink): nothing for git to read
+            continue
     return True
 
 

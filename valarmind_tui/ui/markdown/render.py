@@ -73,6 +73,10 @@ class _LeftHeading(Heading):
     LEVEL_ALIGN = dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6"), "left")
 
 
+TAB_SIZE = 4
+"""rich's Syntax default."""
+
+
 @lru_cache(maxsize=128)
 def _lexer(language: str) -> Lexer:
     """Pygments' lexer for a fence's language, made once per language (rich looks it up by
@@ -81,10 +85,6 @@ def _lexer(language: str) -> Lexer:
         return get_lexer_by_name(language, stripnl=False, ensurenl=True, tabsize=TAB_SIZE)
     except ClassNotFound:
         return get_lexer_by_name("text", stripnl=False, ensurenl=True, tabsize=TAB_SIZE)
-
-
-TAB_SIZE = 4
-"""rich's Syntax default."""
 
 
 def _code(

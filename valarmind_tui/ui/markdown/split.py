@@ -96,11 +96,18 @@ _FENCE_OPENER = re.compile(r"(`{3,}|~{3,})([^`\n]*)\n")
 
 
 class OpenFence(NamedTuple):
-    """A fenced code block still being written: its language and the lines so far (the last
-    one possibly partial)."""
+    """A fenced code block still being written: its language, the lines so far (the last one
+    possibly partial) and its opening run of backticks or tildes."""
 
     language: str
     lines: list[str]
+    marker: str
+
+
+def _closing_run(marker: str) -> str:
+    """How a line that closes a fence opened by `marker` starts: 0-3 spaces, then a run of the
+    same character at least as long."""
+    return rf" {{0,3}}{re.escape(marker[0])}{{{len(marker)},}}"
 
 
 def open_fence(text: str) -> OpenFence | None:
@@ -110,22 +117,20 @@ def open_fence(text: str) -> OpenFence | None:
         return None
     marker = opener.group(1)
     lines = _LINE.findall(text[opener.end():])
-    closing = re.compile(rf" {{0,3}}{marker[0]}{{{len(marker)},}}[ \t]*\r?\n?")
+    closing = re.compile(_closing_run(marker) + r"[ \t]*\r?\n?")
     if any(closing.fullmatch(line) for line in lines):
         return None
-    return OpenFence(opener.group(2).strip().partition(" ")[0] or "text", lines)
+    return OpenFence(opener.group(2).strip().partition(" ")[0] or "text", lines, marker)
 
 
 def _open_fence_and_closer(text: str) -> tuple[OpenFence | None, re.Pattern[str] | None]:
     """For `text` an unclosed fenced code block at the left margin: the fence, and a pattern
-    matching any line that might close it (a run of its fence character at least as long,
-    indented 0-3 spaces; a line it matches only makes the splitter parse again)."""
-    fence = open_fence(text) if text.startswith(("```", "~~~")) else None
-    opener = _FENCE_OPENER.match(text)
-    if fence is None or opener is None:
+    matching any line that might close it (its start is a closing fence's; a line it matches
+    only makes the splitter parse again)."""
+    fence = open_fence(text)
+    if fence is None:
         return None, None
-    marker = opener.group(1)
-    return fence, re.compile(rf"^ {{0,3}}{re.escape(marker[0])}{{{len(marker)},}}", re.MULTILINE)
+    return fence, re.compile("^" + _closing_run(fence.marker), re.MULTILINE)
 
 
 _LIST_ITEM = re.compile(r"( {0,3})(?:([-+*])|\d{1,9}([.)]))(?:[ \t]|\r?\n|\r|$)")
