@@ -176,16 +176,18 @@ def run() -> list[dict]:
         r = bench_repo(name)
         target = TARGETS.get(name, {})
         rows += [
-            {"name": f"repomap {name} cold", "value": round(r["cold_s"], 2), "unit": "s",
-             "target": target.get("cold", AIDER.get(name, ""))},
+            # the exact pass in-process, as the background refiner runs it (a user's cold map
+            # of a big tree is the draft above; the goals are on the `valarmind map` rows)
+            {"name": f"repomap {name} exact cold (in-process)", "value": round(r["cold_s"], 2),
+             "unit": "s", "target": AIDER.get(name, "")},
             {"name": f"repomap {name} cold CPU (all processes)",
              "value": round(r["cold_cpu_s"], 2), "unit": "s", "target": ""},
             {"name": f"repomap {name} cold from a thread (app)",
              "value": round(r["cold_app_s"], 2), "unit": "s", "target": ""},
             {"name": f"repomap {name} cold (1 proc)", "value": round(r["cold_1proc_s"], 2),
              "unit": "s", "target": "baseline"},
-            {"name": f"repomap {name} warm", "value": round(r["warm_s"], 3), "unit": "s",
-             "target": target.get("warm", "")},
+            {"name": f"repomap {name} warm (in-process)", "value": round(r["warm_s"], 3),
+             "unit": "s", "target": ""},
             {"name": f"repomap {name} refocus", "value": round(r["refocus_s"], 3), "unit": "s",
              "target": ""},
             {"name": f"repomap {name} edit 1 file", "value": round(r["edit_s"], 3), "unit": "s",
