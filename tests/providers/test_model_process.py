@@ -193,6 +193,24 @@ def test_a_face_quitting_during_the_import_does_not_wait_for_it() -> None:
     assert time.monotonic() - started < 1.5
 
 
+async def test_a_child_that_streamed_exits_by_itself_when_the_face_quits(
+        fake_model: FakeModelServer) -> None:
+    """The face waits for the child when it quits (0.2 s, then SIGTERM): the interpreter's own
+    teardown of everything litellm loaded took longer, so every quit of the TUI waited the full
+    0.2 s and then ended the child by a signal."""
+    fake_model.script(ScriptedTurn(text="streamed before quitting"))
+    process = model_process.ModelProcess()
+    try:
+        kwargs = _provider(fake_model.openai_base)._kwargs(_request(), "openai/fake-model")
+        acc = TurnAccumulator()
+        async for _ in process.pieces(kwargs, acc):
+            pass
+        assert acc.finish().text == "streamed before quitting"
+    finally:
+        process.stop()
+    assert process.exit_code == 0
+
+
 async def test_a_fast_stream_reaches_the_face_in_batches_and_its_end_at_once() -> None:
     loop = asyncio.get_running_loop()
     inbox = io_thread.Inbox(loop)

@@ -106,6 +106,11 @@ class ModelProcess:
             threading.Thread(target=target, name=name, daemon=True).start()
 
     @property
+    def exit_code(self) -> int | None:
+        """The child's exit code once it has ended (negative: the signal that ended it)."""
+        return self._proc.returncode
+
+    @property
     def pid(self) -> int:
         return self._proc.pid
 

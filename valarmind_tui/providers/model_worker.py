@@ -8,13 +8,14 @@ print can never pass for one.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
 import os
 import sys
 import threading
 from collections.abc import Callable
 from contextlib import aclosing
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
 from valarmind_tui.providers.io_thread import BATCH_S
 
@@ -202,5 +203,15 @@ def main() -> int:
     return 0
 
 
+def exit_now(code: int) -> NoReturn:
+    """Run the exit handlers and leave without the interpreter's teardown: freeing everything
+    litellm loaded one object at a time outlasted the 0.2 s the face waits for this process
+    when it quits (it then ended it by a signal: every quit of the TUI waited those 0.2 s)."""
+    atexit._run_exitfuncs()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_now(main())
