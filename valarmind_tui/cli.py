@@ -9,7 +9,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from valarmind_tui import __version__
 
@@ -215,6 +215,14 @@ def _full_screen(root: Path, args: argparse.Namespace) -> int:
     finally:
         if skeleton is not None:
             skeleton.abandon()
+
+
+def entry() -> NoReturn:
+    """The `valarmind` command: main(), then the exit without the interpreter's teardown (in
+    `valarmind -p` 0.5 s after its last line went into freeing litellm's modules)."""
+    from valarmind_tui.fast_exit import exit_without_teardown
+
+    exit_without_teardown(main())
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,14 +8,13 @@ print can never pass for one.
 from __future__ import annotations
 
 import asyncio
-import atexit
 import json
 import os
 import sys
 import threading
 from collections.abc import Callable
 from contextlib import aclosing
-from typing import IO, Any, NoReturn
+from typing import IO, Any
 
 from valarmind_tui.providers.io_thread import BATCH_S
 
@@ -203,15 +202,9 @@ def main() -> int:
     return 0
 
 
-def exit_now(code: int) -> NoReturn:
-    """Run the exit handlers and leave without the interpreter's teardown: freeing everything
-    litellm loaded one object at a time outlasted the 0.2 s the face waits for this process
-    when it quits (it then ended it by a signal: every quit of the TUI waited those 0.2 s)."""
-    atexit._run_exitfuncs()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
-
-
 if __name__ == "__main__":
-    exit_now(main())
+    from valarmind_tui.fast_exit import exit_without_teardown
+
+    # the face waits 0.2 s for this process when it quits, then ends it by a signal: the
+    # teardown of everything litellm loaded took longer than that, on every quit of the TUI
+    exit_without_teardown(main())
