@@ -387,3 +387,43 @@ async def test_a_block_slow_to_render_is_rendered_less_often(monkeypatch) -> Non
         streamed.flush()
         assert streamed._interval >= 0.06 / streaming_markdown.BUSY_SHARE
         assert streamed._interval <= streaming_markdown.SLOWEST_FRAME_S
+
+
+async def test_an_open_block_slow_to_render_is_rendered_in_a_thread(monkeypatch) -> None:  # noqa: ANN001
+    """A growing 400-row table took 370 ms a frame on the UI thread (a long quote or paragraph
+    alike): after a frame of an open block that slow, it is rendered in a thread, shown as last
+    drawn meanwhile, and when it closes it is rendered whole in a thread too."""
+    app = Pane()
+    async with app.run_test(size=(70, 60)) as pilot:
+        streamed = app.query_one(".streamed", StreamingMarkdown)
+        streamed.append("| a | b |\n|---|---|\n| 1 | 2 |\n")
+        streamed.flush()
+        await pilot.pause()
+        renderer = streamed._get_renderer()
+        real_render = renderer.render
+
+        def slow(source: str, width: int):  # noqa: ANN202
+            time.sleep(0.05)
+            return real_render(source, width)
+
+        monkeypatch.setattr(renderer, "render", slow)
+        streamed.append("| 3 | 4 |\n")
+        streamed.flush()  # a slow frame, still on the UI thread
+        assert "3" in streamed.plain_text
+        threads = _on_main_thread(monkeypatch, renderer, "| a |")
+        drawn = list(streamed._open_lines)
+        streamed.append("| 5 | 6 |\n")
+        streamed.flush()
+        assert streamed._open_lines == drawn  # meanwhile: as it was last drawn
+        await wait_for(pilot, lambda: "5" in streamed.plain_text)
+        assert threads == [False]
+        width = streamed.size.width
+        assert streamed._open_lines == real_render(streamed._splitter.open_text, width)
+
+        streamed.append("\nAfter.\n")
+        streamed.flush()
+        await wait_for(pilot, lambda: len(threads) == 2 and not app.workers)
+        await pilot.pause()
+        assert threads == [False, False]
+        assert streamed._blocks[0] == real_render(streamed._splitter.closed[0], width)
+        assert streamed.plain_text.endswith("After.")

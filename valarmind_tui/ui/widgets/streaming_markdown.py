@@ -40,6 +40,12 @@ BIG_BLOCK_LINES = 200
 """A block that closes with more lines than this is rendered whole in a thread (a 2,000-line
 code block took 1.1 s on the UI thread when it closed); meanwhile it shows as it was last drawn
 open."""
+OPEN_IN_THREAD_S = 0.02
+"""An open block whose frame took longer than this is rendered in a thread from then on, shown
+as last drawn meanwhile (a growing 400-row table took 370 ms a frame, a 400-line quote 140 ms, a
+30,000-character paragraph 120 ms: each such frame held every keystroke back for as long; in a
+thread they wait for the interpreter lock's 5 ms turns). When it closes, it is rendered whole in
+a thread too."""
 SYNC_REWRAP_BLOCKS = 150
 SYNC_REWRAP_CHARS = 20_000
 """Up to this many finished blocks, and this much of their source, are rendered again on the
@@ -85,6 +91,12 @@ class StreamingMarkdown(KeepsStyledLinesWhenTaller, OneLayoutPass, Widget):
         self._pieces_key: tuple[object, ...] = ()
         self._generation = 0
         """Counts rewraps: a thread's lines are used only if no rewrap came after it."""
+        self._slow_open: int | None = None
+        """The open block (by its number) known to be slow to render: rendered in a thread."""
+        self._open_in_thread = False
+        self._thread_spent = 0.0
+        """How long the last render of the open block in a thread took: frames are spaced by it
+        as by a render here."""
 
     # -- what tests and callers read ----------------------------------------------------------
 
@@ -120,6 +132,7 @@ class StreamingMarkdown(KeepsStyledLinesWhenTaller, OneLayoutPass, Widget):
         self._generation += 1  # what a thread renders for the old document is not used
         self._blocks, self._closed_lines, self._open_lines = [], [], []
         self._pieces, self._pieces_key = [], ()
+        self._slow_open = None
         self._drawn.clear()
         if self._width:
             self._rewrap(self._width)
@@ -142,19 +155,23 @@ class StreamingMarkdown(KeepsStyledLinesWhenTaller, OneLayoutPass, Widget):
             return  # not laid out yet: get_content_height renders everything
         before, first_changed = self._line_count(), len(self._closed_lines)
         renderer = self._get_renderer()
+        was_slow = self._slow_open == len(self._splitter.closed) - len(finished)
         for number, block in enumerate(finished):
-            if number == 0 and self._open_lines and block.count("\n") > BIG_BLOCK_LINES:
+            big = block.count("\n") > BIG_BLOCK_LINES or was_slow
+            if number == 0 and self._open_lines and big:
                 self._add_block(self._open_lines)  # as last drawn, until the thread is done
                 self._render_block_in_thread(len(self._blocks) - 1, block, renderer)
             else:
                 self._add_block(renderer.render(block, self._width))
-        self._open_lines = self._render_open(renderer, self._width)
+        self._draw_open(renderer)
         for y in [y for y in self._drawn if y >= first_changed]:
             del self._drawn[y]
         after = self._line_count()
         changed = Region(0, first_changed, max(1, self._width), max(before, after) - first_changed)
         self.refresh(changed, layout=after != before)
         spent = monotonic() - now
+        if self._slow_open == len(self._splitter.closed):
+            spent = max(spent, self._thread_spent)
         self._interval = min(max(self._interval, spent / BUSY_SHARE), SLOWEST_FRAME_S)
 
     # -- layout -------------------------------------------------------------------------------
@@ -219,6 +236,50 @@ class StreamingMarkdown(KeepsStyledLinesWhenTaller, OneLayoutPass, Widget):
         blocks[index] = lines
         self._set_blocks(blocks)
         self.refresh(layout=True)
+
+    def _draw_open(self, renderer: MarkdownRenderer) -> None:
+        """Render the open block here, or in a thread when it is known to be slow."""
+        number = len(self._splitter.closed)
+        if self._slow_open == number:
+            self._render_open_in_thread(renderer, number)
+            return
+        started = monotonic()
+        self._open_lines = self._render_open(renderer, self._width)
+        if monotonic() - started > OPEN_IN_THREAD_S:
+            self._slow_open = number
+
+    def _render_open_in_thread(self, renderer: MarkdownRenderer, number: int) -> None:
+        if self._open_in_thread:
+            return  # the render under way starts the next when it is done
+        self._open_in_thread = True
+        text, width, generation = self._splitter.open_text, self._width, self._generation
+
+        def render() -> None:
+            lines, started = None, monotonic()
+            try:
+                lines = renderer.render(text, width)
+            finally:
+                self.app.call_from_thread(self._apply_open, lines, number, text, generation,
+                                          monotonic() - started)
+
+        self.run_worker(render, thread=True, group="open-block", exit_on_error=False)
+
+    def _apply_open(self, lines: list[Line] | None, number: int, text: str, generation: int,
+                    spent: float) -> None:
+        self._open_in_thread = False
+        if lines is None or generation != self._generation or number != len(self._splitter.closed):
+            return  # failed, rewrapped, replaced, or the block closed meanwhile
+        before, first = self._line_count(), len(self._closed_lines)
+        self._open_lines = lines
+        for y in [y for y in self._drawn if y >= first]:
+            del self._drawn[y]
+        after = self._line_count()
+        self.refresh(Region(0, first, max(1, self._width), max(before, after) - first),
+                     layout=after != before)
+        self._thread_spent = spent
+        self._interval = min(max(self._interval, spent / BUSY_SHARE), SLOWEST_FRAME_S)
+        if self._splitter.open_text != text and self._timer is None:
+            self._render_open_in_thread(self._get_renderer(), number)  # no frame is coming
 
     def _render_open(self, renderer: MarkdownRenderer, width: int) -> list[Line]:
         """The block still growing. A long open code block or list is drawn in pieces: the
