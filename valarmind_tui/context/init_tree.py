@@ -45,7 +45,7 @@ def rank_files(root: Path, files: list[str]) -> list[str]:
         from valarmind_tui.repomap.refine import build_map
 
         # the session's map: a big cold tree is ranked from draft tags (sympy: /init 10.3 s ->
-        # 4.6 s) while the refiner parses it exactly in the background
+        # 7.0 s) while the refiner parses it exactly in the background
         result, _ = build_map(root, token_budget=4096)
         for item in result.ranked:
             scores[item["file"]] += float(item["rank"])
