@@ -232,6 +232,19 @@ def _on_main_thread(monkeypatch, renderer, prefix: str = "") -> list[bool]:  # n
     return seen
 
 
+def _slow_renders(monkeypatch, streamed: StreamingMarkdown, seconds: float):  # noqa: ANN001, ANN202
+    """Every render of `streamed` takes `seconds` longer; the real render, returned."""
+    renderer = streamed._get_renderer()
+    real_render = renderer.render
+
+    def slow(source: str, width: int):  # noqa: ANN202
+        time.sleep(seconds)
+        return real_render(source, width)
+
+    monkeypatch.setattr(renderer, "render", slow)
+    return real_render
+
+
 async def test_a_long_open_code_block_is_drawn_in_pieces_like_the_whole() -> None:
     lines = [f"def step_{i}(value):\n    return value * {i}\n\n" for i in range(150)]
     code = "Intro.\n\n```python\n" + "".join(lines) + "# still writing"
@@ -375,14 +388,7 @@ async def test_a_block_slow_to_render_is_rendered_less_often(monkeypatch) -> Non
         streamed.flush()
         await pilot.pause()
         assert streamed._interval <= streaming_markdown.FRAME_S
-        renderer = streamed._get_renderer()
-        real_render = renderer.render
-
-        def slow(source: str, width: int):  # noqa: ANN202
-            time.sleep(0.06)
-            return real_render(source, width)
-
-        monkeypatch.setattr(renderer, "render", slow)
+        _slow_renders(monkeypatch, streamed, 0.06)
         streamed.append("| 1 | 2 |\n")
         streamed.flush()
         assert streamed._interval >= 0.06 / streaming_markdown.BUSY_SHARE
@@ -400,13 +406,7 @@ async def test_an_open_block_slow_to_render_is_rendered_in_a_thread(monkeypatch)
         streamed.flush()
         await pilot.pause()
         renderer = streamed._get_renderer()
-        real_render = renderer.render
-
-        def slow(source: str, width: int):  # noqa: ANN202
-            time.sleep(0.05)
-            return real_render(source, width)
-
-        monkeypatch.setattr(renderer, "render", slow)
+        real_render = _slow_renders(monkeypatch, streamed, 0.05)
         streamed.append("| 3 | 4 |\n")
         streamed.flush()  # a slow frame, still on the UI thread
         assert "3" in streamed.plain_text
