@@ -1,5 +1,5 @@
 from valarmind_tui.cli import entry
 
-# The guard matters: the repo map's forkserver workers re-import the main module.
+# The guard: importing this module (as a process pool may) must not start the app.
 if __name__ == "__main__":
     entry()

@@ -46,3 +46,38 @@ async def test_the_model_process_never_imports_the_projects_modules(
     assert not marker.exists(), marker.read_text()
     assert isinstance(pieces[-1], TurnComplete)
     assert pieces[-1].turn.text == "answered by the real litellm"
+
+
+@pytest.mark.parametrize("draft", [False, True], ids=["exact", "draft"])
+def test_a_map_built_beside_other_threads_never_imports_the_projects_modules(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, draft: bool) -> None:
+    """The TUI builds the repo map in a thread with the project as its working directory. A
+    process pool started from there through a forkserver ran `python -c ...`, which puts the
+    working directory first on the import path: the project's `multiprocessing/` ran in the
+    forkserver and its resource tracker."""
+    import threading
+
+    from valarmind_tui.repomap import RepoMap
+
+    project, marker = tmp_path / "repo", tmp_path / "ran.txt"
+    project.mkdir()
+    for name in ("multiprocessing", "valarmind_tui"):
+        (project / name).mkdir()
+        (project / name / "__init__.py").write_text(
+            f"open({str(marker)!r}, 'a').write({name!r} + '\\n')\n")
+    body = "".join(f"def helper_{i}(x):\n    return make_engine()\n\n\n" for i in range(1_000))
+    for n in range(60):  # ~2.4 MB of Python: enough for a pool of either kind
+        (project / f"bulk{n}.py").write_text(f"from core import make_engine\n\n\n{body}")
+    (project / "core.py").write_text("def make_engine():\n    return 1\n")
+    monkeypatch.chdir(project)
+    found: list[object] = []
+
+    def build() -> None:
+        repo_map = RepoMap(project, tmp_path / "cache", workers=2, draft_above=0)
+        found.append(repo_map.build(draft=draft))
+
+    builder = threading.Thread(target=build)  # another thread runs, as in the app
+    builder.start()
+    builder.join(120)
+    assert not marker.exists(), marker.read_text()
+    assert found and "core.py" in found[0].files  # type: ignore[attr-defined]

@@ -13,12 +13,21 @@ until the exact map replaces it.
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 from functools import cache
+from typing import Any
 
 from valarmind_tui.repomap.imports import extract_imports
-from valarmind_tui.repomap.tags import MAX_SIG_LINES, Definition, FileTags, signature_lines
+from valarmind_tui.repomap.tags import (
+    MAX_SIG_LINES,
+    Definition,
+    FileTags,
+    signature_lines,
+    skip_reason,
+)
+from valarmind_tui.safe_files import read_regular_bytes
 
 DRAFT_LANGS = frozenset({"python"})
 _DEF = re.compile(  # starts with a newline: the engine skips from one to the next fast
@@ -85,3 +94,19 @@ def _line_end(src: bytes, start: int, count: int) -> int:
             return len(src)
         pos = end + 1
     return pos
+
+
+def draft_file(job: tuple[str, str, str]) -> tuple[str, str | None, tuple[Any, ...] | None]:
+    """(root, file, language) -> (file, why it was skipped or None, its tags as cached); a
+    module-level function so that a pool's workers can run it."""
+    root, rel, lang = job
+    try:
+        src = read_regular_bytes(os.path.join(root, rel))
+    except OSError:
+        return rel, "unreadable", None
+    reason = skip_reason(src, rel)
+    found = draft_tags(src, lang) if reason is None else None
+    if found is None:
+        return rel, reason or "parse_error", None
+    definitions = [(d.name, d.line, d.kind, d.signature, d.parent) for d in found.definitions]
+    return rel, None, (definitions, found.references, found.imports)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from valarmind_tui.repomap.cache import TagCache
-from valarmind_tui.repomap.draft import DRAFT_LANGS, draft_tags
+from valarmind_tui.repomap.draft import DRAFT_LANGS, draft_file
 from valarmind_tui.repomap.graph import (
     Graph,
     build_graph,
@@ -57,7 +57,7 @@ def file_tags(root: Path, cache: TagCache, entries: list[tuple[str, int, int]], 
             todo.append((rel, mtime, size))
     stats.level = "tags" if rows else "cold"
     if draft_above is not None and _draftable_bytes(todo) > draft_above:
-        todo = _draft_all(root, todo, tags, skipped)
+        todo = _draft_all(root, todo, tags, skipped, workers)
         stats.level = "draft"
     # Rows are stored and decoded as workers return them, while the rest still parse.
     batch: list[tuple[str, int, int, str | None, bytes | None]] = []
@@ -156,27 +156,49 @@ def _draftable_bytes(todo: Sequence[tuple[str, int, int]]) -> int:
 
 
 def _draft_all(root: Path, todo: list[tuple[str, int, int]], tags: Tags,
-               skipped: dict[str, int]) -> list[tuple[str, int, int]]:
-    """Draft tags of the draftable files into `tags`; the files left to parse."""
+               skipped: dict[str, int], workers: int | None) -> list[tuple[str, int, int]]:
+    """Draft tags of the draftable files into `tags` (in a pool when it pays, the tokenizer the
+    map is then rendered with loading meanwhile); the files left to parse."""
     rest: list[tuple[str, int, int]] = []
+    drafted: list[tuple[str, int, int]] = []
     for rel, mtime, size in todo:
         lang = language_for(rel)
         if lang not in DRAFT_LANGS or size > MAX_FILE_BYTES:
             rest.append((rel, mtime, size))
-            continue
-        try:
-            src = read_regular_bytes(os.path.join(root, rel))
-        except OSError:
-            skipped["unreadable"] = skipped.get("unreadable", 0) + 1
-            continue
-        reason = skip_reason(src, rel)
-        found = draft_tags(src, lang) if reason is None and lang is not None else None
+        else:
+            drafted.append((rel, mtime, size))
+    jobs = [(str(root), rel, language_for(rel) or "") for rel, _, _ in drafted]
+    method, workers = _pool_plan(drafted, workers)
+    if not method:
+        results: Iterable[tuple[str, str | None, tuple[Any, ...] | None]] = map(draft_file, jobs)
+        _gather_drafts(results, tags, skipped)
+        return rest
+    import multiprocessing
+
+    with multiprocessing.get_context(method).Pool(workers) as pool:
+        # started after the workers: a fork must not copy a process running another thread
+        tokenizer = threading.Thread(target=_load_budget_encodings, name="tokenizer",
+                                     daemon=True)
+        tokenizer.start()
+        _gather_drafts(pool.imap_unordered(draft_file, jobs, chunksize=16), tags, skipped)
+    tokenizer.join()
+    return rest
+
+
+def _gather_drafts(results: Iterable[tuple[str, str | None, tuple[Any, ...] | None]],
+                   tags: Tags, skipped: dict[str, int]) -> None:
+    for rel, reason, found in results:
         if found is None:
             skipped[reason or "parse_error"] = skipped.get(reason or "parse_error", 0) + 1
-            continue
-        tags[rel] = ([(d.name, d.line, d.kind, d.signature, d.parent) for d in found.definitions],
-                     found.references, found.imports)
-    return rest
+        else:
+            tags[rel] = found
+
+
+def _load_budget_encodings() -> None:
+    from valarmind_tui.tokenizer import BUDGET_ENCODINGS, encoding
+
+    for name in BUDGET_ENCODINGS:
+        encoding(name)
 
 
 def _collect(rel: str, reason: str | None, data: bytes | None, tags: Tags,
@@ -216,15 +238,16 @@ def _cpus() -> int:
 
 
 def _pool_plan(todo: Sequence[tuple[str, int, int]], workers: int | None) -> tuple[str, int]:
-    """(start method, processes) for parsing `todo`; ("", 1) parses in-process."""
+    """(start method, processes) for parsing `todo`; ("", 1) parses in-process. Only a process
+    that runs no other thread forks a pool (`valarmind map`, the background refiner): forking
+    beside threads can deadlock, and the other start methods run `python -c`, which puts the
+    working directory, the project, first on the import path (a repository's
+    `multiprocessing/` ran in the forkserver and its resource tracker)."""
     workers = min(workers or _cpus(), 8)
-    # fork is cheapest, but forking a process that runs other threads can deadlock; a
-    # forkserver costs more to start, so it needs more work to pay off.
-    method = "fork" if threading.active_count() == 1 else "forkserver"
     work = sum(size for _, _, size in todo if size <= MAX_FILE_BYTES)
-    if work < _POOL_MIN_BYTES * (1 if method == "fork" else 2) or workers < 2:
+    if threading.active_count() > 1 or work < _POOL_MIN_BYTES or workers < 2:
         return "", 1
-    return method, workers
+    return "fork", workers
 
 
 def _warm_queries(paths: Iterable[str]) -> None:
@@ -247,8 +270,7 @@ def _parse_all(root: Path, todo: Sequence[tuple[str, int, int]], references: str
     import multiprocessing
 
     ctx = multiprocessing.get_context(method)
-    if method == "fork":
-        _warm_queries({rel for _, rel, _, _, _ in jobs})
+    _warm_queries({rel for _, rel, _, _, _ in jobs})
     jobs.sort(key=lambda j: -j[3])  # big files first: better load balance
     with ctx.Pool(workers) as pool:
         yield from pool.imap_unordered(_parse_one, jobs, chunksize=8)
