@@ -4,6 +4,9 @@ project first on its import path)."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -36,20 +39,51 @@ def _build(root: Path, cache: Path, workers: int) -> tuple[RepoMapResult, int]:
         repo_map.close()
 
 
-@pytest.mark.parametrize("from_thread", [False, True], ids=["fork", "beside-a-thread"])
-def test_pooled_cold_map_equals_in_process_map(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                               from_thread: bool) -> None:
+_POOLED = r"""
+import json, sys
+from pathlib import Path
+import valarmind_tui.repomap.pipeline as pipeline
+from valarmind_tui.repomap import RepoMap
+pipeline._POOL_MIN_BYTES = 1  # a small project, pooled anyway
+root, cache, draft = sys.argv[1], sys.argv[2], sys.argv[3] == "draft"
+repo_map = RepoMap(root, cache_dir=Path(cache), workers=2, draft_above=0)
+result = repo_map.build(token_budget=2048, chat_files=[] if draft else ["mod0.py"], draft=draft)
+print(json.dumps({"text": result.text, "ranked": result.ranked, "files": result.files,
+                  "tags_count": result.tags_count, "skipped": result.skipped,
+                  "draft": result.draft, "workers": repo_map.stats.workers}))
+"""
+
+
+def pooled_in_a_process(root: Path, cache: Path, *, draft: bool = False) -> dict:
+    """The map built by a fresh process that runs no other thread, as `valarmind map` is (a
+    test process may run other threads: then the parse stays in-process)."""
+    done = subprocess.run([sys.executable, "-c", _POOLED, str(root), str(cache),
+                           "draft" if draft else "exact"], capture_output=True, text=True,
+                          timeout=120, cwd=cache.parent)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout)
+
+
+def test_pooled_cold_map_equals_in_process_map(tmp_path: Path) -> None:
     root = _project(tmp_path / "p")
     serial, serial_workers = _build(root, tmp_path / "c1", 1)
     assert serial_workers == 1 and "process_item_" in serial.text
 
-    monkeypatch.setattr(builder, "_POOL_MIN_BYTES", 1)  # a small project, pooled anyway
-    if from_thread:
-        with ThreadPoolExecutor(1) as pool:
-            pooled, pooled_workers = pool.submit(_build, root, tmp_path / "c2", 2).result(60)
-    else:
-        pooled, pooled_workers = _build(root, tmp_path / "c2", 2)
-    assert pooled_workers == (1 if from_thread else 2)
-    assert pooled.text == serial.text
-    assert pooled.ranked == serial.ranked
-    assert (pooled.tags_count, pooled.skipped) == (serial.tags_count, serial.skipped)
+    pooled = pooled_in_a_process(root, tmp_path / "c2")
+    assert pooled["workers"] == 2
+    assert pooled["text"] == serial.text
+    assert [tuple(item.values()) for item in pooled["ranked"]] == [
+        tuple(item.values()) for item in serial.ranked]
+    assert (pooled["tags_count"], pooled["skipped"]) == (serial.tags_count, serial.skipped)
+
+
+def test_beside_another_thread_the_map_is_parsed_in_process(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """tests/security/test_project_code_on_import_path.py: no forkserver beside threads."""
+    root = _project(tmp_path / "p")
+    serial, _ = _build(root, tmp_path / "c1", 1)
+    monkeypatch.setattr(builder, "_POOL_MIN_BYTES", 1)
+    with ThreadPoolExecutor(1) as pool:
+        beside, workers = pool.submit(_build, root, tmp_path / "c2", 2).result(60)
+    assert workers == 1
+    assert beside.text == serial.text and beside.ranked == serial.ranked

@@ -87,16 +87,18 @@ def test_refiner_gets_no_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_draft_drawn_by_a_pool_equals_one_drawn_in_process(tmp_path: Path) -> None:
     """A big cold tree is drafted by a pool of processes (sympy's cold `valarmind map` 3.3-4.4 ->
     2.6-3.5 s): the map is the one a single process draws."""
+    from tests.repomap.test_parallel import pooled_in_a_process
+
     root = _project(tmp_path / "p")
     body = "".join(f"def helper_{i}(x):\n    return make_engine()\n\n\n" for i in range(1_000))
-    for n in range(40):  # ~1.6 MB of Python: enough for a pool
+    for n in range(40):  # ~1.6 MB of Python
         (root / f"bulk{n}.py").write_text(f"from core import make_engine\n\n\n{body}")
     (root / "broken.py").write_bytes(b"\xff\xfe" + b"\x00" * 64)  # skipped either way
 
-    alone, pooled = (RepoMap(root, tmp_path / f"cache{workers}", workers=workers, draft_above=0)
-                     for workers in (1, 2))
-    one, many = alone.build(draft=True), pooled.build(draft=True)
-    assert one.draft and many.draft and pooled.stats.level == "draft"
-    assert many.text == one.text and many.files == one.files
-    assert many.skipped == one.skipped and many.tags_count == one.tags_count
-    assert "core.py" in many.files
+    alone = RepoMap(root, tmp_path / "cache1", workers=1, draft_above=0)
+    one = alone.build(token_budget=2048, draft=True)
+    many = pooled_in_a_process(root, tmp_path / "cache2", draft=True)
+    assert one.draft and many["draft"] and many["workers"] == 2
+    assert many["text"] == one.text and many["files"] == one.files
+    assert many["skipped"] == one.skipped and many["tags_count"] == one.tags_count
+    assert "core.py" in many["files"]

@@ -57,12 +57,13 @@ def file_tags(root: Path, cache: TagCache, entries: list[tuple[str, int, int]], 
             todo.append((rel, mtime, size))
     stats.level = "tags" if rows else "cold"
     if draft_above is not None and _draftable_bytes(todo) > draft_above:
-        todo = _draft_all(root, todo, tags, skipped, workers)
+        todo, stats.workers = _draft_all(root, todo, tags, skipped, workers)
         stats.level = "draft"
     # Rows are stored and decoded as workers return them, while the rest still parse.
     batch: list[tuple[str, int, int, str | None, bytes | None]] = []
     plan = _pool_plan(todo, workers)
-    stats.workers = plan[1] if todo else 0
+    if todo or stats.level != "draft":
+        stats.workers = plan[1] if todo else 0
     for parsed in _parse_all(root, todo, references, plan):
         if parsed[3] != "huge":
             stats.parsed += 1
@@ -156,9 +157,11 @@ def _draftable_bytes(todo: Sequence[tuple[str, int, int]]) -> int:
 
 
 def _draft_all(root: Path, todo: list[tuple[str, int, int]], tags: Tags,
-               skipped: dict[str, int], workers: int | None) -> list[tuple[str, int, int]]:
+               skipped: dict[str, int], workers: int | None
+               ) -> tuple[list[tuple[str, int, int]], int]:
     """Draft tags of the draftable files into `tags` (in a pool when it pays, the tokenizer the
-    map is then rendered with loading meanwhile); the files left to parse."""
+    map is then rendered with loading meanwhile); the files left to parse, and the processes
+    that drafted."""
     rest: list[tuple[str, int, int]] = []
     drafted: list[tuple[str, int, int]] = []
     for rel, mtime, size in todo:
@@ -172,7 +175,7 @@ def _draft_all(root: Path, todo: list[tuple[str, int, int]], tags: Tags,
     if not method:
         results: Iterable[tuple[str, str | None, tuple[Any, ...] | None]] = map(draft_file, jobs)
         _gather_drafts(results, tags, skipped)
-        return rest
+        return rest, 1
     import multiprocessing
 
     with multiprocessing.get_context(method).Pool(workers) as pool:
@@ -182,7 +185,7 @@ def _draft_all(root: Path, todo: list[tuple[str, int, int]], tags: Tags,
         tokenizer.start()
         _gather_drafts(pool.imap_unordered(draft_file, jobs, chunksize=16), tags, skipped)
     tokenizer.join()
-    return rest
+    return rest, workers
 
 
 def _gather_drafts(results: Iterable[tuple[str, str | None, tuple[Any, ...] | None]],
