@@ -62,8 +62,8 @@ def file_tags(root: Path, cache: TagCache, entries: list[tuple[str, int, int]], 
     # Rows are stored and decoded as workers return them, while the rest still parse.
     batch: list[tuple[str, int, int, str | None, bytes | None]] = []
     plan = _pool_plan(todo, workers)
-    if todo or stats.level != "draft":
-        stats.workers = plan[1] if todo else 0
+    if todo:  # else the drafting processes, or none
+        stats.workers = plan[1]
     for parsed in _parse_all(root, todo, references, plan):
         if parsed[3] != "huge":
             stats.parsed += 1
@@ -164,17 +164,17 @@ def _draft_all(root: Path, todo: list[tuple[str, int, int]], tags: Tags,
     that drafted."""
     rest: list[tuple[str, int, int]] = []
     drafted: list[tuple[str, int, int]] = []
+    jobs: list[tuple[str, str, str]] = []
     for rel, mtime, size in todo:
         lang = language_for(rel)
         if lang not in DRAFT_LANGS or size > MAX_FILE_BYTES:
             rest.append((rel, mtime, size))
         else:
             drafted.append((rel, mtime, size))
-    jobs = [(str(root), rel, language_for(rel) or "") for rel, _, _ in drafted]
+            jobs.append((str(root), rel, lang))
     method, workers = _pool_plan(drafted, workers)
     if not method:
-        results: Iterable[tuple[str, str | None, tuple[Any, ...] | None]] = map(draft_file, jobs)
-        _gather_drafts(results, tags, skipped)
+        _gather_drafts(map(draft_file, jobs), tags, skipped)
         return rest, 1
     import multiprocessing
 
