@@ -253,11 +253,11 @@ async def test_a_long_open_code_block_is_drawn_in_pieces_like_the_whole() -> Non
         streamed = app.query_one(".streamed", StreamingMarkdown)
         _feed(streamed, code, 500)
         await pilot.pause()
-        assert streamed._pieces  # drawn in pieces while it grows
+        assert streamed._open_block.pieces  # drawn in pieces while it grows
         assert streamed._open_lines == _drawn_whole(streamed)  # same colours and padding rows
         streamed.append("\n```\n\nAfter.\n")  # closed: drawn whole, once
         streamed.flush()
-        assert not streamed._pieces
+        assert not streamed._open_block.pieces
         assert "# still writing" in streamed.plain_text and streamed.plain_text.endswith("After.")
 
 
@@ -307,11 +307,11 @@ async def test_a_long_open_list_is_drawn_in_pieces_like_the_whole() -> None:
         streamed = app.query_one(".streamed", StreamingMarkdown)
         _feed(streamed, source, 90)
         await pilot.pause()
-        assert len(streamed._pieces) == 3  # 30 settled items in pieces, the last 16 live
+        assert len(streamed._open_block.pieces) == 3  # 30 settled items in pieces, the last 16 live
         assert streamed._open_lines == _drawn_whole(streamed)  # same text, same colours
         streamed.append("ing\n\nAfter.\n")  # closed: drawn whole, once
         streamed.flush()
-        assert not streamed._pieces and streamed.plain_text.endswith("After.")
+        assert not streamed._open_block.pieces and streamed.plain_text.endswith("After.")
 
 
 async def test_a_long_block_that_closes_is_rendered_in_a_thread(monkeypatch) -> None:  # noqa: ANN001
@@ -347,7 +347,7 @@ async def test_a_second_long_code_block_does_not_reuse_the_first_ones_pieces() -
         streamed.append(first)
         streamed.flush()
         await pilot.pause()
-        assert streamed._pieces
+        assert streamed._open_block.pieces
         streamed.append(second)  # the first block closes and the next is long at once
         streamed.flush()
         whole = streamed._get_renderer().render(streamed._splitter.open_text, streamed.size.width)

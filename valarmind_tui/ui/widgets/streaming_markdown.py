@@ -18,8 +18,9 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
+from valarmind_tui.ui.markdown.open_block import OpenBlockDrawer
 from valarmind_tui.ui.markdown.render import Line, MarkdownRenderer, to_strip
-from valarmind_tui.ui.markdown.split import MarkdownSplitter, OpenList, open_list
+from valarmind_tui.ui.markdown.split import MarkdownSplitter
 from valarmind_tui.ui.widgets.one_layout import OneLayoutPass
 from valarmind_tui.ui.widgets.styled_lines import KeepsStyledLinesWhenTaller
 
@@ -52,10 +53,6 @@ SYNC_REWRAP_CHARS = 20_000
 spot (a new width or theme); more go to a thread (a 2,000-line code block took 1.1 s)."""
 
 _GAP: Line = ()
-CODE_CHUNK_LINES = 10
-"""A long open code block is drawn in pieces of this many lines (see _render_open)."""
-LIST_CHUNK_ITEMS = 10
-"""A long open list is drawn in pieces of this many items."""
 DRAWN_CACHE_LINES = 400
 """Drawn Strips kept for redraws (about ten screens)."""
 
@@ -86,9 +83,7 @@ class StreamingMarkdown(KeepsStyledLinesWhenTaller, OneLayoutPass, Widget):
         self._drawn: dict[int, Strip] = {}
         """render_line's output by line (the finished lines do not change between frames)."""
         self._drawn_width = 0
-        self._pieces: list[list[Line]] = []
-        """Settled pieces of a long open code block or list (see _render_open)."""
-        self._pieces_key: tuple[object, ...] = ()
+        self._open_block = OpenBlockDrawer()
         self._generation = 0
         """Counts rewraps: a thread's lines are used only if no rewrap came after it."""
         self._slow_open: int | None = None
@@ -131,7 +126,7 @@ class StreamingMarkdown(KeepsStyledLinesWhenTaller, OneLayoutPass, Widget):
         self._unfed = source
         self._generation += 1  # what a thread renders for the old document is not used
         self._blocks, self._closed_lines, self._open_lines = [], [], []
-        self._pieces, self._pieces_key = [], ()
+        self._open_block.reset()
         self._slow_open = None
         self._drawn.clear()
         if self._width:
@@ -164,14 +159,22 @@ class StreamingMarkdown(KeepsStyledLinesWhenTaller, OneLayoutPass, Widget):
             else:
                 self._add_block(renderer.render(block, self._width))
         self._draw_open(renderer)
-        for y in [y for y in self._drawn if y >= first_changed]:
-            del self._drawn[y]
-        after = self._line_count()
-        changed = Region(0, first_changed, max(1, self._width), max(before, after) - first_changed)
-        self.refresh(changed, layout=after != before)
+        self._redraw_from(first_changed, before)
         spent = monotonic() - now
         if self._slow_open == len(self._splitter.closed):
             spent = max(spent, self._thread_spent)
+        self._space_frames(spent)
+
+    def _redraw_from(self, first: int, lines_before: int) -> None:
+        """Lines from `first` on changed (there were `lines_before`): draw them again."""
+        for y in [y for y in self._drawn if y >= first]:
+            del self._drawn[y]
+        after = self._line_count()
+        self.refresh(Region(0, first, max(1, self._width), max(lines_before, after) - first),
+                     layout=after != lines_before)
+
+    def _space_frames(self, spent: float) -> None:
+        """A frame's render took `spent`: the next waits at least spent / BUSY_SHARE."""
         self._interval = min(max(self._interval, spent / BUSY_SHARE), SLOWEST_FRAME_S)
 
     # -- layout -------------------------------------------------------------------------------
@@ -191,7 +194,7 @@ class StreamingMarkdown(KeepsStyledLinesWhenTaller, OneLayoutPass, Widget):
             self._unfed = ""
         renderer = self._get_renderer()
         sources = list(self._splitter.closed)
-        self._open_lines = self._render_open(renderer, width)
+        self._open_lines = self._open_block.draw(self._splitter, renderer, width)
         drawn = len(self._blocks)
         small = (len(sources) <= SYNC_REWRAP_BLOCKS
                  and sum(map(len, sources)) <= SYNC_REWRAP_CHARS)
@@ -244,7 +247,7 @@ class StreamingMarkdown(KeepsStyledLinesWhenTaller, OneLayoutPass, Widget):
             self._render_open_in_thread(renderer, number)
             return
         started = monotonic()
-        self._open_lines = self._render_open(renderer, self._width)
+        self._open_lines = self._open_block.draw(self._splitter, renderer, self._width)
         if monotonic() - started > OPEN_IN_THREAD_S:
             self._slow_open = number
 
@@ -269,59 +272,13 @@ class StreamingMarkdown(KeepsStyledLinesWhenTaller, OneLayoutPass, Widget):
         self._open_in_thread = False
         if lines is None or generation != self._generation or number != len(self._splitter.closed):
             return  # failed, rewrapped, replaced, or the block closed meanwhile
-        before, first = self._line_count(), len(self._closed_lines)
+        before = self._line_count()
         self._open_lines = lines
-        for y in [y for y in self._drawn if y >= first]:
-            del self._drawn[y]
-        after = self._line_count()
-        self.refresh(Region(0, first, max(1, self._width), max(before, after) - first),
-                     layout=after != before)
+        self._redraw_from(len(self._closed_lines), before)
         self._thread_spent = spent
-        self._interval = min(max(self._interval, spent / BUSY_SHARE), SLOWEST_FRAME_S)
+        self._space_frames(spent)
         if self._splitter.open_text != text and self._timer is None:
             self._render_open_in_thread(self._get_renderer(), number)  # no frame is coming
-
-    def _render_open(self, renderer: MarkdownRenderer, width: int) -> list[Line]:
-        """The block still growing. A long open code block or list is drawn in pieces: the
-        settled pieces once, only its last lines or items each frame (highlighting all 4,000
-        lines of a code block every frame made keystrokes wait 78 ms; a 600-item list took 314
-        ms a frame). A list's pieces may differ from the whole list in small ways (an ordered
-        list's number width); once closed it is drawn whole, like any block."""
-        text, fence = self._splitter.open_text, self._splitter.fence
-        if fence is None:
-            items = open_list(text)
-            if items is not None and len(items.item_starts) >= 2 * LIST_CHUNK_ITEMS:
-                return self._render_open_list(renderer, width, items)
-        if fence is None or len(fence.lines) < 2 * CODE_CHUNK_LINES:
-            self._pieces = []
-            return renderer.render(text, width)
-        size, pieces = CODE_CHUNK_LINES, self._pieces_for("code", fence.language, width, renderer)
-        while (len(pieces) + 2) * size <= len(fence.lines):  # the last `size` lines stay live
-            first = len(pieces) * size
-            code = "".join(fence.lines[first:first + size])[:-1]
-            pieces.append(renderer.render_code(
-                code, fence.language, width, top=not pieces, bottom=False))
-        rest = "".join(fence.lines[len(pieces) * size:]).rstrip()
-        tail = renderer.render_code(rest, fence.language, width, top=False, bottom=True)
-        return [line for piece in pieces for line in piece] + tail
-
-    def _render_open_list(self, renderer: MarkdownRenderer, width: int, items: OpenList
-                          ) -> list[Line]:
-        size, pieces = LIST_CHUNK_ITEMS, self._pieces_for("list", "", width, renderer)
-        lines, starts = items
-        while (len(pieces) + 2) * size <= len(starts):  # the last `size` items stay live
-            first = len(pieces) * size
-            pieces.append(renderer.render("".join(lines[starts[first]:starts[first + size]]),
-                                          width))
-        tail = renderer.render("".join(lines[starts[len(pieces) * size]:]), width)
-        return [line for piece in pieces for line in piece] + tail
-
-    def _pieces_for(self, *how: object) -> list[list[Line]]:
-        """The settled pieces of the open block drawn `how`; none yet for another block."""
-        key = (len(self._splitter.closed), *how)
-        if key != self._pieces_key:
-            self._pieces, self._pieces_key = [], key
-        return self._pieces
 
     def _set_blocks(self, blocks: list[list[Line]]) -> None:
         self._blocks, self._closed_lines = [], []
