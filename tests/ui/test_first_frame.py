@@ -161,7 +161,7 @@ def test_colours_come_from_the_remembered_theme(monkeypatch: pytest.MonkeyPatch)
     assert (mine["primary"], mine["background"], mine["text-muted"]) == (
         "#112233", "#010203", "#aabbcc")
     assert mine["surface"] == default["surface"]  # not in the file: the default theme's
-    assert (shipped_themes_dir() / "dark.yaml").is_file()
+    assert (shipped_themes_dir() / "valarmind-dark.yaml").is_file()
 
 
 def test_the_frame_has_the_size_textual_will_use(monkeypatch: pytest.MonkeyPatch) -> None:

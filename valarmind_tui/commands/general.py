@@ -63,9 +63,9 @@ async def cost(ctx: CommandContext, args: str) -> CommandResult:
 
 
 async def theme(ctx: CommandContext, args: str) -> CommandResult:
-    if not args:
-        return CommandResult("Usage: /theme NAME", ok=False)
-    return CommandResult(f"Theme: {args}", action=f"theme:{args}")
+    """The face that has themes switches and answers (the TUI); a line-mode face has none."""
+    return CommandResult("Themes apply to the TUI (`valarmind` without --plain).",
+                         action=f"theme:{args}")
 
 
 async def sandbox(ctx: CommandContext, args: str) -> CommandResult:
@@ -111,9 +111,11 @@ async def quit_(ctx: CommandContext, args: str) -> CommandResult:
 
 COMMANDS = (
     Command("help", "list the commands", handler=help_),
-    Command("model", "show or switch the model", usage="[NAME|ALIAS]", handler=model),
+    Command("model", "show or switch the model", usage="[NAME|ALIAS]", handler=model,
+            choices=lambda ctx: [*ctx.settings.aliases, *([ctx.model] if ctx.model else [])]),
     Command("mode", "show or set the permission mode",
-            usage="[default|accept-edits|plan|bypass]", handler=mode),
+            usage="[default|accept-edits|plan|bypass]", handler=mode,
+            choices=lambda ctx: [m.value for m in PermissionMode]),
     Command("plan", "plan mode: read-only research, then a plan to approve", handler=plan),
     Command("clear", "start a fresh conversation", idle_only=True, handler=clear),
     Command("cost", "tokens and cost of this session (the reviewers' share apart)",
@@ -121,7 +123,7 @@ COMMANDS = (
     Command("theme", "switch the colour theme", usage="NAME", handler=theme),
     Command("sandbox", "what commands the assistant runs may do (bubblewrap)", handler=sandbox),
     Command("trust", "whether this folder's own configuration is loaded", usage="[yes|no]",
-            handler=trust),
+            handler=trust, choices=lambda ctx: ["yes", "no"]),
     Command("hooks", "the active hooks and the config file each came from", handler=hooks),
     Command("quit", "leave ValarMind", handler=quit_),
 )

@@ -6,7 +6,7 @@ plugin hook (`register_commands`), the built-in ones by the built-in plugin (bui
 from __future__ import annotations
 
 import difflib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +29,8 @@ class CommandResult:
 
 
 Handler = Callable[["CommandContext", str], Awaitable[CommandResult]]
+Choices = Callable[["CommandContext"], Sequence[str]]
+"""The values a command's first argument takes, for completion (theme, model, mode...)."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,8 @@ class Command:
     idle_only: bool = False
     """Refused while a prompt runs: its end would undo the command (/clear, /compact) or the
     command runs a turn of its own."""
+    choices: Choices | None = None
+    """What Tab offers after `/name `; None when the argument is free text."""
 
 
 def refused_while_busy(name: str) -> CommandResult:

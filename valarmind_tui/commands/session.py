@@ -68,7 +68,7 @@ COMMANDS = (
             "the files to before turn N",
             usage=REWIND_USAGE.removeprefix("/rewind "), idle_only=True, handler=rewind),
     Command("export", "write this conversation to a Markdown or JSONL file",
-            usage="[md|jsonl] [FILE]", handler=export),
+            usage="[md|jsonl] [FILE]", handler=export, choices=lambda ctx: ["md", "jsonl"]),
 )
 
 

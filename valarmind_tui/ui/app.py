@@ -211,7 +211,9 @@ class ValarMindApp(App[int]):
 
     # -- what the person sends ----------------------------------------------------------------
     def _complete(self, before_cursor: str) -> list[Completion]:
-        found = complete_command(self.session.commands, before_cursor) if self.session else []
+        found = (complete_command(self.session.commands, before_cursor, self.session,
+                                  {"theme": self.theming.names()})
+                 if self.session else [])
         return found or complete_path(self.project_root, before_cursor)
 
     @property

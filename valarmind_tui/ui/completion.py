@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,14 +15,30 @@ _MENTION = re.compile(r"(?:^|(?<=\s))@(\S+)")
 _SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", ".mypy_cache", ".ruff_cache"}
 
 
-def complete_command(registry: Any, before_cursor: str) -> list[Completion]:
-    """`/na` → the commands starting with `na`, each with its one-line help."""
-    if not before_cursor.startswith("/") or any(ch.isspace() for ch in before_cursor):
+def complete_command(registry: Any, before_cursor: str, ctx: Any = None,
+                     choices: Mapping[str, Sequence[str]] | None = None) -> list[Completion]:
+    """`/na` → the commands starting with `na`, each with its one-line help; `/theme da` →
+    the command's values starting with `da` (from `choices`, given by the face for what
+    only it knows, else from the command's own `choices` read from `ctx`)."""
+    if not before_cursor.startswith("/"):
         return []
-    return [
-        Completion(value=f"/{c.name}", help=c.help, start=0)
-        for c in registry.complete(before_cursor)
-    ]
+    name, space, typed = before_cursor[1:].partition(" ")
+    if not space:
+        return [Completion(value=f"/{c.name}", help=c.help, start=0)
+                for c in registry.complete(before_cursor)]
+    if any(ch.isspace() for ch in typed):
+        return []  # only the first argument is completed
+    command = registry.get(name)
+    if command is None:
+        return []
+    values: Sequence[str] = ()
+    if choices is not None and name in choices:
+        values = choices[name]
+    elif command.choices is not None and ctx is not None:
+        values = command.choices(ctx)
+    start = len(name) + 2
+    return [Completion(value=v, help=command.help, start=start)
+            for v in dict.fromkeys(values) if v.startswith(typed)]
 
 
 def complete_path(root: Path, before_cursor: str, limit: int = 50) -> list[Completion]:

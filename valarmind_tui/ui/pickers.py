@@ -34,7 +34,18 @@ async def clear(app: ValarMindApp, _argument: str) -> None:
 
 
 async def theme(app: ValarMindApp, name: str) -> None:
-    app.theming.switch(name.strip())
+    """/theme NAME switches and says so; /theme lists the themes; an unknown name is an error
+    that lists them (only the app knows which themes loaded, so it answers, not the command)."""
+    name = name.strip()
+    listed = ", ".join(app.theming.names())
+    if not name:
+        text, ok = f"Current theme: {app.theme}. Themes: {listed}. Switch with /theme NAME.", True
+    elif app.theming.switch(name):
+        text, ok = f"Theme: {name}", True
+    else:
+        text, ok = f"No theme {name!r}. Themes: {listed}.", False
+    line = f"/theme {name}".rstrip()
+    await app.query_one(ChatView).add(CommandOutput(line, text, ok))
 
 
 async def rewound(app: ValarMindApp, _argument: str) -> None:
@@ -104,5 +115,6 @@ ACTIONS: dict[str, Callable[[ValarMindApp, str], Awaitable[None]]] = {
     "pick-resume": pick_resume, "resume": switch, REWOUND: rewound,
 }
 """What the TUI does after a command, by its action (`kind:argument`, CommandResult.action)."""
-LISTS_ITSELF = ("pick-rewind", "pick-resume")
-"""Actions whose picker shows the choices instead of the command's text."""
+LISTS_ITSELF = ("pick-rewind", "pick-resume", "theme")
+"""Actions that show their own outcome instead of the command's text (pickers list the
+choices; the theme is known to the app only)."""

@@ -12,10 +12,11 @@ DEFAULT_THEME = "valarmind-dark"
 
 
 def shipped_themes_dir() -> Path:
-    """`themes/` next to the package (the repository root in a checkout)."""
+    """The package's `themes/`: in a checkout a link to the top-level `themes/`, in a wheel
+    (pip, pipx, uv tool) the files themselves."""
     import valarmind_tui
 
-    return Path(valarmind_tui.__file__).resolve().parent.parent / "themes"
+    return Path(valarmind_tui.__file__).resolve().parent / "themes"
 
 
 def user_themes_dir() -> Path:

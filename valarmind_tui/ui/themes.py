@@ -80,7 +80,7 @@ def load_themes(*dirs: Path) -> LoadedThemes:
 def default_variables() -> dict[str, str]:
     """Fallbacks for our custom variables, taken from the shipped dark theme's file."""
     try:
-        return dict(load_theme_file(shipped_themes_dir() / "dark.yaml").variables)
+        return dict(load_theme_file(shipped_themes_dir() / "valarmind-dark.yaml").variables)
     except ValueError:
         return {}
 

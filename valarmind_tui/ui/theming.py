@@ -41,12 +41,14 @@ class AppTheming:
                 self._app.theme = name
                 return
 
-    def switch(self, name: str) -> bool:
-        """Switch to `name` and remember it; an unknown name is a notification."""
+    def names(self) -> list[str]:
+        """Every theme /theme can switch to: ValarMind's first, then Textual's own."""
         available = self._app.available_themes
-        if name not in available:
-            ours = ", ".join(sorted(n for n in available if n.startswith("valarmind")))
-            self._app.notify(f"No theme {name!r}. Try one of: {ours}", severity="error")
+        return sorted(available, key=lambda n: (not n.startswith("valarmind"), n))
+
+    def switch(self, name: str) -> bool:
+        """Switch to `name` and remember it; False (nothing changes) for an unknown name."""
+        if name not in self._app.available_themes:
             return False
         self._app.theme = name
         if self._remember:

@@ -56,6 +56,11 @@ class PromptInput(TextArea):
         self.completer: Completer | None = None
         self.completions: OptionList | None = None
         self._offered: list[Completion] = []
+        self._offered_for: str | None = None
+        """The text before the cursor the offer was made for: keys typed fast or pasted arrive
+        before the offer is refreshed, so an older offer must never replace newer text."""
+        self._choosing = False
+        """The person moved through the offer with the arrow keys since it was made."""
 
     # -- completion ---------------------------------------------------------------------------
     def _before_cursor(self) -> str:
@@ -69,6 +74,8 @@ class PromptInput(TextArea):
         before = self._before_cursor()
         found = self.completer(before) if self.completer else []
         self._offered = [c for c in found if before[c.start:] != c.value][:12]
+        self._offered_for = before
+        self._choosing = False
         self.completions.clear_options()
         if not self._offered:
             self.completions.display = False
@@ -85,17 +92,31 @@ class PromptInput(TextArea):
         return bool(self.completions is not None and self.completions.display and self._offered)
 
     def accept_completion(self) -> bool:
-        """Put the highlighted completion in place; False when it changes nothing."""
+        """Put the highlighted completion in place of the word being typed (from its start
+        to its end, so typed text after the cursor's word stays); False when it changes
+        nothing."""
         assert self.completions is not None
         chosen = self._offered[self.completions.highlighted or 0]
         row, col = self.cursor_location
-        if self._before_cursor()[chosen.start:] == chosen.value:
+        line = self.document.get_line(row)
+        end = col + _word_length(line[col:])
+        if line[chosen.start:end] == chosen.value:
             self.hide_completions()
             return False
-        self.replace(chosen.value, (row, chosen.start), (row, col))
+        self.replace(chosen.value, (row, chosen.start), (row, end))
         if not chosen.value.endswith("/"):
             self.hide_completions()
         return True
+
+    def _offer_is_current(self) -> bool:
+        return self._offered_for == self._before_cursor()
+
+    def _complete_on_tab(self) -> None:
+        """Complete what is typed now (the offer is made again when keys arrived since)."""
+        if not self._offer_is_current():
+            self.refresh_completions()
+        if self.completing:
+            self.accept_completion()
 
     def hide_completions(self) -> None:
         self._offered = []
@@ -113,15 +134,20 @@ class PromptInput(TextArea):
             event.prevent_default()
 
     def _handle_key(self, key: str) -> bool:
+        if key == "tab":
+            self._complete_on_tab()
+            return True  # Tab completes or does nothing: it never takes the focus away
         if self.completing:
             assert self.completions is not None
-            if key in ("tab", "enter") and self.accept_completion():
+            if key == "enter" and self._choosing and self._offer_is_current():
+                self.accept_completion()
                 return True
             if key == "escape":
                 self.hide_completions()
                 return True
             if key in ("up", "down"):
                 getattr(self.completions, f"action_cursor_{key}")()
+                self._choosing = True
                 return True
         if key == "enter":
             self._submit()
@@ -151,6 +177,14 @@ class PromptInput(TextArea):
         self.load_text("")
         self.hide_completions()
         self.post_message(self.Submitted(self, text))
+
+
+def _word_length(text: str) -> int:
+    """How many characters of `text` belong to the word it starts with."""
+    for i, ch in enumerate(text):
+        if ch.isspace():
+            return i
+    return len(text)
 
 
 class PromptBar(Vertical):
