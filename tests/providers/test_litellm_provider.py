@@ -101,16 +101,43 @@ async def test_5xx_retries_are_bounded(fake_model: FakeModelServer) -> None:
     assert len(fake_model.requests) == 3
 
 
-async def test_connection_refused_is_retried_then_reported() -> None:
+@pytest.mark.parametrize("fmt", ["openai", "anthropic", "ollama"])
+async def test_a_refused_connection_is_said_with_its_address_at_once(fmt: str) -> None:
+    """Nothing listens: no retry can help, so none is made (they took ~20 s and said
+    "error 500: Connection error.", Ollama's with an SSLContext's address)."""
     with FakeModelServer() as server:
-        dead_base = server.openai_base
-    p = LiteLLMProvider(ProviderConfig(model="openai/fake-model", api_base=dead_base,
-                                       api_key="k", max_retries=2, backoff_base_s=0.01))
+        dead = server.anthropic_base if fmt == "anthropic" else server.openai_base
+    port = dead.split(":")[2].split("/")[0]
+    p = LiteLLMProvider(ProviderConfig(model=f"{fmt}/fake-model", api_base=dead, api_key="k",
+                                       max_retries=2, backoff_base_s=0.01))
     pieces: list[Any] = []
-    with pytest.raises(ProviderError):
+    with pytest.raises(ProviderError) as caught:
         async for piece in p.stream(ModelRequest(messages=[{"role": "user", "content": "x"}])):
             pieces.append(piece)
-    assert [type(x) for x in pieces] == [RetryNotice, RetryNotice]
+    assert pieces == []
+    said = str(caught.value)
+    assert f"cannot connect to 127.0.0.1:{port}: connection refused" in said
+    assert "SSLContext" not in said and "500" not in said and "litellm." not in said
+
+
+async def test_a_host_that_does_not_resolve_is_said_at_once() -> None:
+    p = LiteLLMProvider(ProviderConfig(model="openai/fake-model", api_key="k", max_retries=2,
+                                       api_base="http://no-such-host.invalid/v1",
+                                       backoff_base_s=0.01))
+    pieces: list[Any] = []
+    with pytest.raises(ProviderError) as caught:
+        async for piece in p.stream(ModelRequest(messages=[{"role": "user", "content": "x"}])):
+            pieces.append(piece)
+    assert pieces == []
+    assert "cannot resolve no-such-host.invalid" in str(caught.value)
+
+
+async def test_a_dropped_connection_is_still_retried(fake_model: FakeModelServer) -> None:
+    """A server that answers and fails (5xx) may recover: retried as before."""
+    fake_model.script(ScriptedTurn(status=503), ScriptedTurn(text="ok"))
+    pieces = await collect(provider(fake_model, max_retries=2))
+    assert [type(x) for x in pieces[:1]] == [RetryNotice]
+    assert final(pieces).text == "ok"
 
 
 @pytest.mark.parametrize("fmt", ["openai", "anthropic"])

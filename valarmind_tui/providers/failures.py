@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import re
+import socket
+import ssl
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -23,7 +27,9 @@ class Failure:
     message: str
     status: int | None
     kind: str
-    """"rate_limit", "transient", "auth", "mid_stream" or "fatal"."""
+    """"rate_limit", "transient", "auth", "mid_stream", "unreachable" (no server answered
+    where the request went: refused, no such host, no route, a certificate refused) or
+    "fatal"."""
     retry_after_s: float | None = None
 
     @property
@@ -59,9 +65,65 @@ def provider_message(exc: BaseException, secret: str | None = None) -> str:
                 text = f"{text} ({kind})"
         elif isinstance(error, str):
             text = error
+    text = _LIBRARY_NOISE.sub("", text).strip()
     if secret:
         text = text.replace(secret, "***")
     return text or type(exc).__name__
+
+
+_LIBRARY_NOISE = re.compile(r" ssl:<[^>]*>|\s*(?:Received Model Group=|Available Model Group "
+                            r"Fallbacks=|LiteLLM Retried:|Handle with `litellm\.).*", re.S)
+"""What LiteLLM and aiohttp add to a message that tells the person nothing (an SSL context's
+address, LiteLLM's own advice to programmers)."""
+_NO_ROUTE = {errno.ENETUNREACH: "network unreachable", errno.EHOSTUNREACH: "no route to host",
+             errno.ECONNREFUSED: "connection refused"}
+
+
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen and len(seen) < 12:
+        seen.add(id(link))
+        yield link
+        link = link.__cause__ or link.__context__
+
+
+def _address(link: BaseException) -> str | None:
+    """`host:port` from an HTTP library's exception (aiohttp's connector errors name them;
+    httpx's and openai's carry the request); None for LiteLLM's own, whose URLs are docs."""
+    module = type(link).__module__.split(".")[0]
+    if module == "aiohttp" and isinstance(getattr(link, "host", None), str):
+        return f"{link.host}:{getattr(link, 'port', '')}".rstrip(":")  # type: ignore[attr-defined]  # why: checked just above
+    if module in ("httpx", "httpcore", "openai"):
+        try:
+            url = link.request.url  # type: ignore[attr-defined]  # why: httpx raises if unset
+        except (AttributeError, RuntimeError):
+            return None
+        port = url.port or {"http": 80, "https": 443}.get(url.scheme, "")
+        return f"{url.host}:{port}"
+    return None
+
+
+def unreachable(exc: BaseException) -> str | None:
+    """Why no server answered, naming where ("cannot connect to 127.0.0.1:9: connection
+    refused", "cannot resolve api.example.com"); None when something did answer or the cause
+    may pass (a reset, a time-out), which a retry can fix."""
+    where: str | None = None
+    cause: str | None = None
+    for link in _chain(exc):
+        where = where or _address(link)
+        if isinstance(link, socket.gaierror):
+            cause = "resolve"
+        elif isinstance(link, ssl.SSLCertVerificationError):
+            cause = f"certificate refused: {link.verify_message or link}"
+        elif isinstance(link, OSError) and link.errno in _NO_ROUTE:
+            cause = _NO_ROUTE[link.errno]
+    if cause is None:
+        return None
+    place = where or "the model's server"
+    if cause == "resolve":
+        return f"cannot resolve {place.rsplit(':', 1)[0]} (no such host, or no DNS)"
+    return f"cannot connect to {place}: {cause}"
 
 
 def _headers(exc: BaseException) -> Any:
@@ -119,6 +181,8 @@ def classify(exc: BaseException, secret: str | None = None, *, mid_stream: bool 
     should_retry = str(headers.get("x-should-retry", "")).lower() if headers else ""
     if mid_stream or "MidStreamFallbackError" in names:
         return Failure(message, None, "mid_stream")
+    if (nobody := unreachable(exc)) is not None:
+        return Failure(nobody, None, "unreachable")
     if status in (401, 403) or names & {"AuthenticationError", "PermissionDeniedError"}:
         return Failure(message, status, "auth")
     if should_retry == "false":
@@ -142,5 +206,8 @@ def to_error(failure: Failure, model: str, env_var: str | None) -> ProviderError
                          f"{failure.message}{where}", env_var=env_var, status=failure.status)
     if failure.kind == "mid_stream":
         return ProviderError(f"{model}: the stream failed: {failure.message}")
+    if failure.kind == "unreachable":
+        return ProviderError(f"{model}: {failure.message}; check api_base (or --api-base) "
+                             "and that the server runs")
     return ProviderError(f"{model}: error{status}: {failure.message}", status=failure.status,
                          retryable=failure.retryable)
