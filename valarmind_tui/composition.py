@@ -47,6 +47,7 @@ from valarmind_tui.providers.base import Provider, UsageTotals
 from valarmind_tui.reviewers import Reviewers
 from valarmind_tui.safety.approval import Approver, PermissionMode
 from valarmind_tui.safety.gate import PermissionGate
+from valarmind_tui.safety.paths import broad_root_warning
 from valarmind_tui.safety.sandbox import Sandbox
 from valarmind_tui.session_records import restore_interrupted
 from valarmind_tui.store.sessions import SessionStore
@@ -153,6 +154,8 @@ def build_stack(
         count_tokens=count_json_tokens,
     )
     notices = trust_notices(settings, root) + list(plugins.warnings)
+    if (broad := broad_root_warning(root)) is not None:
+        notices.insert(0, broad)
     if sandbox.unavailable:
         notices.append(f"Sandbox off: {sandbox.reason} Every command will ask before it runs, "
                        'in every mode, until you set sandbox = "off" in your config.')

@@ -15,6 +15,14 @@ import tempfile
 from pathlib import Path
 from typing import BinaryIO
 
+SYSTEM_TREES = frozenset({"/proc", "/sys", "/dev", "/run"})
+"""Kernel and runtime trees a file walk never enters (a project at `/` or one that links them
+in): their entries come and go under the walk, and reading some of them blocks or never ends."""
+
+
+def is_system_tree(path: str) -> bool:
+    return path in SYSTEM_TREES
+
 
 class NotRegular(OSError):
     """A path that is a FIFO, device, socket or directory: reading it could hang or never end."""

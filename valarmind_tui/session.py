@@ -34,7 +34,7 @@ from valarmind_tui.interactive_approver import InteractiveApprover
 from valarmind_tui.mcp.client.catalog import schema_source, servers_section
 from valarmind_tui.providers.base import Provider
 from valarmind_tui.repomap import RepoMapResult
-from valarmind_tui.repomap.refine import build_map
+from valarmind_tui.repomap.refine import build_map, stop_refiners
 from valarmind_tui.safety.approval import ApprovalAnswer, Approver, PermissionMode
 from valarmind_tui.safety.permissions import AgentPermissions
 from valarmind_tui.session_records import export_transcript, offline_help, open_store
@@ -371,6 +371,7 @@ class Session:
             self._ended = True
             await self.hooks.session_end(reason)
         await self.mcp.close()
+        stop_refiners()  # a map's background work ends with the session that asked for it
         if self.store is not None:
             self.store.close()
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from valarmind_tui.context.manifests import Manifests, read_text
+from valarmind_tui.safe_files import is_system_tree
 
 
 def _json_manifest(root: Path, name: str, ecosystem: str, m: Manifests) -> dict[str, Any] | None:
@@ -192,10 +193,21 @@ def _php(root: Path, m: Manifests) -> None:
         m.scripts.setdefault(name, script if isinstance(script, str) else json.dumps(script))
 
 
+def _glob(root: Path, pattern: str) -> list[Path]:
+    """`root.glob(pattern)` outside the system trees, and empty when a folder vanished under
+    it (at `/`, `/proc/<pid>` does)."""
+    try:
+        return [p for p in root.glob(pattern)
+                if not any(is_system_tree(str(parent)) for parent in p.resolve().parents)]
+    except OSError:
+        return []
+
+
 def _dotnet(root: Path, m: Manifests) -> None:
     solutions = sorted(root.glob("*.sln"))
     projects = sorted(p for pattern in ("*.??proj", "*/*.??proj", "*/*/*.??proj")
-                      for p in root.glob(pattern) if p.suffix in (".csproj", ".fsproj", ".vbproj"))
+                      for p in _glob(root, pattern)
+                      if p.suffix in (".csproj", ".fsproj", ".vbproj"))
     if not solutions and not projects:
         return
     m.ecosystem("dotnet")

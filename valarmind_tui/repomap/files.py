@@ -96,6 +96,7 @@ def _ignore_files_readable(root: Path) -> bool:
 
 def _walk(root: str, wanted: Callable[[str], bool]) -> list[Entry]:
     """A walk that never enters ignored folders; symlinks are not followed."""
+    from valarmind_tui.safe_files import is_system_tree
     from valarmind_tui.safety.ignore import is_ignored, read_rules  # only when git is absent
 
     out: list[Entry] = []
@@ -114,6 +115,7 @@ def _walk(root: str, wanted: Callable[[str], bool]) -> list[Entry]:
             try:
                 if entry.is_dir(follow_symlinks=False):
                     if (entry.name not in IGNORED_DIRS and not entry.name.endswith(".egg-info")
+                            and not is_system_tree(entry.path)
                             and not is_ignored(rules, rel, True)):
                         stack.append((rel + "/", entry.path, rules))
                 elif (entry.is_file(follow_symlinks=False) and wanted(rel)

@@ -10,8 +10,10 @@ One refiner per project at a time (a lock beside the cache).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterable
@@ -45,10 +47,30 @@ def spawn_refiner(root: Path, token_budget: int, chat: list[str], mentioned: lis
     the project (a `json.py`, say) can stand in for a module the refiner imports."""
     args = [str(root), str(token_budget), json.dumps(chat), json.dumps(mentioned),
             str(cache_dir or default_cache_dir())]
-    return subprocess.Popen(
+    refiner = subprocess.Popen(
         [sys.executable, "-P", "-m", "valarmind_tui.repomap.refine", "--", *args],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         start_new_session=True, close_fds=True, env=refiner_env(), cwd="/")
+    _started.append(refiner)
+    return refiner
+
+
+_started: list[subprocess.Popen[bytes]] = []
+"""Refiners this process started: a session ends those still running (`valarmind map` leaves
+its own to finish, which is what warms the cache for the next run)."""
+
+
+def stop_refiners() -> int:
+    """End the refiners this process started that still run; how many were ended."""
+    ended = 0
+    while _started:
+        refiner = _started.pop()
+        if refiner.poll() is None:
+            with contextlib.suppress(ProcessLookupError):  # its own group: its pool goes too
+                os.killpg(refiner.pid, signal.SIGKILL)
+            refiner.wait()
+            ended += 1
+    return ended
 
 
 def refiner_env() -> dict[str, str]:

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
+from valarmind_tui.safe_files import is_system_tree
 from valarmind_tui.safety.content import NotRegularFile, read_regular_bytes
 from valarmind_tui.safety.paths import glob_regex
 
@@ -126,7 +127,7 @@ class GitignoreWalker:
             return []
         visible = []
         for entry in found:
-            if entry.name in ALWAYS_SKIPPED:
+            if entry.name in ALWAYS_SKIPPED or is_system_tree(entry.path):
                 continue
             rel = Path(entry.path).relative_to(self.root).as_posix()
             is_dir = entry.is_dir(follow_symlinks=False)

@@ -158,3 +158,19 @@ def glob_match(pattern: str, rel_path: str) -> bool:
     """Does the project-relative POSIX path match the glob (see `glob_regex`)?"""
     pattern = pattern.removeprefix("./")
     return glob_regex(pattern).match(rel_path) is not None
+
+
+def broad_root_warning(root: Path, home: Path | None = None) -> str | None:
+    """What to say when the project is the whole disk or the home folder: every file under it
+    is "the project" (searched, mapped, and writable by commands once approved)."""
+    resolved = root.resolve()
+    home = (home or Path.home()).resolve()
+    if resolved == Path(resolved.anchor):
+        where = f"the whole disk ({resolved})"
+    elif resolved == home:
+        where = f"your home folder ({resolved})"
+    else:
+        return None
+    return (f"The project is {where}: searches and the map cover everything under it, and "
+            "approved commands may write anywhere in it. Quit and start ValarMind in a "
+            "project's folder unless that is what you want.")
