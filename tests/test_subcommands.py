@@ -19,9 +19,10 @@ def test_init_shows_diff_and_writes_only_with_yes(git_repo: Path) -> None:
         '[project]\nname = "demo"\ndependencies = ["httpx>=0.27"]\n'
         '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n')
     out = valarmind("init", cwd=git_repo)
-    assert out.returncode == 0, out.stderr
-    assert "not written" in out.stdout
+    assert out.returncode == 2, "no terminal to ask in: --yes is needed"
     assert "+## Stack" in out.stdout or "+## Objective" in out.stdout
+    last = out.stdout.strip().splitlines()[-1]
+    assert "not written" in last and "--yes" in last, "the outcome is the last line"
     assert not (git_repo / "VALARMIND.md").exists()
 
     out = valarmind("init", "--yes", cwd=git_repo)
@@ -53,3 +54,34 @@ def test_review_json_reports_static_findings_offline(git_repo: Path) -> None:
     where = {(f["file"], f.get("line")) for f in report["findings"]}  # file-level: no line
     assert ("app.py", 5) in where  # undefined name `nam`
     assert any("model" in note for note in report["notes"])
+
+
+def test_init_in_a_terminal_asks_shows_the_diff_on_request_and_writes_on_yes(
+        git_repo: Path) -> None:
+    """Its help promised `--yes  write without asking`, and it never asked."""
+    from tests.ui.test_tmux_e2e import Tmux
+
+    tmux = Tmux(git_repo, dict(os.environ))
+    tmux.start([sys.executable, "-m", "valarmind_tui", "init"])
+    try:
+        tmux.wait(lambda: "Write it? [y/N, d: show the diff]" in tmux.screen(), 60, "the question")
+        assert "write VALARMIND.md: +" in tmux.screen()
+        tmux.type("d")
+        tmux.key("Enter")
+        tmux.wait(lambda: "+<!-- /valarmind:generated -->" in tmux.screen(), 10, "the diff")
+        tmux.type("y")
+        tmux.key("Enter")
+        tmux.wait(lambda: (git_repo / "VALARMIND.md").exists(), 20, "VALARMIND.md written")
+    finally:
+        tmux.stop()
+
+
+def test_a_task_as_the_first_argument_runs_headless_without_a_terminal(git_repo: Path) -> None:
+    """`valarmind "fix the bug"` failed with "invalid choice"; a typo of a subcommand still
+    names the subcommands."""
+    out = valarmind("fix", "the", "bug", cwd=git_repo)
+    assert "invalid choice" not in out.stderr
+    assert "valarmind init" in out.stderr and "--model NAME" in out.stderr  # headless advice
+    assert "/model" not in out.stderr
+    typo = valarmind("reveiw", cwd=git_repo)
+    assert typo.returncode == 2 and "review" in typo.stderr

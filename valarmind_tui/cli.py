@@ -40,9 +40,35 @@ def _project_commands_flag(parser: argparse.ArgumentParser) -> None:
     )
 
 
+HELP_EPILOG = """\
+A task as the first argument (valarmind "fix the failing test") starts the TUI with it as the
+first prompt; with --plain, the REPL; when the output is not a terminal, it runs as -p.
+
+configuration:
+  ~/.config/valarmind/config.toml   yours ($XDG_CONFIG_HOME/valarmind when set): model,
+                                    api_key_env, aliases, hooks, MCP servers, rules
+  .valarmind/config.toml            the project's, loaded only once you trust the folder
+  VALARMIND_<SETTING>               environment, e.g. VALARMIND_MODEL, VALARMIND_API_BASE,
+                                    VALARMIND_PERMISSION_MODE; flags win over all of these
+
+exit codes:
+  0 done   1 failed   2 usage or configuration error   3 stopped by a limit before done
+  4 escalated (the same intent denied three times)   130 interrupted
+  (valarmind commit adds 5 and 6: see valarmind commit --help)
+
+examples:
+  valarmind                                   the TUI in this folder
+  valarmind "explain src/app.py"              the TUI, starting with that prompt
+  valarmind -p "add a test for greet" --output-format jsonl
+  valarmind review --staged --fail-on major   static review, as a pre-commit hook
+  valarmind init --yes                        write VALARMIND.md without asking
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="valarmind", description="ValarMind: a terminal coding assistant."
+        prog="valarmind", description="ValarMind: a terminal coding assistant.",
+        epilog=HELP_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"valarmind {__version__}")
     _common(parser)
@@ -225,14 +251,54 @@ def entry() -> NoReturn:
     exit_without_teardown(main())
 
 
+def bare_task(parser: argparse.ArgumentParser, argv: list[str]) -> tuple[list[str], str | None]:
+    """`valarmind fix the bug` / `valarmind "fix the bug"`: the words where a subcommand would
+    stand, when they are not one, taken out of `argv` as a task. A lone word close to a
+    subcommand (`reveiw`) is a typo, left for the parser to refuse with the names."""
+    import difflib
+
+    commands = set(_subcommands(parser))
+    i = 0
+    while i < len(argv) and argv[i].startswith("-"):
+        action = parser._option_string_actions.get(argv[i])  # noqa: SLF001 - argparse has no public lookup
+        one_value = action is not None and action.nargs is None and "=" not in argv[i]
+        i += 2 if one_value else 1
+    if i >= len(argv) or argv[i] in commands:
+        return argv, None
+    end = i
+    while end < len(argv) and not argv[end].startswith("-"):
+        end += 1
+    words = argv[i:end]
+    if len(words) == 1 and " " not in words[0] and difflib.get_close_matches(
+            words[0], commands, n=1, cutoff=0.75):
+        return argv, None
+    return argv[:i] + argv[end:], " ".join(words)
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> list[str]:
+    for action in parser._actions:  # noqa: SLF001 - argparse has no public lookup
+        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001 - as above
+            return list(action.choices)
+    return []
+
+
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     parser = build_parser()
+    argv, task = bare_task(parser, sys.argv[1:] if argv is None else list(argv))
     args = parser.parse_args(argv)
     from valarmind_tui.errors import ConfigError, UsageError, ValarMindError
 
     if args.continue_last and args.resume is None:
         args.resume = "last"
+    args.first_prompt = None
+    if task is not None:
+        if args.prompt is not None:
+            parser.error("give the task once: as -p TASK or as the first argument")
+        if args.plain or sys.stdout.isatty():
+            args.first_prompt = task
+        else:
+            args.prompt = task
     try:
         root = _root(args)
         if args.command is None and args.prompt is None and not args.plain and sys.stdout.isatty():

@@ -20,7 +20,12 @@ from valarmind_tui.events import Event, Notice, RunStatus, event_to_dict
 from valarmind_tui.mcp.client.manager import McpManager
 from valarmind_tui.providers.base import Provider
 from valarmind_tui.reviewers.spending import session_usage
-from valarmind_tui.safety.approval import PolicyApprover
+from valarmind_tui.safety.approval import (
+    ApprovalAnswer,
+    ApprovalRequest,
+    Approver,
+    PolicyApprover,
+)
 from valarmind_tui.session import PromptResult, Session, offline_help
 
 EXIT_CODES: dict[RunStatus, int] = {
@@ -83,8 +88,8 @@ def headless_approver(settings: Settings, root: Path) -> PolicyApprover:
 
 def _require_model(session: Session) -> Provider:
     """The session's provider; no model or no key is a usage error, raised before any request."""
-    if session.offline:
-        raise UsageError(offline_help())
+    if session.offline:  # what was skipped first: an untrusted folder's model, say
+        raise UsageError("\n".join([*session.startup_notices, offline_help(headless=True)]))
     try:
         return session.provider()
     except AuthError as exc:
@@ -197,11 +202,52 @@ READ_ONLY_TOOLS = ("read_file", "read_many_files", "glob", "grep", "tree_view", 
 
 
 def run_subcommand(settings: Settings, root: Path, args: argparse.Namespace) -> int:
-    """`valarmind init`: the slash command run headless."""
+    """`valarmind init`: the slash command run headless. In a terminal it asks before writing
+    (a summary, the diff on request); without one it writes only with --yes. The outcome is
+    the last line."""
     line = "/init --yes" if args.yes else "/init"
-    result = asyncio.run(_run_line(settings, root, line))
+    asking = not args.yes and sys.stdin.isatty() and sys.stdout.isatty()
+    approver = TerminalApprover() if asking else PolicyApprover()
+    result = asyncio.run(_run_line(settings, root, line, approver))
     sys.stdout.write(result.text.rstrip() + "\n")
-    return 0 if result.ok else 1
+    if not result.ok:
+        return 1
+    unwritten = "not written" in result.text.rsplit("\n", 1)[-1]
+    return EXIT_USAGE if unwritten and not asking else 0
+
+
+EXIT_USAGE = 2
+
+
+class TerminalApprover:
+    """Asks on the terminal: the summary and the diff's size, the diff itself on `d`."""
+
+    async def request(self, request: ApprovalRequest) -> ApprovalAnswer:
+        diff = request.diff or ""
+        added = sum(1 for row in diff.splitlines() if row.startswith("+")
+                    and not row.startswith("+++"))
+        removed = sum(1 for row in diff.splitlines() if row.startswith("-")
+                      and not row.startswith("---"))
+        print(visible_summary(request.reason.split("\n", 1)[0]))
+        print(f"{request.summary}: +{added} -{removed} lines")
+        while True:
+            answer = (await asyncio.to_thread(_ask, "Write it? [y/N, d: show the diff] "))
+            if answer == "d":
+                print(diff)
+                continue
+            return ApprovalAnswer("allow_once" if answer in ("y", "yes") else "deny")
+
+
+def _ask(question: str) -> str:
+    try:
+        return input(question).strip().lower()
+    except EOFError:
+        return ""
+
+
+def visible_summary(text: str) -> str:
+    """One line of the project's own words, without control characters."""
+    return "".join(ch if ch.isprintable() else "?" for ch in text)
 
 
 def run_review_command(settings: Settings, root: Path, args: argparse.Namespace) -> int:
@@ -226,8 +272,9 @@ def run_review_command(settings: Settings, root: Path, args: argparse.Namespace)
     return 0
 
 
-async def _run_line(settings: Settings, root: Path, line: str) -> Any:
-    session = Session(settings, root, approver=PolicyApprover())
+async def _run_line(settings: Settings, root: Path, line: str,
+                    approver: Approver | None = None) -> Any:
+    session = Session(settings, root, approver=approver or PolicyApprover())
     for notice in session.startup_notices:
         print(f"valarmind: {notice}", file=sys.stderr)
     try:

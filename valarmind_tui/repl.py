@@ -306,7 +306,9 @@ class Repl:
         session.message_editor.interactive = True
         self._pump_task = asyncio.create_task(self._pump())
 
-    async def run(self) -> int:
+    async def run(self, first_prompt: str | None = None) -> int:
+        """The loop; `first_prompt` (`valarmind --plain "TASK"`) is handled before the first
+        line is read."""
         self.session.message_editor.interactive = True
         self._pump_task = asyncio.create_task(self._pump())
         await asyncio.sleep(0)
@@ -328,8 +330,9 @@ class Repl:
             loop.add_signal_handler(signal.SIGINT, interrupted)
         reason = "other"  # SessionEnd's reason: the person left at the prompt, or not
         try:
+            given = [first_prompt] if first_prompt else []
             while True:
-                line = await self.reader.read("> ")
+                line = given.pop() if given else await self.reader.read("> ")
                 if line is None or not await self.handle(line):
                     reason = "prompt_input_exit"
                     break
@@ -395,6 +398,6 @@ def run_repl(
             reader: LineReader = PromptToolkitReader(session)
         else:
             reader = PipeReader(sys.stdin, sys.stdout)
-        return await Repl(session, reader, sys.stdout).run()
+        return await Repl(session, reader, sys.stdout).run(getattr(args, "first_prompt", None))
 
     return asyncio.run(main())

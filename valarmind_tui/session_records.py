@@ -54,8 +54,18 @@ def restore_interrupted(
     return added
 
 
-def offline_help() -> str:
+def offline_help(headless: bool = False) -> str:
+    """How to get a model, in the words of the face that shows it: slash commands in the TUI,
+    REPL and ACP; subcommands and flags headless."""
     keys = ", ".join(KNOWN_KEYS)
+    if headless:
+        return (
+            "No model is configured. Without one, `valarmind init`, `valarmind map` and "
+            "`valarmind review` still work. To use a model, set a provider key LiteLLM knows "
+            f"({keys}), or pass --model NAME, or set `model = \"...\"` in "
+            "~/.config/valarmind/config.toml. Ollama on localhost:11434 works with "
+            "--model ollama/<name>."
+        )
     return (
         "No model is configured, so ValarMind is in offline mode: /init, /map, /review and /qa "
         "still work without one. To use a model, set a provider key LiteLLM knows "

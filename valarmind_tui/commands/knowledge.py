@@ -57,9 +57,9 @@ async def init(ctx: CommandContext, args: str) -> CommandResult:
         summary=f"write {result.path}", reason=head + report, diff=result.diff_vs_existing,
         path=result.path,
     ))).allowed:
-        return CommandResult(
-            f"{head}: not written (approve it, or pass --yes).{report}"
-            f"\n\n```diff\n{result.diff_vs_existing}```", data=result,
+        return CommandResult(  # the outcome last, where it cannot scroll away
+            f"```diff\n{result.diff_vs_existing}```{report}"
+            f"\n\n{head}: not written (approve it, or pass --yes).", data=result,
         )
     write_valarmind_md(ctx.project_root, result.text)
     ctx.invalidate_context()

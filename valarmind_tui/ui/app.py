@@ -79,11 +79,12 @@ class ValarMindApp(App[int]):
         self, session: Session | None = None, *, history_file: Path | None = None,
         theme_dirs: tuple[Path, ...] | None = None, remember_theme: bool = True,
         session_factory: Callable[..., Session] | None = None, project_root: Path | None = None,
-        ask_trust: bool = False,
+        ask_trust: bool = False, first_prompt: str | None = None,
     ) -> None:
         """Give a ready `session`, or a `session_factory` run in a thread after the first frame
         (then `project_root` names the project until the session exists). With `ask_trust`,
-        the factory takes the person's trust answer when the folder needed one."""
+        the factory takes the person's trust answer when the folder needed one; a
+        `first_prompt` (`valarmind "TASK"`) is sent once the session is ready."""
         super().__init__()
         if (session is None) == (session_factory is None):
             raise ValueError("give either a session or a session_factory")
@@ -92,7 +93,7 @@ class ValarMindApp(App[int]):
         self._ask_trust = ask_trust
         self.project_root = session.project_root if session else (project_root or Path.cwd())
         self.startup_error: BaseException | None = None
-        self._pending: list[str] = []
+        self._pending: list[str] = [first_prompt] if first_prompt else []
         self.prompt_history = PromptHistory(history_file or default_history_file())
         self.theming = AppTheming(self, theme_dirs, remember_theme)
         self.event_router = EventRouter(self)

@@ -64,6 +64,6 @@ def offline_help(ollama: bool | None) -> str:
         "**No model configured.** Deterministic commands still work (try `/help`).\n\n"
         f"- Set one of {keys} in the environment and restart, or\n"
         "- choose a model with `/model <litellm-model>`, or set `model = \"...\"` in "
-        "`.valarmind/config.toml`.\n"
+        "your `~/.config/valarmind/config.toml`.\n"
         f"- {local}"
     )

@@ -35,7 +35,8 @@ def build_app(
         return Session.open(loaded, root, resume=resume)
 
     return ValarMindApp(session_factory=open_session, project_root=root,
-                        ask_trust=callable(settings))
+                        ask_trust=callable(settings),
+                        first_prompt=getattr(args, "first_prompt", None))
 
 
 def run_app(
