@@ -146,3 +146,23 @@ async def test_a_list_where_a_manifest_table_belongs_does_not_stop_init(
     result = await generate_valarmind_md(root)
     assert re.match(r"# (acme/)?shop\n", result.text)  # the name still comes from the manifest
     assert "left-pad" not in result.text and "psr/log" not in result.text
+
+
+@pytest.mark.parametrize("config", [
+    ("pyproject.toml", '[project]\nname = "p"\n[tool.mypy]\npackages = ["p"]\n'),
+    ("mypy.ini", "[mypy]\nfiles = p\n"),
+])
+def test_mypy_whose_config_names_its_targets_runs_as_configured(
+        tmp_path: Path, config: tuple[str, str]) -> None:
+    """`mypy .` checked tests and scripts the project's own `mypy` leaves out, and failed."""
+    name, text = config
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\ndependencies = ["mypy"]\n')
+    (tmp_path / name).write_text(text if name == "mypy.ini" else
+                                 text.replace('[project]\nname = "p"\n',
+                                              '[project]\nname = "p"\ndependencies = ["mypy"]\n'))
+    assert commands_of(detect_commands(tmp_path), "typecheck") == ("mypy",)
+
+
+def test_mypy_with_no_targets_checks_the_tree(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\ndependencies = ["mypy"]\n')
+    assert commands_of(detect_commands(tmp_path), "typecheck") == ("mypy .",)

@@ -76,7 +76,8 @@ def _python(root: Path, m: Manifests) -> list[ProjectCommand]:
     elif "flake8" in m.tools:
         out.append(ProjectCommand("lint", f"{_tool(root, 'flake8')}", src))
     if "mypy" in m.tools or "mypy" in deps:
-        out.append(ProjectCommand("typecheck", f"{_tool(root, 'mypy')} .", src))
+        what = "" if _mypy_names_its_targets(root) else " ."
+        out.append(ProjectCommand("typecheck", f"{_tool(root, 'mypy')}{what}", src))
     elif "pyright" in m.tools or "pyright" in deps:
         out.append(ProjectCommand("typecheck", f"{_tool(root, 'pyright')}", src))
     has_tests = any((root / d).is_dir() for d in ("tests", "test")) or (
@@ -85,6 +86,32 @@ def _python(root: Path, m: Manifests) -> list[ProjectCommand]:
     if "pytest" in m.tools or uses_pytest or has_tests:
         out.append(ProjectCommand("test", f"{_tool(root, 'pytest')} -q", src))
     return out
+
+
+def _mypy_names_its_targets(root: Path) -> bool:
+    """Whether the project's mypy config says what to check (`packages`, `modules` or `files`):
+    then `mypy` alone checks that, and `mypy .` would check everything else too (tests,
+    scripts, build output) and fail where the project's own command passes."""
+    import configparser
+    import tomllib
+
+    keys = ("packages", "modules", "files")
+    try:
+        data = tomllib.loads(read_text(root / "pyproject.toml"))
+    except tomllib.TOMLDecodeError:
+        data = {}
+    table = data.get("tool", {}).get("mypy", {}) if isinstance(data.get("tool"), dict) else {}
+    if isinstance(table, dict) and any(k in table for k in keys):
+        return True
+    for name in ("mypy.ini", ".mypy.ini", "setup.cfg"):
+        parser = configparser.ConfigParser()
+        try:
+            parser.read_string(read_text(root / name))
+        except configparser.Error:
+            continue
+        if parser.has_section("mypy") and any(parser.has_option("mypy", k) for k in keys):
+            return True
+    return False
 
 
 _NODE_SCRIPTS: dict[Kind, tuple[str, ...]] = {
