@@ -39,3 +39,13 @@ async def test_shell_commands_run_in_the_sandbox(git_repo: Path, tmp_path: Path)
     outside = tmp_path / "outside.txt"
     await live.run_shell(f"touch {outside}; echo ok > inside.txt")
     assert not outside.exists() and (git_repo / "inside.txt").read_text() == "ok\n"
+
+
+async def test_qa_says_a_denied_command_did_not_run(git_repo: Path) -> None:
+    """A test command the person denied showed as "failed"."""
+    (git_repo / "pyproject.toml").write_text(
+        '[project]\nname = "demo"\ndependencies = ["pytest"]\n')
+    live = Session(Settings(), git_repo, approver=PolicyApprover())  # denies every command
+    result = await live.run_command("/qa")
+    assert "`pytest -q` (test): not run (denied)" in result.text
+    assert "failed" not in result.text and not result.ok

@@ -291,13 +291,15 @@ class Session:
         if own_turn:
             self.checkpoints.begin(f"!{command}")
         try:
-            _status, result = await run_gated(tool, params, ctx, self.gate,
-                                              AgentPermissions.full())
+            status, result = await run_gated(tool, params, ctx, self.gate,
+                                             AgentPermissions.full())
         except HookStopped as exc:  # nothing to stop but this command
             return ToolResult.error(str(exc))
         finally:
             if own_turn:
                 await self.checkpoints.end()
+        if status == "denied":  # it never ran: /qa and the like say "not run", not "failed"
+            return ToolResult(result.output, is_error=True, data={"denied": True})
         return result
 
     def cancel(self) -> bool:

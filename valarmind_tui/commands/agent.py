@@ -46,7 +46,8 @@ async def qa(ctx: CommandContext, args: str) -> CommandResult:
     for cmd in found:
         result = await ctx.run_shell(cmd.command)
         ok = ok and not result.is_error
-        mark = "failed" if result.is_error else "passed"
+        denied = isinstance(result.data, dict) and result.data.get("denied") is True
+        mark = "not run (denied)" if denied else "failed" if result.is_error else "passed"
         parts.append(f"### `{cmd.command}` ({cmd.kind}): {mark}\n```\n"
                      f"{result.output[-3000:]}\n```")
     return CommandResult("\n\n".join(parts), ok=ok)
