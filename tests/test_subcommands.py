@@ -85,3 +85,13 @@ def test_a_task_as_the_first_argument_runs_headless_without_a_terminal(git_repo:
     assert "/model" not in out.stderr
     typo = valarmind("reveiw", cwd=git_repo)
     assert typo.returncode == 2 and "review" in typo.stderr
+
+
+def test_sessions_name_an_offline_session_by_its_first_prompt(git_repo: Path) -> None:
+    """Prompts typed with no model configured left "(no prompt)" in `valarmind sessions`."""
+    plain = subprocess.run([sys.executable, "-m", "valarmind_tui", "--plain"], cwd=git_repo,
+                           input="what does greet do?\n/quit\n", capture_output=True,
+                           text=True, env=dict(os.environ), timeout=120)
+    assert plain.returncode == 0, plain.stderr
+    listed = valarmind("sessions", cwd=git_repo)
+    assert "what does greet do?" in listed.stdout and "(no prompt)" not in listed.stdout

@@ -180,7 +180,9 @@ class Session:
         if context:
             self._hook_context = ""
             prompt = f"{prompt}\n\n<hook-context>\n{context}\n</hook-context>"
-        if self.offline:
+        if self.offline:  # the prompt names the session all the same (`valarmind sessions`)
+            if self.store is not None and self.session_id is not None:
+                self.store.name_session(self.session_id, prompt)
             return self._finish(RunStatus.FAILED, offline_help())
         try:
             provider = self.provider()

@@ -113,6 +113,11 @@ class SessionStore:
         self._seq[key] += 1
         return self._seq[key]
 
+    def name_session(self, session_id: str, prompt: str) -> None:
+        """Title a session by a prompt that never reached a model (offline), when untitled."""
+        self._db.execute("UPDATE sessions SET title = ? WHERE id = ? AND title = ''",
+                         (prompt[:80], session_id))
+
     def append_message(self, session_id: str, message: dict[str, Any]) -> None:
         seq = self._next("messages", session_id)
         self._db.execute(
