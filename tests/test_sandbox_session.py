@@ -49,3 +49,16 @@ async def test_qa_says_a_denied_command_did_not_run(git_repo: Path) -> None:
     result = await live.run_command("/qa")
     assert "`pytest -q` (test): not run (denied)" in result.text
     assert "failed" not in result.text and not result.ok
+
+
+async def test_help_agents_and_hooks_explain_themselves(git_repo: Path) -> None:
+    """/help named no keys and no !command; /agents showed `rw-W-` with no legend; /hooks sent
+    a pip user to a README they do not have."""
+    live = session(git_repo)
+    helped = (await live.run_command("/help")).text
+    for key in ("Shift+Tab", "Esc", "Ctrl+B", "Ctrl+C twice", "`!command`", "Tab completes"):
+        assert key in helped
+    assert "r read, w write, x execute commands, W web, s spawn agents" in (
+        await live.run_command("/agents")).text
+    hooks = (await live.run_command("/hooks")).text
+    assert "README" not in hooks and "[[hooks.PostToolUse]]" in hooks

@@ -106,6 +106,8 @@ class AgentRegistry:
             )
             timeout = f"{s.timeout_s:g}/{s.max_timeout_s:g}s"
             rows.append(f"| {s.name} | `{flags}` | {timeout} | {s.source} | {s.description} |")
+        rows.append("\npermissions: r read, w write, x execute commands, W web, s spawn agents "
+                    "(- not allowed); timeout: default/maximum")
         return "\n".join(rows)
 
     def _add_profile(self, profile: Profile) -> None:

@@ -13,10 +13,20 @@ if TYPE_CHECKING:
     from valarmind_tui.commands.context import CommandContext
 
 
+HELP_KEYS = """Keys (TUI):
+- Enter sends; Shift+Enter or Ctrl+J adds a line; Up/Down walk your earlier prompts
+- Tab completes a command, its argument or an @path (nothing else: it never leaves the prompt)
+- Shift+Tab cycles the permission mode; Esc stops the agent; Ctrl+B shows or hides the sidebar
+- Ctrl+C twice quits
+
+Also: `!command` runs a shell command (through the gate, in the sandbox); `@path` attaches a
+file to the prompt."""
+
+
 async def help_(ctx: CommandContext, args: str) -> CommandResult:
     rows = [f"- `/{c.name}{' ' + c.usage if c.usage else ''}`: {c.help}"
             for c in ctx.commands.all()]
-    return CommandResult("Commands:\n" + "\n".join(rows))
+    return CommandResult("Commands:\n" + "\n".join(rows) + "\n\n" + HELP_KEYS)
 
 
 async def model(ctx: CommandContext, args: str) -> CommandResult:
@@ -96,8 +106,13 @@ async def hooks(ctx: CommandContext, args: str) -> CommandResult:
     if not active:
         where = "your config" + (" or this project's" if ctx.settings.project_trusted
                                  else " (this project's is not read: it is not trusted)")
-        return CommandResult(f"No hooks are configured. Add `[[hooks.PreToolUse]]` tables to "
-                             f"{where}; see the README's Hooks section.")
+        return CommandResult(
+            f"No hooks are configured. Add them to {where}, in Claude Code's format, e.g.:\n\n"
+            "```toml\n[[hooks.PostToolUse]]\nmatcher = \"Edit|Write\"\n"
+            "[[hooks.PostToolUse.hooks]]\ntype = \"command\"\ncommand = \"ruff format --quiet .\"\n"
+            "```\n\nEvents: PreToolUse, PermissionRequest, PostToolUse, UserPromptSubmit, "
+            "Stop, SubagentStop, SessionStart, SessionEnd, PreCompact, Notification. A hook "
+            "gets the call as JSON on stdin; exit 2 blocks it.")
     rows = [f"- {h.event} `{h.matcher or '*'}`: `{h.command}` (timeout {h.timeout:g} s) "
             f"from {h.source}" for h in active]
     data = [{"event": h.event, "matcher": h.matcher, "command": h.command,
