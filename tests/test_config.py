@@ -143,3 +143,16 @@ def test_a_trusted_project_cannot_set_the_safety_layer(tmp_path: Path) -> None:
     assert settings.mcp.servers["mine"].env_passthrough == ["ALLOWED"]
     assert settings.project_mcp_servers == {"mine"}
     assert "permission_mode" in settings.ignored_project_keys
+
+
+def test_a_misspelt_key_names_the_setting_it_meant(tmp_path: Path) -> None:
+    """`[modle] Extra inputs are not permitted` said nothing about `model`."""
+    config = user_config_dir() / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    for text, meant in (('modle = "x"\n', "`model`"), ("[mcp]\nschema_shar = 0.2\n",
+                                                       "`schema_share`")):
+        config.write_text(text)
+        with pytest.raises(ConfigError) as caught:
+            load_settings(tmp_path)
+        assert f"did you mean {meant}?" in str(caught.value)
+        assert str(config) in str(caught.value)

@@ -327,6 +327,7 @@ def load_settings(project_root: Path, *, trusted: bool = False, **flags: Any) ->
         err = exc.errors()[0]
         loc = tuple(err["loc"])
         key = ".".join(str(p) for p in loc)
+        err["msg"] = _explained(err["type"], err["msg"], loc)
         for path, data in reversed(layers):
             node: Any = data
             for part in loc:
@@ -356,3 +357,25 @@ def remember_allow_rule(project_root: Path, rule: str) -> Path:
     from valarmind_tui.config_edit import add_allow_rule
 
     return add_allow_rule(project_root, rule)
+
+
+def _explained(kind: str, message: str, loc: tuple[Any, ...]) -> str:
+    """pydantic's message, and for a key no setting has, the nearest ones that exist
+    (`[modle]` -> did you mean `model`?)."""
+    if kind != "extra_forbidden" or not loc:
+        return message
+    import difflib
+
+    from pydantic import BaseModel
+
+    model: type[BaseModel] | None = Settings
+    for part in loc[:-1]:
+        field = model.model_fields.get(str(part)) if model is not None else None
+        annotation = field.annotation if field is not None else None
+        model = annotation if isinstance(annotation, type) and issubclass(
+            annotation, BaseModel) else None
+    if model is None:
+        return f"unknown setting `{loc[-1]}`"
+    near = difflib.get_close_matches(str(loc[-1]), list(model.model_fields), n=3, cutoff=0.6)
+    hint = f"; did you mean {' or '.join(f'`{n}`' for n in near)}?" if near else ""
+    return f"unknown setting `{loc[-1]}`{hint}"
