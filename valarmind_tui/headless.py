@@ -21,6 +21,7 @@ from valarmind_tui.mcp.client.manager import McpManager
 from valarmind_tui.providers.base import Provider
 from valarmind_tui.reviewers.spending import session_usage
 from valarmind_tui.safety.approval import PolicyApprover
+from valarmind_tui.safety.visible_text import visible
 from valarmind_tui.session import PromptResult, Session, offline_help
 
 EXIT_CODES: dict[RunStatus, int] = {
@@ -59,9 +60,9 @@ async def _run_prompt(
         writer.cancel()
         await session.close()
     if output_format == "text" and result.status in ANSWERED:
-        out.write(result.text.rstrip() + "\n")
+        out.write(visible(result.text.rstrip()) + "\n")
     elif output_format == "text":  # stdout carries only an answer; what went wrong goes to stderr
-        print(f"valarmind: {result.status}: {result.text.rstrip()}", file=sys.stderr)
+        print(visible(f"valarmind: {result.status}: {result.text.rstrip()}"), file=sys.stderr)
     elif output_format == "json":
         json.dump(_summary(session, result), out)
         out.write("\n")
@@ -100,7 +101,7 @@ def _writer(session: Session, output_format: str, out: IO[str]) -> asyncio.Task[
 
     def warn(event: Event) -> None:
         if isinstance(event, Notice) and event.level in ("warning", "error"):
-            print(f"valarmind: {event.message}", file=sys.stderr, flush=True)
+            print(visible(f"valarmind: {event.message}"), file=sys.stderr, flush=True)
 
     remove = session.bus.add_listener(write if output_format == "jsonl" else warn)
 
@@ -171,7 +172,7 @@ async def _run_profile(
         await manager.close()
         await session.close()
     if outcome.status == RunStatus.FAILED:
-        print(f"valarmind run: {outcome.error}", file=sys.stderr)
+        print(visible(f"valarmind run: {outcome.error}"), file=sys.stderr)
         return 1
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(outcome.text.rstrip() + "\n", encoding="utf-8")
@@ -200,7 +201,7 @@ def run_subcommand(settings: Settings, root: Path, args: argparse.Namespace) -> 
     """`valarmind init`: the slash command run headless."""
     line = "/init --yes" if args.yes else "/init"
     result = asyncio.run(_run_line(settings, root, line))
-    sys.stdout.write(result.text.rstrip() + "\n")
+    sys.stdout.write(visible(result.text.rstrip()) + "\n")
     return 0 if result.ok else 1
 
 
@@ -214,7 +215,7 @@ def run_review_command(settings: Settings, root: Path, args: argparse.Namespace)
 
     words = [*args.target, *(["--json"] if args.json else [])]
     result = asyncio.run(_run_line(settings, root, "/review " + shlex.join(words)))
-    sys.stdout.write(result.text.rstrip() + "\n")
+    sys.stdout.write(visible(result.text.rstrip()) + "\n")  # file names and findings too
     report = result.data
     if not result.ok or report is None:
         return 1
@@ -229,7 +230,7 @@ def run_review_command(settings: Settings, root: Path, args: argparse.Namespace)
 async def _run_line(settings: Settings, root: Path, line: str) -> Any:
     session = Session(settings, root, approver=PolicyApprover())
     for notice in session.startup_notices:
-        print(f"valarmind: {notice}", file=sys.stderr)
+        print(visible(f"valarmind: {notice}"), file=sys.stderr)
     try:
         return await session.run_command(line)
     finally:
@@ -254,7 +255,7 @@ def run_commit_command(settings: Settings, root: Path, args: argparse.Namespace)
     async def run() -> Any:
         session = Session(settings, root, approver=approver)
         for notice in session.startup_notices:
-            print(f"valarmind: {notice}", file=sys.stderr)
+            print(visible(f"valarmind: {notice}"), file=sys.stderr)
         try:
             return await session.run_command("/commit " + shlex.join(words))
         finally:
@@ -298,7 +299,7 @@ async def _run_stored_line(settings: Settings, root: Path, session_id: str, line
     finally:
         await session.close()
     text = result.text.rstrip() + (f"\n{footer}" if footer else "")
-    (sys.stdout if result.ok else sys.stderr).write(text + "\n")
+    (sys.stdout if result.ok else sys.stderr).write(visible(text) + "\n")
     return 0 if result.ok else 1
 
 
@@ -318,7 +319,7 @@ def _list_sessions(root: Path, args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
         return 0
     if not found:
-        print(f"No stored sessions for {root}.")
+        print(visible(f"No stored sessions for {root}."))
     for summary in found:
-        print(describe_summary(summary))
+        print(visible(describe_summary(summary)))
     return 0

@@ -37,6 +37,7 @@ from valarmind_tui.events import (
 )
 from valarmind_tui.repl_pickers import after_command
 from valarmind_tui.safety.approval import ApprovalAnswer
+from valarmind_tui.safety.visible_text import visible
 from valarmind_tui.session_records import offline_help
 from valarmind_tui.user_dirs import user_data_dir
 
@@ -70,20 +71,20 @@ class PipeReader:
         self._stream, self._out = stream, out
 
     async def read(self, prompt: str) -> str | None:
-        self._out.write(prompt)
+        self._out.write(visible(prompt))
         self._out.flush()
         line = await asyncio.get_running_loop().run_in_executor(None, self._stream.readline)
         if line == "":
             self._out.write("\n")
             return None
         line = line.rstrip("\n")
-        self._out.write(line + "\n")  # echo: piped input is not shown by a terminal
+        self._out.write(visible(line) + "\n")  # echo: piped input is not shown by a terminal
         self._out.flush()
         return line
 
     async def edit(self, prompt: str, text: str) -> str | None:
         """One line replaces `text`; an empty line keeps it."""
-        self._out.write(f"{prompt}\n{text}\n")
+        self._out.write(visible(f"{prompt}\n{text}\n"))
         line = await self.read("(enter keeps it, or type a new message): ")
         return None if line is None else (line or text)
 
@@ -165,9 +166,9 @@ class Repl:
         self._pump_task: asyncio.Task[None] | None = None
 
     # -- output -------------------------------------------------------------------------------
-    def write(self, text: str) -> None:
+    def write(self, text: str) -> None:  # all the REPL prints: controls shown, never emitted
         if text:
-            self.out.write(text)
+            self.out.write(visible(text))
             self.out.flush()
             self._at_line_start = text.endswith("\n")
 
@@ -244,8 +245,8 @@ class Repl:
             self.line(f"  $ {request.command}" + (f"   (in {request.cwd})" if request.cwd else ""))
         if request.path:
             self.line(f"  path: {request.path}")
-        if request.diff:
-            self.line(request.diff.rstrip("\n"))
+        for shown in filter(None, ((request.diff or "").rstrip("\n"), request.warning)):
+            self.line(shown)
         while True:
             choice = await self.reader.read("[y] allow once, [a] always, [n] deny, [f] feedback: ")
             choice = (choice or "n").strip().lower()[:1]
@@ -257,9 +258,8 @@ class Repl:
                 feedback = await self.reader.read("Feedback for the agent: ")
                 return ApprovalAnswer("deny", feedback=(feedback or "").strip() or None)
             if choice == "a":
-                scope = await self.reader.read(
-                    "Always allow for this [s]ession or this [p]roject (.valarmind/config.toml)? "
-                )
+                scope = await self.reader.read("Always allow for this [s]ession or this "
+                                               "[p]roject (.valarmind/config.toml)? ")
                 scope = (scope or "").strip().lower()[:1]
                 if scope in ("s", "p"):
                     return ApprovalAnswer("allow_session" if scope == "s" else "allow_project")
@@ -353,7 +353,7 @@ def ask_trust(root: Path, read: Callable[[str], str] = input) -> bool | None:
     trust = decide(root)
     if not should_ask(trust):
         return None
-    print(f"{root} has its own ValarMind configuration: {', '.join(trust.present)}.")
+    print(visible(f"{root} has its own ValarMind configuration: {', '.join(trust.present)}."))
     print("It can add agents, MCP servers and plugins (code that runs on your machine), but "
           "never change the mode, endpoints, keys or sandbox.")
     try:

@@ -8,6 +8,7 @@ session, so a warm map costs a scan and one cache read. A cold map of a big tree
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from valarmind_tui.repomap.builder import RepoMapResult
@@ -28,8 +29,11 @@ def format_map(result: RepoMapResult, as_json: bool = False) -> str:
     return result.text + footer
 
 
-def print_map(root: Path, tokens: int, as_json: bool = False) -> int:
-    """`valarmind map`: print the map of `root` within `tokens`; the exit status."""
+def print_map(root: Path, tokens: int, as_json: bool = False,
+              shown: Callable[[str], str] = str) -> int:
+    """`valarmind map`: print the map of `root` within `tokens`; the exit status. `shown`
+    makes the text safe for a terminal (file names and code come from the repository)."""
     result, _ = build_map(root, tokens)
-    sys.stdout.write(format_map(result, as_json).rstrip() + "\n")
+    text = format_map(result, as_json).rstrip()
+    sys.stdout.write((text if as_json else shown(text)) + "\n")
     return 0
