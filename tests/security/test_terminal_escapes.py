@@ -251,3 +251,57 @@ def test_print_mode_text_output_carries_no_raw_control_bytes(
     assert "Answer␛]52;c;" in out and "␇␍␛[2Kfake<U+202E>evil<U+200B><U+009B>31m." in out
     assert not [c for c in out + done.stderr.decode()
                 if (ord(c) < 0x20 and c not in "\n\t") or 0x7f <= ord(c) <= 0x9f]
+
+
+def test_print_mode_jsonl_carries_no_raw_escape(project: Path, fake_model: Any) -> None:
+    fake_model.script(ScriptedTurn(text=f"Answer{OSC52}\r\x1b[2K\u202e\x9b.", chunk_size=3))
+    done = subprocess.run([str(VALARMIND), "-p", "answer", "--output-format", "jsonl"],
+                          cwd=project, capture_output=True, timeout=60,
+                          env={**os.environ, "FAKE_API_KEY": "sk-test"})
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.decode()
+    assert "\\u001b]52;c;" in out  # JSON escapes it: the data stays exact, the terminal safe
+    assert not [c for c in out if (ord(c) < 0x20 and c != "\n") or 0x80 <= ord(c) <= 0x9f
+                or c == "\u202e"]
+
+
+# -- the TUI's dialog and conversation, through Textual's pilot ----------------------------------
+
+
+async def test_tui_dialog_and_tool_block_show_the_exact_command_and_no_markup(
+    project: Path, fake_model: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from textual.widgets import Static
+
+    from valarmind_tui.config import Settings
+    from valarmind_tui.session import Session
+    from valarmind_tui.ui.app import ValarMindApp
+    from valarmind_tui.ui.screens.approval import ApprovalScreen
+    from valarmind_tui.ui.widgets.tool_call import ToolCallBlock
+
+    monkeypatch.setenv("FAKE_API_KEY", "sk-test")
+    command = SPOOF + " [red]x[/red]\u202e"
+    fake_model.script(*_bash_through_shell_agent(command))
+    session = Session(Settings(model="openai/fake-model", api_base=fake_model.openai_base,
+                               api_key_env="FAKE_API_KEY"), project)
+    app = ValarMindApp(session, history_file=project.parent / "history.jsonl")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press(*"list the files", "enter")
+        for _ in range(500):
+            if isinstance(app.screen, ApprovalScreen):
+                break
+            await pilot.pause(0.02)
+        screen = app.screen
+        assert isinstance(screen, ApprovalScreen), "no approval dialog"
+        shown = str(screen.query_one("#command", Static).render())
+        assert shown == "$ rm -f app.py #␍␛[2K  $ ls -la [red]x[/red]<U+202E>"
+        assert WARNING in str(screen.query_one("#warning", Static).render())
+        await pilot.press("n")
+        block = next(b for b in app.query(ToolCallBlock) if b.tool_name == "bash")
+        for _ in range(500):
+            if block.state != "running":
+                break
+            await pilot.pause(0.02)
+        assert block.state == "denied"
+        assert "␍␛[2K" in str(block.render()) and "\x1b" not in str(block.render())
+    assert (project / "app.py").exists()
