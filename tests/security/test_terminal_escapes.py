@@ -305,3 +305,27 @@ async def test_tui_dialog_and_tool_block_show_the_exact_command_and_no_markup(
         assert block.state == "denied"
         assert "␍␛[2K" in str(block.render()) and "\x1b" not in str(block.render())
     assert (project / "app.py").exists()
+
+
+# -- ACP: editors render the text, some in a terminal --------------------------------------------
+
+
+async def test_acp_text_and_permission_request_show_the_controls(
+    project: Path, fake_model: Any, tmp_path: Path
+) -> None:
+    from tests.acp.conftest import RecordingClient, acp_agent, ask, new_session
+
+    turns = _bash_through_shell_agent(SPOOF)
+    turns[-1] = ScriptedTurn(text=f"All listed.{OSC52}")
+    fake_model.script(*turns)
+    client = RecordingClient(answers=[None])  # the person cancels: denied
+    async with acp_agent(client, project, tmp_path / "agent.log") as conn:
+        result = await ask(conn, await new_session(conn, project), "list the files")
+    assert result.stop_reason == "end_turn", (tmp_path / "agent.log").read_text()
+    [(asked, _options)] = client.permissions
+    texts = [c.content.text for c in asked.content]
+    assert any("rm -f app.py #␍␛[2K" in t for t in texts) and any(WARNING in t for t in texts)
+    assert client.text() == "All listed.␛" + OSC52[1:-1] + "␇"
+    sent = repr([u.model_dump() for _, u in client.updates]) + repr(asked.model_dump())
+    assert "\\x1b" not in sent and "\\r" not in sent
+    assert (project / "app.py").exists()
