@@ -79,7 +79,8 @@ class Terminal:
         if enter:
             self._tmux("send-keys", "-t", "t", "Enter")
 
-    def wait(self, until: Callable[[], Any], what: str, timeout: float = 20) -> None:
+    def wait(self, until: Callable[[], Any], what: str, timeout: float = 60) -> None:
+        """Until `until()`; the timeout is for a loaded machine (each wait is seconds alone)."""
         deadline = time.monotonic() + timeout
         while not until():
             if time.monotonic() > deadline:
@@ -225,9 +226,9 @@ def test_osc52_in_an_mcp_tool_result_does_not_write_the_clipboard(
 
 
 def test_osc52_in_a_file_name_in_review_output_does_not_write_the_clipboard(
-    project: Path, terminal: Terminal
+    project: Path, terminal: Terminal, fake_model: Any
 ) -> None:
-    write_user_config("")  # no model: the static review, file names in its findings
+    fake_model.script(ScriptedTurn(text='{"summary": "Nothing more.", "findings": []}'))
     name = f"x{OSC52}.py".replace("/", "_")
     (project / name).write_text("password = 'hunter2-hunter2-hunter2'\n")
     terminal.start(["sh", "-c", f"{VALARMIND} review; echo REVIEW-ENDED; sleep 5"])
