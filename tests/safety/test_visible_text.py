@@ -23,6 +23,10 @@ def test_c1_bidi_zero_width_and_separators_are_named() -> None:
                      "<U+E0041>")
 
 
+def test_blank_letters_and_soft_hyphens_are_named() -> None:
+    assert visible("ap\xadp.py \u3164 \u115f") == "ap<U+00AD>p.py <U+3164> <U+115F>"
+
+
 def test_visible_is_idempotent() -> None:
     once = visible("x\x1b]52;c;Zm9v\x07\u202e")
     assert visible(once) == once and unusual(once) == []

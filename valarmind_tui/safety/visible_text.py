@@ -12,7 +12,7 @@ The scheme, one rule per kind:
 - C0 controls (U+0000-U+001F) but newline and tab, and DEL: their Unicode Control Picture
   (ESC `␛`, CR `␍`, BEL `␇`, DEL `␡`), one cell wide as the character was meant to be;
 - C1 controls (U+0080-U+009F), bidirectional marks, zero-width and other invisible format
-  characters, line and paragraph separators: `<U+202E>`.
+  characters (soft hyphen, Hangul fillers, tags), line and paragraph separators: `<U+202E>`.
 
 Cheap on the fast path: one precompiled regex search says whether anything needs replacing,
 and text with nothing (almost all of it) is returned as is.
@@ -28,13 +28,16 @@ _C0 = "\x00-\x08\x0b-\x1f\x7f"
 """C0 controls but tab (09) and newline (0a), and DEL."""
 _HIDDEN = (
     "\x80-\x9f"  # C1 controls (CSI, OSC, NEL...)
-    "\u061c"  # Arabic letter mark (bidi)
+    "\xad\u034f"  # soft hyphen, combining grapheme joiner (invisible)
+    "\u0600-\u0605\u061c\u06dd\u070f\u08e2"  # Arabic letter mark (bidi), format signs
+    "\u115f\u1160\u17b4\u17b5\u3164\uffa0"  # Hangul fillers, Khmer vowels: blank letters
     "\u180e"  # Mongolian vowel separator (zero width)
     "\u200b-\u200f"  # zero-width space/joiners, LRM, RLM
     "\u2028-\u202e"  # line/paragraph separators, bidi embeddings and overrides
     "\u2060-\u206f"  # word joiner, invisible operators, bidi isolates, deprecated formats
     "\ufeff"  # zero-width no-break space (BOM)
     "\ufff9-\ufffb"  # interlinear annotations
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"  # shorthand and musical format controls
     "\U000e0000-\U000e007f"  # tag characters (invisible ASCII look-alikes)
 )
 _UNSAFE = re.compile(f"[{_C0}{_HIDDEN}]")
