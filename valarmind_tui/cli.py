@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from valarmind_tui import __version__
+from valarmind_tui.safety.visible_text import visible
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 3
 
@@ -190,7 +191,7 @@ def _trust_command(root: Path, args: argparse.Namespace) -> int:
     path = remember(root, not args.revoke)
     present = ", ".join(repository_config(root)) or "none yet"
     verb = "no longer trusted" if args.revoke else "trusted"
-    print(f"{root} is {verb} (saved in {path}). Its configuration: {present}.")
+    print(visible(f"{root} is {verb} (saved in {path}). Its configuration: {present}."))
     return EXIT_OK
 
 
@@ -316,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "map":  # needs no settings, model or session: a warm map stays fast
             from valarmind_tui.repomap.show import print_map
 
-            return print_map(root, args.tokens, args.json)
+            return print_map(root, args.tokens, args.json, shown=visible)
         settings = _settings(args)
         if args.command == "run":
             from valarmind_tui.headless import run_agent
@@ -346,10 +347,10 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_prompt(settings, root, args)
     except (ConfigError, UsageError) as exc:
-        print(f"valarmind: {exc}", file=sys.stderr)
+        print(visible(f"valarmind: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     except ValarMindError as exc:  # a provider or tool failure: said plainly, no traceback
-        print(f"valarmind: {exc}", file=sys.stderr)
+        print(visible(f"valarmind: {exc}"), file=sys.stderr)
         return EXIT_FAILED
     except KeyboardInterrupt:
         return 130

@@ -127,6 +127,9 @@ class ApprovalRequested(Event):
     command: str | None = None
     cwd: str | None = None
     path: str | None = None
+    warning: str = ""
+    """Said when the command, path or diff holds characters a terminal would act on or hide
+    (shown as `␛`, `␍`, `<U+202E>`...): faces show it beside the exact text."""
 
 
 @dataclass(frozen=True, kw_only=True)

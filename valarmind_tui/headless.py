@@ -26,6 +26,7 @@ from valarmind_tui.safety.approval import (
     Approver,
     PolicyApprover,
 )
+from valarmind_tui.safety.visible_text import visible
 from valarmind_tui.session import PromptResult, Session, offline_help
 
 EXIT_CODES: dict[RunStatus, int] = {
@@ -64,9 +65,9 @@ async def _run_prompt(
         writer.cancel()
         await session.close()
     if output_format == "text" and result.status in ANSWERED:
-        out.write(result.text.rstrip() + "\n")
+        out.write(visible(result.text.rstrip()) + "\n")
     elif output_format == "text":  # stdout carries only an answer; what went wrong goes to stderr
-        print(f"valarmind: {result.status}: {result.text.rstrip()}", file=sys.stderr)
+        print(visible(f"valarmind: {result.status}: {result.text.rstrip()}"), file=sys.stderr)
     elif output_format == "json":
         json.dump(_summary(session, result), out)
         out.write("\n")
@@ -105,7 +106,7 @@ def _writer(session: Session, output_format: str, out: IO[str]) -> asyncio.Task[
 
     def warn(event: Event) -> None:
         if isinstance(event, Notice) and event.level in ("warning", "error"):
-            print(f"valarmind: {event.message}", file=sys.stderr, flush=True)
+            print(visible(f"valarmind: {event.message}"), file=sys.stderr, flush=True)
 
     remove = session.bus.add_listener(write if output_format == "jsonl" else warn)
 
@@ -176,7 +177,7 @@ async def _run_profile(
         await manager.close()
         await session.close()
     if outcome.status == RunStatus.FAILED:
-        print(f"valarmind run: {outcome.error}", file=sys.stderr)
+        print(visible(f"valarmind run: {outcome.error}"), file=sys.stderr)
         return 1
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(outcome.text.rstrip() + "\n", encoding="utf-8")
@@ -209,7 +210,7 @@ def run_subcommand(settings: Settings, root: Path, args: argparse.Namespace) -> 
     asking = not args.yes and sys.stdin.isatty() and sys.stdout.isatty()
     approver = TerminalApprover() if asking else PolicyApprover()
     result = asyncio.run(_run_line(settings, root, line, approver))
-    sys.stdout.write(result.text.rstrip() + "\n")
+    sys.stdout.write(visible(result.text.rstrip()) + "\n")
     if not result.ok:
         return 1
     unwritten = "not written" in result.text.rsplit("\n", 1)[-1]
@@ -228,12 +229,12 @@ class TerminalApprover:
                     and not row.startswith("+++"))
         removed = sum(1 for row in diff.splitlines() if row.startswith("-")
                       and not row.startswith("---"))
-        print(visible_summary(request.reason.split("\n", 1)[0]))
-        print(f"{request.summary}: +{added} -{removed} lines")
+        print(visible(request.reason.split("\n", 1)[0]))
+        print(f"{visible(request.summary)}: +{added} -{removed} lines")
         while True:
             answer = (await asyncio.to_thread(_ask, "Write it? [y/N, d: show the diff] "))
             if answer == "d":
-                print(diff)
+                print(visible(diff))
                 continue
             return ApprovalAnswer("allow_once" if answer in ("y", "yes") else "deny")
 
@@ -243,11 +244,6 @@ def _ask(question: str) -> str:
         return input(question).strip().lower()
     except EOFError:
         return ""
-
-
-def visible_summary(text: str) -> str:
-    """One line of the project's own words, without control characters."""
-    return "".join(ch if ch.isprintable() else "?" for ch in text)
 
 
 def run_review_command(settings: Settings, root: Path, args: argparse.Namespace) -> int:
@@ -260,7 +256,7 @@ def run_review_command(settings: Settings, root: Path, args: argparse.Namespace)
 
     words = [*args.target, *(["--json"] if args.json else [])]
     result = asyncio.run(_run_line(settings, root, "/review " + shlex.join(words)))
-    sys.stdout.write(result.text.rstrip() + "\n")
+    sys.stdout.write(visible(result.text.rstrip()) + "\n")  # file names and findings too
     report = result.data
     if not result.ok or report is None:
         return 1
@@ -276,7 +272,7 @@ async def _run_line(settings: Settings, root: Path, line: str,
                     approver: Approver | None = None) -> Any:
     session = Session(settings, root, approver=approver or PolicyApprover())
     for notice in session.startup_notices:
-        print(f"valarmind: {notice}", file=sys.stderr)
+        print(visible(f"valarmind: {notice}"), file=sys.stderr)
     try:
         return await session.run_command(line)
     finally:
@@ -301,7 +297,7 @@ def run_commit_command(settings: Settings, root: Path, args: argparse.Namespace)
     async def run() -> Any:
         session = Session(settings, root, approver=approver)
         for notice in session.startup_notices:
-            print(f"valarmind: {notice}", file=sys.stderr)
+            print(visible(f"valarmind: {notice}"), file=sys.stderr)
         try:
             return await session.run_command("/commit " + shlex.join(words))
         finally:
@@ -345,7 +341,7 @@ async def _run_stored_line(settings: Settings, root: Path, session_id: str, line
     finally:
         await session.close()
     text = result.text.rstrip() + (f"\n{footer}" if footer else "")
-    (sys.stdout if result.ok else sys.stderr).write(text + "\n")
+    (sys.stdout if result.ok else sys.stderr).write(visible(text) + "\n")
     return 0 if result.ok else 1
 
 
@@ -365,7 +361,7 @@ def _list_sessions(root: Path, args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
         return 0
     if not found:
-        print(f"No stored sessions for {root}.")
+        print(visible(f"No stored sessions for {root}."))
     for summary in found:
-        print(describe_summary(summary))
+        print(visible(describe_summary(summary)))
     return 0

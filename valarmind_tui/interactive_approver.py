@@ -9,6 +9,7 @@ from valarmind_tui.agents.loop import is_timeout
 from valarmind_tui.bus import EventBus
 from valarmind_tui.events import ApprovalRequested, ApprovalResolved
 from valarmind_tui.safety.approval import ApprovalAnswer, ApprovalRequest
+from valarmind_tui.safety.visible_text import approval_warning
 
 
 class InteractiveApprover:
@@ -26,6 +27,8 @@ class InteractiveApprover:
                 agent_id=request.agent_id, request_id=request.request_id, tool=request.tool,
                 summary=request.summary, reason=request.reason, diff=request.diff,
                 command=request.command, cwd=request.cwd, path=request.path,
+                warning=approval_warning(command=request.command, path=request.path,
+                                         diff=request.diff),
             )
         )
         try:

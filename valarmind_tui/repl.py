@@ -11,9 +11,9 @@ import asyncio
 import contextlib
 import signal
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from valarmind_tui.commands.router import parse, run
 from valarmind_tui.context.transcript import (
@@ -36,9 +36,10 @@ from valarmind_tui.events import (
     ToolCallStarted,
 )
 from valarmind_tui.repl_pickers import after_command
+from valarmind_tui.repl_readers import LineReader, PipeReader, PromptToolkitReader
 from valarmind_tui.safety.approval import ApprovalAnswer
+from valarmind_tui.safety.visible_text import visible
 from valarmind_tui.session_records import offline_help
-from valarmind_tui.user_dirs import user_data_dir
 
 if TYPE_CHECKING:
     from valarmind_tui.config import Settings
@@ -51,105 +52,6 @@ _DRAFTED = {"model": "Commit message, written by the model from the staged diff:
             "files": "Commit message, drafted from the changed files (no model wrote it):"}
 RESUME_SHOWN_MESSAGES = 12
 """On resume the REPL reprints about the last three exchanges."""
-
-
-class LineReader(Protocol):
-    """Where the REPL's lines come from; None means end of input."""
-
-    async def read(self, prompt: str) -> str | None: ...
-
-    async def edit(self, prompt: str, text: str) -> str | None:
-        """`text` to edit (/commit's message); None cancels."""
-        ...
-
-
-class PipeReader:
-    """Lines from a non-interactive stream (stdin piped), read off the event loop."""
-
-    def __init__(self, stream: TextIO, out: TextIO) -> None:
-        self._stream, self._out = stream, out
-
-    async def read(self, prompt: str) -> str | None:
-        self._out.write(prompt)
-        self._out.flush()
-        line = await asyncio.get_running_loop().run_in_executor(None, self._stream.readline)
-        if line == "":
-            self._out.write("\n")
-            return None
-        line = line.rstrip("\n")
-        self._out.write(line + "\n")  # echo: piped input is not shown by a terminal
-        self._out.flush()
-        return line
-
-    async def edit(self, prompt: str, text: str) -> str | None:
-        """One line replaces `text`; an empty line keeps it."""
-        self._out.write(f"{prompt}\n{text}\n")
-        line = await self.read("(enter keeps it, or type a new message): ")
-        return None if line is None else (line or text)
-
-
-class PromptToolkitReader:
-    """prompt-toolkit line editing: persistent history, /command completion, Shift+Tab mode."""
-
-    def __init__(self, session: Session, **prompt_kwargs: Any) -> None:
-        from prompt_toolkit import PromptSession
-        from prompt_toolkit.completion import Completer, Completion
-        from prompt_toolkit.history import FileHistory
-        from prompt_toolkit.key_binding import KeyBindings
-
-        commands = session.commands
-
-        class SlashCompleter(Completer):
-            def get_completions(self, document: Any, complete_event: Any) -> Iterable[Any]:
-                text = document.text_before_cursor
-                if not text.startswith("/") or " " in text:
-                    return
-                for cmd in commands.complete(text):
-                    yield Completion("/" + cmd.name, start_position=-len(text),
-                                     display_meta=cmd.help)
-
-        bindings = KeyBindings()
-
-        @bindings.add("s-tab")
-        def _cycle_mode(event: Any) -> None:
-            session.set_mode(session.mode.next())
-            event.app.invalidate()
-
-        history_file = user_data_dir() / "repl_history"
-        with contextlib.suppress(OSError):
-            history_file.parent.mkdir(parents=True, exist_ok=True)
-        self._prompt: PromptSession[str] = PromptSession(
-            history=FileHistory(str(history_file)), completer=SlashCompleter(),
-            key_bindings=bindings, **prompt_kwargs,
-        )
-        self._interrupts = 0
-        self._prompt_kwargs = prompt_kwargs
-
-    async def read(self, prompt: str) -> str | None:
-        while True:
-            try:
-                line = await self._prompt.prompt_async(prompt)
-            except EOFError:
-                return None
-            except KeyboardInterrupt:
-                self._interrupts += 1
-                if self._interrupts >= 2:
-                    return None
-                print("(Press Ctrl+C again or Ctrl+D to quit.)")
-                continue
-            self._interrupts = 0
-            return line
-
-    async def edit(self, prompt: str, text: str) -> str | None:
-        """`text` in a multi-line editor (Esc then Enter accepts); Ctrl+C or Ctrl+D cancels."""
-        from prompt_toolkit import PromptSession
-
-        editor: PromptSession[str] = PromptSession(multiline=True, **self._prompt_kwargs)
-        label = f"{prompt} (Esc then Enter accepts, Ctrl+C cancels)\n"
-        try:
-            return await editor.prompt_async(label, default=text)
-        except (EOFError, KeyboardInterrupt):
-            return None
 
 
 class Repl:
@@ -165,9 +67,9 @@ class Repl:
         self._pump_task: asyncio.Task[None] | None = None
 
     # -- output -------------------------------------------------------------------------------
-    def write(self, text: str) -> None:
+    def write(self, text: str) -> None:  # all the REPL prints: controls shown, never emitted
         if text:
-            self.out.write(text)
+            self.out.write(visible(text))
             self.out.flush()
             self._at_line_start = text.endswith("\n")
 
@@ -244,8 +146,8 @@ class Repl:
             self.line(f"  $ {request.command}" + (f"   (in {request.cwd})" if request.cwd else ""))
         if request.path:
             self.line(f"  path: {request.path}")
-        if request.diff:
-            self.line(request.diff.rstrip("\n"))
+        for shown in filter(None, ((request.diff or "").rstrip("\n"), request.warning)):
+            self.line(shown)
         while True:
             choice = await self.reader.read("[y] allow once, [a] always, [n] deny, [f] feedback: ")
             choice = (choice or "n").strip().lower()[:1]
@@ -257,9 +159,8 @@ class Repl:
                 feedback = await self.reader.read("Feedback for the agent: ")
                 return ApprovalAnswer("deny", feedback=(feedback or "").strip() or None)
             if choice == "a":
-                scope = await self.reader.read(
-                    "Always allow for this [s]ession or this [p]roject (.valarmind/config.toml)? "
-                )
+                scope = await self.reader.read("Always allow for this [s]ession or this "
+                                               "[p]roject (.valarmind/config.toml)? ")
                 scope = (scope or "").strip().lower()[:1]
                 if scope in ("s", "p"):
                     return ApprovalAnswer("allow_session" if scope == "s" else "allow_project")
@@ -356,7 +257,7 @@ def ask_trust(root: Path, read: Callable[[str], str] = input) -> bool | None:
     trust = decide(root)
     if not should_ask(trust):
         return None
-    print(f"{root} has its own ValarMind configuration: {', '.join(trust.present)}.")
+    print(visible(f"{root} has its own ValarMind configuration: {', '.join(trust.present)}."))
     print("It can add agents, MCP servers and plugins (code that runs on your machine), but "
           "never change the mode, endpoints, keys or sandbox.")
     try:

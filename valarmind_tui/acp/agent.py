@@ -48,6 +48,7 @@ from valarmind_tui.context.attachments import with_attachments
 from valarmind_tui.errors import ValarMindError
 from valarmind_tui.events import RunStatus
 from valarmind_tui.safety.approval import PermissionMode
+from valarmind_tui.safety.visible_text import visible
 from valarmind_tui.session import Session, offline_help
 from valarmind_tui.store.sessions import SessionStore
 from valarmind_tui.trust import decide
@@ -141,7 +142,7 @@ class ValarMindAgent:
         finally:
             store.close()
         return ListSessionsResponse(sessions=[
-            SessionInfo(session_id=s.id, cwd=s.project_root, title=s.title or None,
+            SessionInfo(session_id=s.id, cwd=s.project_root, title=visible(s.title) or None,
                         updated_at=datetime.fromtimestamp(s.updated, UTC).isoformat())
             for s in found])
 
@@ -167,14 +168,14 @@ class ValarMindAgent:
         if slash is not None:
             ran = await run(session, slash)
             await link.flush()
-            await link.send(helpers.update_agent_message_text(ran.text))
+            await link.send(helpers.update_agent_message_text(visible(ran.text)))
             return PromptResponse(stop_reason="end_turn")
         if session.offline:
             raise error(AUTH_REQUIRED, offline_help())
         result = await session.submit(text)
         await link.flush()
         if result.status == RunStatus.FAILED:
-            raise error(-32603, result.text or "The prompt failed; see the agent's log.")
+            raise error(-32603, visible(result.text) or "The prompt failed; see the agent's log.")
         return PromptResponse(stop_reason=STOP_REASONS.get(result.status, "end_turn"))
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
@@ -214,7 +215,7 @@ class ValarMindAgent:
         skipped = add_client_servers(session, mcp_servers or [])
         await session.start()
         for note in skipped:
-            link.post(helpers.update_agent_thought_text(note))
+            link.post(helpers.update_agent_thought_text(visible(note)))
         link.post(helpers.update_available_commands(available_commands(session)))
         return link
 

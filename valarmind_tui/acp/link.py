@@ -20,6 +20,7 @@ from acp.schema import AllowedOutcome, PermissionOption
 from valarmind_tui.acp.updates import UpdateTranslator
 from valarmind_tui.events import ApprovalRequested, Event
 from valarmind_tui.safety.approval import ApprovalAnswer
+from valarmind_tui.safety.visible_fields import visible_fields
 from valarmind_tui.session import Session
 
 log = logging.getLogger(__name__)
@@ -81,6 +82,8 @@ class SessionLink:
         while True:
             event = await self._queue.get()
             try:
+                if isinstance(event, Event):  # editors show text, some in a terminal
+                    event = visible_fields(event)
                 if isinstance(event, ApprovalRequested):
                     task = asyncio.create_task(self._ask(event))
                     self._asking.add(task)

@@ -16,10 +16,11 @@ from valarmind_tui.context.transcript import (
     Transcript,
     UserItem,
 )
+from valarmind_tui.safety.visible_fields import visible_fields
 
 
 def replay_updates(transcript: Transcript, translator: UpdateTranslator) -> Iterator[Any]:
-    for index, item in enumerate(transcript.items):
+    for index, item in enumerate(map(visible_fields, transcript.items)):  # controls shown
         if isinstance(item, UserItem):
             files = "".join(f"\n@{path}" for path in item.attachments)
             yield helpers.update_user_message_text(item.text + files)

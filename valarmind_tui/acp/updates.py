@@ -160,6 +160,8 @@ class UpdateTranslator:
                         if started.agent_id == event.agent_id and started.name == event.tool),
                        f"approval:{event.request_id}")
         content = [_text(event.summary + (f"\n{event.reason}" if event.reason else ""))]
+        if event.warning:
+            content.append(_text(event.warning))
         if event.diff:
             content.append(_text(f"```diff\n{event.diff[:MAX_OUTPUT]}\n```"))
         if event.command:

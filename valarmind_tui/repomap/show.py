@@ -7,7 +7,9 @@ session, so a warm map costs a scan and one cache read. A cold map of a big tree
 
 from __future__ import annotations
 
+import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from valarmind_tui.repomap.builder import RepoMapResult
@@ -28,8 +30,12 @@ def format_map(result: RepoMapResult, as_json: bool = False) -> str:
     return result.text + footer
 
 
-def print_map(root: Path, tokens: int, as_json: bool = False) -> int:
-    """`valarmind map`: print the map of `root` within `tokens`; the exit status."""
+def print_map(root: Path, tokens: int, as_json: bool = False,
+              shown: Callable[[str], str] = str) -> int:
+    """`valarmind map`: print the map of `root` within `tokens`; the exit status. `shown`
+    makes the text safe for a terminal (file names and code come from the repository); the
+    JSON is ASCII, every other character escaped, so its data stays exact."""
     result, _ = build_map(root, tokens)
-    sys.stdout.write(format_map(result, as_json).rstrip() + "\n")
+    text = json.dumps(result.to_dict()) if as_json else shown(format_map(result).rstrip())
+    sys.stdout.write(text + "\n")
     return 0

@@ -30,6 +30,7 @@ from textual.worker import Worker, WorkerState
 
 from valarmind_tui.commands.router import SlashLine, parse, run
 from valarmind_tui.context.attachments import with_attachments
+from valarmind_tui.safety.visible_text import visible
 from valarmind_tui.ui import environment, garbage, session_start, themes
 from valarmind_tui.ui.bridge import SessionEvent, pump_events
 from valarmind_tui.ui.completion import (
@@ -269,7 +270,8 @@ class ValarMindApp(App[int]):
             try:
                 files[path] = self.live.attach(path)
             except Exception as exc:  # any refusal is the person's to read, not a crash
-                self.notify(f"@{path} not attached: {exc}", severity="warning")
+                self.notify(visible(f"@{path} not attached: {exc}"), severity="warning",
+                            markup=False)
         await self.query_one(ChatView).add(UserMessage(text, tuple(files)))
         self.turn_running = True
         self.query_one(StatusBar).busy = True
@@ -311,8 +313,8 @@ class ValarMindApp(App[int]):
             error = event.worker.error
             self.log.error(f"worker {event.worker.name} failed: {error!r}")
             _log.error("background task %r failed", event.worker.name, exc_info=error)
-            self.notify(f"Background task {event.worker.name!r} failed: {error}",
-                        severity="warning", timeout=8)
+            self.notify(visible(f"Background task {event.worker.name!r} failed: {error}"),
+                        severity="warning", timeout=8, markup=False)
 
     def action_cycle_mode(self) -> None:
         if self.session is None:

@@ -3,7 +3,8 @@
 Text arrives a few characters at a time (1,000 tokens/s is normal); posting one message per
 piece would keep the UI busy dispatching. The pump drains whatever is queued and merges
 consecutive text (or reasoning) pieces of one agent into one event, so the UI's work follows
-its own frame rate, not the model's token rate. Order is kept.
+its own frame rate, not the model's token rate. Order is kept. Every text an event carries is
+made visible here (`visible_fields`): no control character from outside reaches the screen.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from textual.message import Message
 
 from valarmind_tui.bus import EventBus, Subscription
 from valarmind_tui.events import Event, ReasoningDelta, TextDelta
+from valarmind_tui.safety.visible_fields import visible_fields
 
 MAX_BATCH = 2000
 """Events merged per wake-up at most (keeps one burst from starving the keyboard)."""
@@ -62,7 +64,8 @@ async def pump_events(bus: EventBus, target: object) -> None:
     try:
         async for event in subscription:
             for merged in coalesce(drain(event, subscription)):
+                shown = visible_fields(merged)  # outside text's controls shown, never emitted
                 # why the ignore below: target is an App or a widget; both have post_message
-                target.post_message(SessionEvent(merged))  # type: ignore[attr-defined]  # why: above
+                target.post_message(SessionEvent(shown))  # type: ignore[attr-defined]  # why: above
     finally:
         subscription.close()

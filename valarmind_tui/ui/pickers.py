@@ -14,6 +14,7 @@ from valarmind_tui.commands.rewind import (
     switch_session,
 )
 from valarmind_tui.errors import UsageError
+from valarmind_tui.safety.visible_text import visible
 from valarmind_tui.ui import garbage
 from valarmind_tui.ui.screens.rewind import ResumePicker, RewindPicker, RewindPreview
 from valarmind_tui.ui.widgets.answer import CommandOutput
@@ -61,7 +62,7 @@ async def pick_rewind(app: ValarMindApp, _argument: str = "") -> None:
     try:
         points = await rewind_points(session)
     except UsageError as exc:
-        app.notify(str(exc), severity="warning")
+        app.notify(visible(str(exc)), severity="warning", markup=False)
         return
     if not points:
         app.notify("No messages to rewind to yet.")

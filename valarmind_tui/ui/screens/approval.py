@@ -54,6 +54,8 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             yield Static(Content(req.summary), id="summary")
             if req.reason:
                 yield Static(Content(req.reason), id="reason")
+            if req.warning:
+                yield Static(Content(req.warning), id="warning")
             with VerticalScroll(id="details"):
                 if req.command is not None:
                     yield Static(Content("$ " + req.command), id="command")

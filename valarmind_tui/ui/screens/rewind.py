@@ -17,6 +17,7 @@ from textual.widgets.option_list import Option
 
 from valarmind_tui.checkpoints.rewind import OnConflict, RewindOutcome, RewindPoint, Scope
 from valarmind_tui.commands.rewind import describe_summary
+from valarmind_tui.safety.visible_text import visible
 from valarmind_tui.store.sessions import SessionSummary
 from valarmind_tui.ui.widgets.diff import DiffView
 
@@ -64,7 +65,7 @@ class RewindPicker(ModalScreen[tuple[RewindPoint, Scope] | None]):
     def _label(self, point: RewindPoint) -> Content:
         text = point.text.strip().splitlines()[0][:80] if point.text.strip() else "(empty)"
         files = "  · files changed since" if point.turn is not None else ""
-        return Content.assemble((f"{point.number:>3}  {_when(point.at)}  ", "dim"), text,
+        return Content.assemble((f"{point.number:>3}  {_when(point.at)}  ", "dim"), visible(text),
                                 (files, "italic"))
 
     @on(OptionList.OptionSelected, "#points")
@@ -115,10 +116,10 @@ class RewindPreview(ModalScreen[OnConflict | None]):
                                  f"({plan.scope}): nothing is written yet"), id="title")
             with VerticalScroll(id="details"):
                 for line in self._summary():
-                    yield Static(Content(line))
+                    yield Static(Content(visible(line)))
                 if plan.conflicts:
                     yield Static(Content("Changed by hand since ValarMind left them: "
-                                         + ", ".join(plan.conflicts)), classes="conflict",
+                                         + visible(", ".join(plan.conflicts))), classes="conflict",
                                  id="conflicts")
                 if plan.files and plan.files.report.diff:
                     yield DiffView(plan.files.report.diff, id="diff")
@@ -164,7 +165,7 @@ class ResumePicker(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Static("Resume which session?", id="title")
-            options = [Option(Content(describe_summary(s)
+            options = [Option(Content(visible(describe_summary(s))
                                       + ("  (this one)" if s.info.id == self.current else "")),
                               id=s.info.id) for s in self.summaries]
             yield OptionList(*options, id="sessions")

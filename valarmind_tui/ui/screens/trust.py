@@ -11,6 +11,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from valarmind_tui.safety.visible_text import visible
+
 
 class TrustScreen(ModalScreen[bool]):
     """Dismisses with True (trust this folder) or False (skip its configuration)."""
@@ -37,12 +39,12 @@ class TrustScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Static(Content(f"Trust {self.root}?"), id="title")
+            yield Static(Content(visible(f"Trust {self.root}?")), id="title")
             yield Static(Content(
                 "This folder has its own ValarMind configuration: "
-                f"{', '.join(self.present)}. It can add agents, MCP servers and plugins, which "
-                "run code on your machine. It can never change the permission mode, endpoints, "
-                "keys or sandbox. Without trust, it is skipped."
+                f"{visible(', '.join(self.present))}. It can add agents, MCP servers and "
+                "plugins, which run code on your machine. It can never change the permission "
+                "mode, endpoints, keys or sandbox. Without trust, it is skipped."
             ), id="body")
             yield Static("[b]y[/] trust this folder   [b]n[/] don't trust   "
                          "(remembered; change with /trust)", id="hints")

@@ -13,6 +13,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from valarmind_tui.events import RunStatus
+from valarmind_tui.safety.visible_text import visible
 from valarmind_tui.ui.widgets.one_layout import OneLayoutPass
 from valarmind_tui.ui.widgets.streaming_markdown import StreamingMarkdown
 
@@ -43,7 +44,7 @@ class ReasoningFold(Static):
         self.text = ""
 
     def append(self, text: str) -> None:
-        self.text += text
+        self.text += visible(text)
         self.add_class("-shown")
         if self.expanded:
             self.refresh(layout=True)
@@ -128,7 +129,7 @@ class CommandOutput(Vertical):
         self.line, self.text = line, text
 
     def compose(self) -> ComposeResult:
-        yield Static(Content(self.line), classes="command-line")
+        yield Static(Content(visible(self.line)), classes="command-line")
         yield StreamingMarkdown(self.text)
 
 

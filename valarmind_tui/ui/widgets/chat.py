@@ -19,6 +19,7 @@ from valarmind_tui.events import (
     TurnFinished,
     TurnStarted,
 )
+from valarmind_tui.safety.visible_fields import visible_fields
 from valarmind_tui.ui.widgets.messages import NoticeLine, UserMessage
 from valarmind_tui.ui.widgets.one_layout import OneLayoutPass
 from valarmind_tui.ui.widgets.tool_call import ToolCallBlock
@@ -173,7 +174,7 @@ class ChatView(OneLayoutPass, VerticalScroll):
         from valarmind_tui.context.transcript import AnswerItem, SummaryItem, ToolItem, UserItem
 
         await self._close_current(RunStatus.DONE)
-        for item in transcript.items:
+        for item in map(visible_fields, transcript.items):
             if isinstance(item, UserItem):
                 await self._append(UserMessage(item.text, item.attachments))
             elif isinstance(item, AnswerItem):

@@ -5,12 +5,14 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
+from valarmind_tui.safety.visible_text import visible
+
 MAX_DIFF_LINES = 400
 
 
 def diff_content(diff: str, max_lines: int = MAX_DIFF_LINES) -> Content:
     """Content with added, removed and hunk lines styled by theme variables."""
-    lines = diff.rstrip("\n").splitlines()
+    lines = visible(diff).rstrip("\n").split("\n")
     parts: list[Content | tuple[str, str] | str] = []
     for index, line in enumerate(lines[:max_lines]):
         if index:

@@ -1,4 +1,5 @@
-"""The plain pieces of the conversation: a user prompt, notices, shell output.
+"""The plain pieces of the conversation: a user prompt, notices, shell output. Their text may
+come from outside (a pasted prompt, a command's output): its control characters are shown.
 
 The Markdown ones (the streamed answer, command output) are in answer.py."""
 
@@ -8,6 +9,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
+
+from valarmind_tui.safety.visible_text import visible
 
 
 class UserMessage(Static):
@@ -24,9 +27,9 @@ class UserMessage(Static):
     """
 
     def __init__(self, text: str, attachments: tuple[str, ...] = ()) -> None:
-        parts: list[Content | tuple[str, str] | str] = [Content(text)]
+        parts: list[Content | tuple[str, str] | str] = [Content(visible(text))]
         if attachments:
-            parts.append(("\n📎 " + ", ".join(attachments), "$text-muted"))
+            parts.append(("\n📎 " + visible(", ".join(attachments)), "$text-muted"))
         super().__init__(Content.assemble(*parts))
         self.text = text
 
@@ -41,7 +44,7 @@ class NoticeLine(Static):
     """
 
     def __init__(self, message: str, level: str = "info") -> None:
-        super().__init__(Content(message), classes=f"-{level}")
+        super().__init__(Content(visible(message)), classes=f"-{level}")
 
 
 class ShellOutput(Vertical):
@@ -60,11 +63,11 @@ class ShellOutput(Vertical):
         self.output: str | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(Content("$ " + self.command), classes="shell-command")
+        yield Static(Content("$ " + visible(self.command)), classes="shell-command")
         yield Static("running…", classes="shell-output", markup=False)
 
     def show(self, output: str, is_error: bool = False) -> None:
         self.output = output
         self.set_class(is_error, "-error")
         text = output.rstrip("\n") or "(no output)"
-        self.query_one(".shell-output", Static).update(Content(text))
+        self.query_one(".shell-output", Static).update(Content(visible(text)))

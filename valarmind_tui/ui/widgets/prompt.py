@@ -13,6 +13,7 @@ from textual.message import Message
 from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
+from valarmind_tui.safety.visible_text import visible
 from valarmind_tui.ui.history import PromptHistory
 
 
@@ -81,7 +82,8 @@ class PromptInput(TextArea):
             self.completions.display = False
             return
         self.completions.add_options(
-            Option(Content.assemble((c.value, "bold"), ("  " + c.help, "$text-muted")))
+            Option(Content.assemble((visible(c.value), "bold"),
+                                    ("  " + visible(c.help), "$text-muted")))
             for c in self._offered
         )
         self.completions.highlighted = 0

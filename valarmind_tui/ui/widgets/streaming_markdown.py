@@ -18,6 +18,7 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
+from valarmind_tui.safety.visible_text import visible
 from valarmind_tui.ui.markdown.open_block import OpenBlockDrawer
 from valarmind_tui.ui.markdown.render import Line, MarkdownRenderer, to_strip
 from valarmind_tui.ui.markdown.split import MarkdownSplitter
@@ -69,7 +70,7 @@ class StreamingMarkdown(KeepsStyledLinesWhenTaller, OneLayoutPass, Widget):
     ) -> None:
         super().__init__(id=id, classes=classes)
         self._splitter = MarkdownSplitter()
-        self._unfed = source
+        self._unfed = visible(source)
         self._blocks: list[list[Line]] = []
         """Lines of each finished block at `_width`."""
         self._closed_lines: list[Line] = []
@@ -115,7 +116,7 @@ class StreamingMarkdown(KeepsStyledLinesWhenTaller, OneLayoutPass, Widget):
         """Add Markdown at the end; it is drawn at the next frame."""
         if not text:
             return
-        self._unfed += text
+        self._unfed += visible(text)  # an answer's, a file's controls are shown, not emitted
         if self._timer is None and self.is_mounted:
             delay = max(0.001, self._last_flush + self._interval - monotonic())  # 0 s raises
             self._timer = self.set_timer(delay, self.flush)
@@ -123,7 +124,7 @@ class StreamingMarkdown(KeepsStyledLinesWhenTaller, OneLayoutPass, Widget):
     def update(self, source: str) -> None:
         """Replace the whole document."""
         self._splitter = MarkdownSplitter()
-        self._unfed = source
+        self._unfed = visible(source)
         self._generation += 1  # what a thread renders for the old document is not used
         self._blocks, self._closed_lines, self._open_lines = [], [], []
         self._open_block.reset()
