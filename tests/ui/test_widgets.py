@@ -317,6 +317,31 @@ async def test_status_bar_shows_the_sandbox() -> None:
         assert "⚠ SANDBOX OFF" in status.render().plain
 
 
+async def test_a_narrow_status_bar_keeps_the_sandbox_and_drops_the_rest_first() -> None:
+    """At 40 columns the sandbox's state fell off the end of the bar."""
+    from valarmind_tui.ui.widgets.status import StatusBar
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield StatusBar()
+
+    app = Host()
+    async with app.run_test(size=(40, 3)) as pilot:
+        status = app.query_one(StatusBar)
+        status.model, status.branch, status.tokens = "fake-model", "main", 1234
+        status.sandbox = "sandbox on · no network"
+        await pilot.pause()
+        shown = status.render().plain
+        assert "sandbox on·no net" in shown and "default" in shown
+        assert "shift+tab" not in shown and len(shown) <= status.content_size.width
+    wide = Host()
+    async with wide.run_test(size=(160, 3)) as pilot:
+        status = wide.query_one(StatusBar)
+        status.model, status.branch, status.sandbox = "fake-model", "main", "sandbox on"
+        await pilot.pause()
+        assert "(shift+tab)" in status.render().plain and "⎇ main" in status.render().plain
+
+
 async def test_a_growing_answer_costs_one_layout_pass_per_frame(monkeypatch) -> None:  # noqa: ANN001
     """Textual re-asked for layout when a pass resized the chat, the answer and its Markdown:
     every frame of a stream was laid out and drawn twice."""
@@ -343,3 +368,23 @@ async def test_a_growing_answer_costs_one_layout_pass_per_frame(monkeypatch) -> 
         markdown = app.query_one(StreamingMarkdown)
         assert "Line 19 of the answer." in markdown.plain_text
         assert len(passes) <= 20 + 3, len(passes)  # one per frame (it was two)
+
+
+async def test_a_small_terminal_keeps_the_approvals_keys_and_warning_in_view() -> None:
+    """At 40x12 the dialog's key hints fell off the screen under a long diff."""
+    long_diff = "--- a/app.py\n+++ b/app.py\n@@ -1,40 +1,40 @@\n" + "".join(
+        f"-old {i}\n+new {i}\n" for i in range(40))
+    edit = ApprovalRequested(request_id="r", tool="edit_file", summary="edit app.py",
+                             reason="writes a file", diff=long_diff, path="app.py",
+                             warning="this edit contains control characters")
+    app = ModalHost(edit)
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ApprovalScreen)
+        for name in ("#hints", "#warning", "#title"):
+            region = screen.query_one(name).region
+            assert region.height >= 1 and region.y >= 0 and region.bottom <= 12, name
+        await pilot.press("y")
+        await settle(pilot, lambda: bool(app.answers))
+    assert app.answers == [ApprovalAnswer("allow_once")]

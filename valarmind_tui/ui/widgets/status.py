@@ -11,6 +11,17 @@ _MODE_STYLE = {
 }
 
 
+_FIT_ORDER = tuple(frozenset(f) for f in (
+    {"hint", "spend", "branch", "labels"}, {"spend", "branch", "labels"}, {"spend", "labels"},
+    {"labels"}, set()))
+"""What a narrow bar leaves out first: the key hint, the branch, the spend, then the long
+labels, and last the model's name is cut; the mode and the sandbox's state always stay."""
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
 class StatusBar(Widget):
     """One line at the bottom; every field is a reactive set by the app."""
 
@@ -38,26 +49,42 @@ class StatusBar(Widget):
             if self.branch:
                 parts += [sep, ("⎇ " + self.branch, "$secondary")]
             return Content.assemble(*parts)
-        parts = [
+        width = self.content_size.width
+        for fields in _FIT_ORDER:
+            line = self._line(sep, fields, self.model or "no model")
+            if line.cell_length <= width:
+                return line
+        spare = width - line.cell_length + len(self.model or "no model")  # the model gives way
+        return self._line(sep, fields, _clip(self.model or "no model", max(spare, 4)))
+
+    def _line(self, sep: tuple[str, str], fields: frozenset[str], model: str) -> Content:
+        """The bar with `fields` of the optional ones (hint, spend, branch, labels: the words
+        "mode:" and the sandbox's long label)."""
+        parts: list[Content | tuple[str, str] | str] = [
             ("● " if self.busy else "○ ", "$accent" if self.busy else "$text-muted"),
-            (self.model or "no model", "bold" if self.model else "$warning"),
+            (model, "bold" if self.model else "$warning"),
             sep,
-            ("mode: ", "$text-muted"),
-            (self.mode, _MODE_STYLE.get(self.mode, "")),
-            (" (shift+tab)", "$text-muted"),
         ]
-        sandbox = [sep, self._sandbox_part()] if self.sandbox else []
+        if "labels" in fields:
+            parts.append(("mode: ", "$text-muted"))
+        parts.append((self.mode, _MODE_STYLE.get(self.mode, "")))
+        if "hint" in fields:
+            parts.append((" (shift+tab)", "$text-muted"))
+        sandbox = [sep, self._sandbox_part("labels" in fields)] if self.sandbox else []
         if self.sandbox_alert:  # commands run unconfined: say it before anything else
             parts += sandbox
-        parts += [sep, f"{self.tokens:,} tok · ${self.cost:.4f}"]
-        if self.branch:
+        if "spend" in fields:
+            parts += [sep, f"{self.tokens:,} tok · ${self.cost:.4f}"]
+        if self.branch and "branch" in fields:
             parts += [sep, ("⎇ " + self.branch, "$secondary")]
         if not self.sandbox_alert:
             parts += sandbox
         return Content.assemble(*parts)
 
-    def _sandbox_part(self) -> tuple[str, str]:
+    def _sandbox_part(self, long: bool = True) -> tuple[str, str]:
         label = self.sandbox or ""
+        if not long:
+            label = label.replace(" · no network", "·no net").replace(" · network", "·net")
         if self.sandbox_alert:
             return (f"⚠ {label.upper()}", "bold $error")
         return (label, "$text-muted" if label.startswith("sandbox on") else "$warning")
