@@ -62,3 +62,10 @@ async def test_help_agents_and_hooks_explain_themselves(git_repo: Path) -> None:
         await live.run_command("/agents")).text
     hooks = (await live.run_command("/hooks")).text
     assert "README" not in hooks and "[[hooks.PostToolUse]]" in hooks
+
+
+async def test_review_outside_a_repository_answers_where_it_was_typed(tmp_path: Path) -> None:
+    """The TUI showed only a toast, "Background task 'run_command' failed"."""
+    (tmp_path / "a.py").write_text("x = 1\n")
+    result = await session(tmp_path).run_command("/review")
+    assert not result.ok and "is not a git repository: name the files to review" in result.text

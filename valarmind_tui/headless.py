@@ -256,9 +256,12 @@ def run_review_command(settings: Settings, root: Path, args: argparse.Namespace)
 
     words = [*args.target, *(["--json"] if args.json else [])]
     result = asyncio.run(_run_line(settings, root, "/review " + shlex.join(words)))
-    sys.stdout.write(visible(result.text.rstrip()) + "\n")  # file names and findings too
     report = result.data
-    if not result.ok or report is None:
+    if report is None and not result.ok:  # it never ran: no repository, a bad range
+        print(f"valarmind: {visible(result.text.strip())}", file=sys.stderr)
+        return EXIT_USAGE
+    sys.stdout.write(visible(result.text.rstrip()) + "\n")  # file names and findings too
+    if report is None or not result.ok:
         return 1
     if args.sarif is not None:
         args.sarif.parent.mkdir(parents=True, exist_ok=True)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from valarmind_tui.commands.registry import CommandResult, refused_while_busy
+from valarmind_tui.errors import UsageError
 
 if TYPE_CHECKING:
     from valarmind_tui.commands.context import CommandContext
@@ -47,7 +48,10 @@ async def run(ctx: CommandContext, slash: SlashLine) -> CommandResult:
                              ok=False)
     if command.idle_only and ctx.busy:
         return refused_while_busy(command.name)
-    return await command.handler(ctx, slash.args)
+    try:
+        return await command.handler(ctx, slash.args)
+    except UsageError as exc:  # said where the command was typed, never a background failure
+        return CommandResult(str(exc), ok=False)
 
 
 async def run_line(ctx: CommandContext, line: str) -> CommandResult:
