@@ -184,9 +184,8 @@ def _git(root: Path, *args: str) -> str | None:
 
 
 def git_hooks_dir(root: Path) -> Path | None:
-    """The folder git takes hooks from in `root` (None outside a repository)."""
-    if not (root / ".git").exists():
-        return None
+    """The folder git takes hooks from in `root` (None outside a repository; `root` may be
+    a folder inside one: a commit there runs the repository's hooks)."""
     out = _git(root, "rev-parse", "--path-format=absolute", "--git-path", "hooks")
     return Path(out.strip()) if out and out.strip() else None
 
@@ -194,8 +193,6 @@ def git_hooks_dir(root: Path) -> Path | None:
 def git_program_config(root: Path) -> bytes:
     """The program-choosing entries of the repository's own git config (scopes local and
     worktree, files they include too), one `scope: key=value` per line in git's order."""
-    if not (root / ".git").exists():
-        return b""
     out = _git(root, "config", "--list", "--show-scope", "-z") or ""
     fields = out.split("\0")
     rows: list[str] = []

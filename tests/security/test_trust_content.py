@@ -18,9 +18,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from tests.conftest import write_user_config
 from tests.fakes.model_server import FakeModelServer, ScriptedTurn
+from tests.mcp.conftest import REPO, VALARMIND
 from tests.security.test_repository_config import (
     marker_server,
     project_config,
@@ -70,11 +72,12 @@ def stage(repo: Path) -> None:
     git(repo, "add", "util.py")
 
 
-def commit_staged(repo: Path, staged: bool = False) -> subprocess.CompletedProcess[str]:
+def commit_staged(repo: Path, staged: bool = False, cwd: Path | None = None
+                  ) -> subprocess.CompletedProcess[str]:
     if not staged:
         stage(repo)
     return subprocess.run([sys.executable, "-m", "valarmind_tui", "commit", "--no-review",
-                           "-m", "add util"], cwd=repo, capture_output=True, text=True,
+                           "-m", "add util"], cwd=cwd or repo, capture_output=True, text=True,
                           env={**os.environ, **IDENTITY}, timeout=120)
 
 
@@ -173,6 +176,17 @@ def test_a_git_hook_is_added_before_commit(git_repo: Path, tmp_path: Path) -> No
     assert told(out, "git hooks/pre-commit")
 
 
+def test_a_git_hook_is_added_above_a_trusted_subfolder(git_repo: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "hook-ran"
+    project = git_repo / "service"
+    project.mkdir()
+    trust(project)
+    pre_commit(git_repo, marker)
+    out = commit_staged(git_repo, cwd=project)
+    assert not marker.exists(), out.stdout
+    assert told(out, "git hooks/pre-commit")
+
+
 def test_a_git_hook_is_made_executable(git_repo: Path, tmp_path: Path) -> None:
     marker = tmp_path / "hook-ran"
     hook = pre_commit(git_repo, marker)
@@ -244,3 +258,23 @@ def test_a_folder_trusted_before_fingerprints_is_recorded_then_held(
     out = valarmind(git_repo, "-p", "/help")
     assert not marker.exists()
     assert told(out, "plugins/x.py")
+
+
+async def test_mcp_serve_with_a_hook_added_to_the_config(git_repo: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "hook-ran"
+    project_config(git_repo, "max_turns = 40\n")
+    trust(git_repo)
+    project_config(git_repo, "[[hooks.PreToolUse]]\n[[hooks.PreToolUse.hooks]]\n"
+                             f'type = "command"\ncommand = "{writes(marker)}"\n')
+    errors = tmp_path / "stderr.txt"
+    params = StdioServerParameters(
+        command=VALARMIND, args=["mcp", "serve", "--cwd", str(git_repo)],
+        env={"HOME": os.environ["HOME"], "PATH": os.environ["PATH"], "PYTHONPATH": str(REPO)})
+    with errors.open("w") as stderr:
+        async with stdio_client(params, errlog=stderr) as (read, write), \
+                ClientSession(read, write) as session:
+            await session.initialize()
+            await session.call_tool("search", {"query": "greet"})
+    assert not marker.exists()
+    assert told(subprocess.CompletedProcess([], 0, "", errors.read_text()),
+                ".valarmind/config.toml")
