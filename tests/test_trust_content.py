@@ -16,6 +16,7 @@ import pytest
 
 from tests.security.test_repository_config import trust, valarmind
 from tests.security.test_trust_content import plugin, told
+from valarmind_tui import trust_content
 from valarmind_tui.composition import _remember
 from valarmind_tui.repl import ask_trust
 from valarmind_tui.trust import CHANGED, decide, remember, remembered
@@ -100,6 +101,19 @@ def test_the_trust_command_names_what_it_trusts(git_repo: Path) -> None:
                          env=dict(os.environ)).stdout
     assert "changed: .valarmind/config.toml" in out and "+max_turns = 41" in out
     assert "trusted as it is now" in out and decide(git_repo).trusted
+
+
+def test_a_folder_too_large_to_fingerprint_never_loads_as_trusted(
+    git_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(trust_content, "MAX_BYTES", 100)
+    (git_repo / "plugins").mkdir()
+    (git_repo / "plugins" / "a.py").write_text("A = 1\n")
+    (git_repo / "plugins" / "b.py").write_text("#" * 200 + "\n")  # what lies past the cap
+    remember(git_repo, True)
+    decision = decide(git_repo)
+    assert decision.how == CHANGED and decision.changes is not None
+    assert "too large to fingerprint" in decision.changes.diff
 
 
 def test_masking_keeps_the_shape() -> None:

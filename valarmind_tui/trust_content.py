@@ -18,8 +18,10 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import secrets
 import stat
 import subprocess
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -64,9 +66,12 @@ GIT_PROGRAM_KEYS = re.compile(
     r"|extensions\.worktreeconfig)$", re.IGNORECASE)
 """Keys of `.git/config` (and `config.worktree`) that choose a program git runs, or where more
 config comes from."""
-MAX_FILES = 2000
-"""Files read per folder; beyond that the folder's entry says so (and still changes when a file
-is added, as the count is part of it)."""
+MAX_FILES = 5000
+MAX_BYTES = 64 * 1024 * 1024
+"""Files and bytes read per folder. A folder past either (a link to `/` in `plugins/`) is too
+large to fingerprint: its entry (`TOO_LARGE`) never matches, so it never loads as trusted
+(what is past a cap could change unseen)."""
+TOO_LARGE = "…"
 GIT_TIMEOUT_S = 10.0
 
 
@@ -119,22 +124,50 @@ def _add(found: Fingerprint, path: Path, name: str, folder: bool, skip: tuple[st
         return
     if not path.is_dir():
         return
-    count = 0
-    for dirpath, dirnames, filenames in os.walk(path):  # symlinked folders are not entered
-        dirnames.sort()
-        here = Path(dirpath)
+    count = size = 0
+    for here, dirnames, filenames in _walk(path):
         for entry in dirnames:
-            if (here / entry).is_symlink():
+            if (here / entry).is_symlink():  # where a linked folder points
                 _add_file(found, here / entry, f"{name}/{(here / entry).relative_to(path)}")
-        for filename in sorted(filenames):
+        for filename in filenames:
             rel = (here / filename).relative_to(path).as_posix()
             if rel in skip or (hooks and filename.endswith(".sample")):
                 continue  # git runs a hook only by its exact name
             count += 1
-            if count > MAX_FILES:
-                _digest(found, f"{name}/…", f"more than {MAX_FILES} files".encode())
+            size += _size(here / filename)
+            if count > MAX_FILES or size > MAX_BYTES:
+                too_large = f"more than {MAX_FILES} files or {MAX_BYTES >> 20} MB"
+                _digest(found, f"{name}/{TOO_LARGE}", secrets.token_bytes(16))
+                found.texts[f"{name}/{TOO_LARGE}"] = too_large.encode()
                 return
             _add_file(found, here / filename, f"{name}/{rel}")
+
+
+def _size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+def _walk(top: Path) -> Iterator[tuple[Path, list[str], list[str]]]:
+    """Each folder under `top` with its folders and files, sorted; symlinked folders are
+    entered (the loaders follow them: `.valarmind/agents` may point elsewhere), each real
+    folder once; one that vanishes meanwhile is left out. A generator: the caps stop it (a
+    link to `/` is not walked whole)."""
+    seen: set[tuple[int, int]] = set()
+    for dirpath, dirnames, filenames in os.walk(top, followlinks=True):
+        try:
+            info = os.stat(dirpath)
+        except OSError:
+            dirnames[:] = []
+            continue
+        if (info.st_dev, info.st_ino) in seen:
+            dirnames[:] = []
+            continue
+        seen.add((info.st_dev, info.st_ino))
+        dirnames.sort()
+        yield Path(dirpath), list(dirnames), sorted(filenames)
 
 
 def _add_file(found: Fingerprint, path: Path, name: str) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from valarmind_tui.safe_files import atomic_write
-from valarmind_tui.trust_content import Fingerprint, fingerprint
+from valarmind_tui.trust_content import TOO_LARGE, Fingerprint, fingerprint
 from valarmind_tui.trust_display import clip, diff, mask_secrets, visible
 from valarmind_tui.user_dirs import user_data_dir
 
@@ -104,6 +104,11 @@ def compare(root: Path, record: dict[str, Any], found: Fingerprint | None = None
     copies: dict[str, Any] = kept if isinstance(kept, dict) else {}
     lines: list[str] = []
     for name in (*changed, *added, *removed):
+        if name.endswith(f"/{TOO_LARGE}") and name in now:
+            reason = found.texts[name].decode()
+            lines.append(f"--- {visible(name)}: {reason}, too large to fingerprint: it never "
+                         "loads as trusted")
+            continue
         old = copies.get(name) if name in before else ""
         new = _masked(found.texts.get(name)) if name in now else ""
         lines += diff(name, old if isinstance(old, str) else None, new)
