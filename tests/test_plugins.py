@@ -8,16 +8,14 @@ from pathlib import Path
 from valarmind_tui.config import load_settings
 from valarmind_tui.events import Notice
 from valarmind_tui.session import Session
-from valarmind_tui.trust import decide
-from valarmind_tui.user_dirs import user_config_dir
+from valarmind_tui.trust import decide, remember
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "plugins" / "todo_finder.py"
 
 
 def trust(project: Path) -> None:
-    config = user_config_dir() / "config.toml"
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(f'trusted_projects = ["{project}"]\n')
+    """As `valarmind trust` does: the folder listed, its configuration recorded."""
+    remember(project, True)
 
 
 def project_with_plugins(git_repo: Path) -> Path:

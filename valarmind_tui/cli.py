@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from valarmind_tui import __version__
-from valarmind_tui.safety.visible_text import visible
+from valarmind_tui.visible_text import visible
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 3
 
@@ -172,7 +172,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     trust = sub.add_parser("trust", help="trust this folder's own configuration, or take it back")
     _common(trust)
-    trust.add_argument("--revoke", action="store_true", help="stop trusting this folder")
+    trust_how = trust.add_mutually_exclusive_group()
+    trust_how.add_argument("--revoke", action="store_true", help="stop trusting this folder")
+    trust_how.add_argument("--show", action="store_true",
+                           help="show what changed since you trusted it; trust nothing")
     return parser
 
 
@@ -186,11 +189,22 @@ def _checkpoint_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def _trust_command(root: Path, args: argparse.Namespace) -> int:
-    from valarmind_tui.trust import remember, repository_config
+    """`valarmind trust`: trust the folder's configuration as it is now (saying what changed
+    since it was last trusted); `--show` only shows that; `--revoke` takes trust back."""
+    from valarmind_tui.trust import CHANGED, decide, remember, repository_config
 
+    decision = decide(root)
+    if decision.how == CHANGED and decision.changes is not None:
+        print(visible(f"{root}: its configuration {CHANGED} ({decision.changes.names()}):\n"
+                      f"{decision.changes.diff}"))
+    elif args.show:
+        print(f"{root} is {'trusted' if decision.trusted else 'not trusted'} "
+              f"({decision.how}); nothing changed to show.")
+    if args.show:
+        return EXIT_OK
     path = remember(root, not args.revoke)
     present = ", ".join(repository_config(root)) or "none yet"
-    verb = "no longer trusted" if args.revoke else "trusted"
+    verb = "no longer trusted" if args.revoke else "trusted as it is now"
     print(visible(f"{root} is {verb} (saved in {path}). Its configuration: {present}."))
     return EXIT_OK
 

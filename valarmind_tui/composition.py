@@ -54,7 +54,14 @@ from valarmind_tui.store.sessions import SessionStore
 from valarmind_tui.tools.builtin import builtin_tools
 from valarmind_tui.tools.registry import ToolRegistry
 from valarmind_tui.tools.services import ToolServices
-from valarmind_tui.trust import repository_config
+from valarmind_tui.trust import (
+    CHANGED,
+    decide,
+    keep_record_through,
+    record_first_load,
+    repository_config,
+)
+from valarmind_tui.visible_text import visible
 
 
 @dataclass
@@ -78,10 +85,20 @@ class Stack:
 
 
 def trust_notices(settings: Settings, project_root: Path) -> list[str]:
-    """What the trust decision left out, in one line each."""
+    """What the trust decision left out, in one line each; for a folder trusted before
+    fingerprints existed, the configuration it loads now is recorded as the trusted one."""
     notices: list[str] = []
     present = repository_config(project_root)
-    if not settings.project_trusted and present:
+    if settings.project_trusted:
+        recorded = record_first_load(project_root)
+        if recorded:
+            notices.append(
+                "Trust is now of content: this folder's configuration was recorded as you "
+                f"trusted it ({', '.join(visible(n) for n in recorded)}); from now on a "
+                "change to it asks again before it loads.")
+    elif (trust := decide(project_root)).how == CHANGED:
+        notices.append(trust.changed_line())
+    elif present:
         notices.append(
             "This folder is not trusted, so its own configuration was skipped: "
             f"{', '.join(present)}. Run /trust yes (or pass --trust-project when headless) "
@@ -164,8 +181,9 @@ def build_stack(
 
 
 def _remember(project_root: Path, rule: str) -> None:
-    """"Always allow for this project": the rule goes into the project's config file."""
-    remember_allow_rule(project_root, rule)
+    """"Always allow for this project": the rule goes into the project's config file (the
+    person's own edit: the trusted record follows it)."""
+    keep_record_through(project_root, lambda: remember_allow_rule(project_root, rule))
 
 
 @dataclass

@@ -26,8 +26,8 @@ from valarmind_tui.safety.approval import (
     Approver,
     PolicyApprover,
 )
-from valarmind_tui.safety.visible_text import visible
 from valarmind_tui.session import PromptResult, Session, offline_help
+from valarmind_tui.visible_text import visible
 
 EXIT_CODES: dict[RunStatus, int] = {
     RunStatus.DONE: 0, RunStatus.FAILED: 1, RunStatus.CANCELLED: 1, RunStatus.INCOMPLETE: 3,

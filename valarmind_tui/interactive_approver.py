@@ -9,7 +9,7 @@ from valarmind_tui.agents.loop import is_timeout
 from valarmind_tui.bus import EventBus
 from valarmind_tui.events import ApprovalRequested, ApprovalResolved
 from valarmind_tui.safety.approval import ApprovalAnswer, ApprovalRequest
-from valarmind_tui.safety.visible_text import approval_warning
+from valarmind_tui.visible_text import approval_warning
 
 
 class InteractiveApprover:

@@ -38,8 +38,8 @@ from valarmind_tui.events import (
 from valarmind_tui.repl_pickers import after_command
 from valarmind_tui.repl_readers import LineReader, PipeReader, PromptToolkitReader
 from valarmind_tui.safety.approval import ApprovalAnswer
-from valarmind_tui.safety.visible_text import visible
 from valarmind_tui.session_records import offline_help
+from valarmind_tui.visible_text import visible
 
 if TYPE_CHECKING:
     from valarmind_tui.config import Settings
@@ -250,22 +250,34 @@ class Repl:
 
 
 def ask_trust(root: Path, read: Callable[[str], str] = input) -> bool | None:
-    """Ask once whether to trust the folder's own configuration; the answer is remembered.
+    """Ask once whether to trust the folder's own configuration, and again when a trusted
+    folder's configuration changed since (showing what changed); the answer is remembered.
     None when there is nothing to ask (no repository configuration, or already decided)."""
-    from valarmind_tui.trust import decide, remember, should_ask
+    from valarmind_tui.trust import CHANGED, decide, remember, should_ask
 
     trust = decide(root)
     if not should_ask(trust):
         return None
-    print(visible(f"{root} has its own ValarMind configuration: {', '.join(trust.present)}."))
-    print("It can add agents, MCP servers and plugins (code that runs on your machine), but "
-          "never change the mode, endpoints, keys or sandbox.")
+    if trust.how == CHANGED and trust.changes is not None:
+        print(visible(f"{root}: its configuration {CHANGED} ({trust.changes.names()}):"))
+        print(visible(trust.changes.diff))
+        print("None of it loads until you trust it again.")
+        question = "Trust it as it is now? [y/N] "
+    else:
+        print(visible(f"{root} has its own ValarMind configuration: {', '.join(trust.present)}."))
+        print("It can add agents, MCP servers and plugins (code that runs on your machine), "
+              "but never change the mode, endpoints, keys or sandbox.")
+        question = "Trust this folder? [y/N] "
     try:
-        answer = read("Trust this folder? [y/N] ").strip().lower()
+        answer = read(question).strip().lower()
     except EOFError:
         answer = ""
     trusted = answer in ("y", "yes")
-    remember(root, trusted)
+    if trust.how == CHANGED and not trusted:
+        print("Its configuration is skipped this time; you will be asked again "
+              "(/trust no stops loading it).")
+        return False
+    remember(root, trusted, trust.found)
     print("Trusted." if trusted else "Not trusted: its configuration is skipped "
           "(change with /trust yes or `valarmind trust`).")
     return trusted

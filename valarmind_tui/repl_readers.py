@@ -8,8 +8,8 @@ import contextlib
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
-from valarmind_tui.safety.visible_text import visible
 from valarmind_tui.user_dirs import user_data_dir
+from valarmind_tui.visible_text import visible
 
 if TYPE_CHECKING:
     from valarmind_tui.session import Session

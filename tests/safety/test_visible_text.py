@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from valarmind_tui.events import TaskItem, TaskListChanged, ToolCallStarted
 from valarmind_tui.safety.visible_fields import visible_fields
-from valarmind_tui.safety.visible_text import approval_warning, unusual, visible
+from valarmind_tui.visible_text import approval_warning, unusual, visible
 
 
 def test_plain_text_is_returned_as_is() -> None:

@@ -1,4 +1,5 @@
-"""The TUI asks once whether to trust a folder that ships its own configuration."""
+"""The TUI asks once whether to trust a folder that ships its own configuration, and again
+when a trusted folder's configuration changed since."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from tests.ui.conftest import wait_for
-from valarmind_tui.config import Settings
-from valarmind_tui.trust import remembered
+from valarmind_tui.config import Settings, load_settings
+from valarmind_tui.trust import decide, remember, remembered
 from valarmind_tui.ui.launch import build_app
 from valarmind_tui.ui.screens.trust import TrustScreen
 
@@ -60,3 +61,63 @@ async def test_a_folder_without_configuration_is_not_asked_about(git_repo: Path)
         await wait_for(pilot, lambda: app.session is not None)
         assert not isinstance(app.screen, TrustScreen)
     assert seen == [None] and remembered(git_repo) is None
+
+
+def _plugin_folder(repo: Path) -> Path:
+    """A trusted folder whose plugins/ then gains a tool (as a `git pull` would bring it)."""
+    (repo / "plugins").mkdir()
+    (repo / "plugins" / "fine.py").write_text("VALUE = 1\n")
+    remember(repo, True)
+    (repo / "plugins" / "added.py").write_text(
+        "from valarmind_tui.hookspecs import hookimpl\n"
+        "@hookimpl\ndef register_commands(register):\n"
+        "    from valarmind_tui.commands.registry import Command\n"
+        "    async def run(ctx, args): ...\n"
+        "    register(Command('added', 'from the added plugin \\x1b[2K', run))\n")
+    return repo
+
+
+def _real_loader(repo: Path, seen: list[Any]) -> Any:
+    def load(trusted: bool | None = None) -> Settings:
+        seen.append(trusted)
+        return load_settings(repo, trusted=decide(repo).trusted if trusted is None else trusted)
+
+    return load
+
+
+async def test_a_changed_configuration_is_shown_and_yes_loads_it(git_repo: Path) -> None:
+    _plugin_folder(git_repo)
+    seen: list[Any] = []
+    app = build_app(_real_loader(git_repo, seen), git_repo, ARGS)
+    async with app.run_test(size=(110, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen)
+                       and app.screen.query("#changes"))
+        body = str(app.screen.query_one("#body").render())
+        shown = str(app.screen.query_one("#changes").render())
+        assert "added: plugins/added.py" in body and "changed since you trusted it" in str(
+            app.screen.query_one("#title").render())
+        assert "+    register(Command('added'" in shown
+        assert "\x1b" not in shown and "\\x1b" in shown  # the file's own text, escaped
+        await pilot.press("y")
+        await wait_for(pilot, lambda: app.session is not None)
+        assert "plugins/added.py" in app.session.plugins.loaded
+    assert seen == [True]
+    assert decide(git_repo).trusted  # and what was shown is now the trusted configuration
+
+
+async def _decline(repo: Path) -> list[Any]:
+    seen: list[Any] = []
+    app = build_app(_real_loader(repo, seen), repo, ARGS)
+    async with app.run_test(size=(110, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen))
+        await pilot.press("n")
+        await wait_for(pilot, lambda: app.session is not None)
+        assert app.session.plugins.loaded == []
+    return seen
+
+
+async def test_no_to_a_change_skips_it_and_asks_again(git_repo: Path) -> None:
+    _plugin_folder(git_repo)
+    assert await _decline(git_repo) == [False]
+    assert await _decline(git_repo) == [False]  # asked again at the next start
+    assert remembered(git_repo) is True

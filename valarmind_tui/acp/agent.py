@@ -48,11 +48,11 @@ from valarmind_tui.context.attachments import with_attachments
 from valarmind_tui.errors import ValarMindError
 from valarmind_tui.events import RunStatus
 from valarmind_tui.safety.approval import PermissionMode
-from valarmind_tui.safety.visible_text import visible
 from valarmind_tui.session import Session, offline_help
 from valarmind_tui.store.sessions import SessionStore
 from valarmind_tui.trust import decide
 from valarmind_tui.user_dirs import user_data_dir
+from valarmind_tui.visible_text import visible
 
 STOP_REASONS: dict[RunStatus, StopReason] = {
     RunStatus.DONE: "end_turn", RunStatus.INCOMPLETE: "max_turn_requests",

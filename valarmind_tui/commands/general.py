@@ -85,16 +85,21 @@ async def sandbox(ctx: CommandContext, args: str) -> CommandResult:
 
 
 async def trust(ctx: CommandContext, args: str) -> CommandResult:
-    from valarmind_tui.trust import remember, repository_config
+    from valarmind_tui.trust import CHANGED, decide, remember, repository_config
 
     present = ", ".join(repository_config(ctx.project_root)) or "none"
     now = "trusted" if ctx.settings.project_trusted else "not trusted"
     answer = args.strip().lower()
     if answer not in ("yes", "no"):
+        decision = decide(ctx.project_root)
+        changed = ""
+        if decision.how == CHANGED and decision.changes is not None:
+            changed = (f" Its configuration {CHANGED} ({decision.changes.names()}):\n"
+                       f"{decision.changes.diff}\n")
         return CommandResult(
-            f"This folder is {now}. Its own configuration: {present}. `/trust yes` loads it "
-            "from the next start; `/trust no` stops loading it. A repository can never set "
-            "the mode, endpoints, keys or sandbox either way.")
+            f"This folder is {now}. Its own configuration: {present}.{changed} `/trust yes` "
+            "loads it as it is now from the next start; `/trust no` stops loading it. A "
+            "repository can never set the mode, endpoints, keys or sandbox either way.")
     path = remember(ctx.project_root, answer == "yes")
     verb = "trusted" if answer == "yes" else "no longer trusted"
     return CommandResult(f"This folder is {verb} (saved in {path}); restart ValarMind for "

@@ -30,7 +30,6 @@ from textual.worker import Worker, WorkerState
 
 from valarmind_tui.commands.router import SlashLine, parse, run
 from valarmind_tui.context.attachments import with_attachments
-from valarmind_tui.safety.visible_text import visible
 from valarmind_tui.ui import environment, garbage, session_start, themes
 from valarmind_tui.ui.bridge import SessionEvent, pump_events
 from valarmind_tui.ui.completion import (
@@ -47,6 +46,7 @@ from valarmind_tui.ui.widgets.messages import NoticeLine, ShellOutput, UserMessa
 from valarmind_tui.ui.widgets.prompt import Completion, PromptBar, PromptInput
 from valarmind_tui.ui.widgets.sidebar import Sidebar
 from valarmind_tui.ui.widgets.status import StatusBar
+from valarmind_tui.visible_text import visible
 
 if TYPE_CHECKING:
     from valarmind_tui.session import Session

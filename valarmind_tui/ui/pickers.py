@@ -14,13 +14,13 @@ from valarmind_tui.commands.rewind import (
     switch_session,
 )
 from valarmind_tui.errors import UsageError
-from valarmind_tui.safety.visible_text import visible
 from valarmind_tui.ui import garbage
 from valarmind_tui.ui.screens.rewind import ResumePicker, RewindPicker, RewindPreview
 from valarmind_tui.ui.widgets.answer import CommandOutput
 from valarmind_tui.ui.widgets.chat import ChatView
 from valarmind_tui.ui.widgets.sidebar import Sidebar
 from valarmind_tui.ui.widgets.status import StatusBar
+from valarmind_tui.visible_text import visible
 
 if TYPE_CHECKING:
     from valarmind_tui.ui.app import ValarMindApp

@@ -28,16 +28,19 @@ async def with_trust_answer(
 
 async def trust_answer(app: App[Any], root: Path) -> bool | None:
     """Ask whether to trust the folder's own configuration, when it has some and nobody
-    decided yet; the answer is remembered. None when there was nothing to ask."""
-    from valarmind_tui.trust import decide, remember, should_ask
+    decided yet, or when a trusted folder's configuration changed since (a no then skips it
+    this time and asks again next time); the answer is remembered. None when there was
+    nothing to ask."""
+    from valarmind_tui.trust import CHANGED, decide, remember, should_ask
     from valarmind_tui.ui.screens.trust import TrustScreen
 
     trust = await asyncio.to_thread(decide, root)
     if not should_ask(trust):
         return None
-    answer = await app.push_screen_wait(TrustScreen(trust.root, trust.present))
+    answer = await app.push_screen_wait(TrustScreen(trust.root, trust.present, trust.changes))
     trusted = bool(answer)
-    await asyncio.to_thread(remember, trust.root, trusted)
+    if trusted or trust.how != CHANGED:
+        await asyncio.to_thread(remember, trust.root, trusted, trust.found)
     return trusted
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from valarmind_tui import __version__
 from valarmind_tui.bus import EventBus
+from valarmind_tui.composition import trust_notices
 from valarmind_tui.config import Settings
 from valarmind_tui.mcp.server.call import run_with_limit, structured, timed_out
 from valarmind_tui.mcp.server.params import ArgumentError, input_schema, parse_arguments
@@ -174,6 +175,8 @@ def serve(settings: Settings, root: Path, args: argparse.Namespace) -> int:
     import anyio
 
     _quiet_logging()
+    for notice in trust_notices(settings, root):
+        print(f"valarmind: {notice}", file=sys.stderr, flush=True)
     server = build_server(settings, root, explicit_mode=getattr(args, "permission_mode", None),
                           tool_timeout_s=getattr(args, "tool_timeout", None))
     port = getattr(args, "http", None)

@@ -17,9 +17,9 @@ from textual.widgets.option_list import Option
 
 from valarmind_tui.checkpoints.rewind import OnConflict, RewindOutcome, RewindPoint, Scope
 from valarmind_tui.commands.rewind import describe_summary
-from valarmind_tui.safety.visible_text import visible
 from valarmind_tui.store.sessions import SessionSummary
 from valarmind_tui.ui.widgets.diff import DiffView
+from valarmind_tui.visible_text import visible
 
 _CSS = """
 {name} {{ align: center middle; background: $background 60%; }}

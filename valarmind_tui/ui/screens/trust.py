@@ -1,17 +1,22 @@
-"""The trust question, asked once per project before its own configuration is loaded."""
+"""The trust question, asked once per project before its own configuration is loaded, and
+again when a trusted project's configuration changed since (with what changed)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from valarmind_tui.safety.visible_text import visible
+from valarmind_tui.visible_text import visible
+
+if TYPE_CHECKING:
+    from valarmind_tui.trust_record import ContentChanges
 
 
 class TrustScreen(ModalScreen[bool]):
@@ -25,6 +30,7 @@ class TrustScreen(ModalScreen[bool]):
     }
     TrustScreen #title { text-style: bold; color: $warning; }
     TrustScreen #hints { margin-top: 1; }
+    TrustScreen #diff { height: auto; max-height: 20; margin-top: 1; }
     """
     AUTO_FOCUS = None
     BINDINGS = [
@@ -33,11 +39,15 @@ class TrustScreen(ModalScreen[bool]):
         Binding("escape", "answer(False)", "Don't trust", show=False),
     ]
 
-    def __init__(self, root: Path, present: tuple[str, ...]) -> None:
+    def __init__(self, root: Path, present: tuple[str, ...],
+                 changes: ContentChanges | None = None) -> None:
         super().__init__()
-        self.root, self.present = root, present
+        self.root, self.present, self.changes = root, present, changes
 
     def compose(self) -> ComposeResult:
+        if self.changes is not None:
+            yield from self._compose_changed(self.changes)
+            return
         with Vertical(id="dialog"):
             yield Static(Content(visible(f"Trust {self.root}?")), id="title")
             yield Static(Content(
@@ -48,6 +58,19 @@ class TrustScreen(ModalScreen[bool]):
             ), id="body")
             yield Static("[b]y[/] trust this folder   [b]n[/] don't trust   "
                          "(remembered; change with /trust)", id="hints")
+
+    def _compose_changed(self, changes: ContentChanges) -> ComposeResult:
+        """A trusted folder whose configuration changed: what changed, and the diff (masked,
+        control characters visible: trust_display.py)."""
+        with Vertical(id="dialog"):
+            yield Static(Content(f"{self.root}: its configuration changed since you trusted "
+                                 "it"), id="title")
+            yield Static(Content(f"{changes.names()}. None of it loads until you trust it "
+                                 "again."), id="body")
+            with VerticalScroll(id="diff"):
+                yield Static(Content(changes.diff), id="changes")
+            yield Static("[b]y[/] trust it as it is now   [b]n[/] skip it this time "
+                         "(asked again next time)", id="hints")
 
     def action_answer(self, trusted: bool) -> None:
         self.dismiss(trusted)

@@ -13,9 +13,9 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from valarmind_tui.events import RunStatus
-from valarmind_tui.safety.visible_text import visible
 from valarmind_tui.ui.widgets.one_layout import OneLayoutPass
 from valarmind_tui.ui.widgets.streaming_markdown import StreamingMarkdown
+from valarmind_tui.visible_text import visible
 
 _END_LABEL = {
     RunStatus.CANCELLED: "⏹ cancelled: the answer above is partial",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
-from valarmind_tui.safety.visible_text import visible
+from valarmind_tui.visible_text import visible
 
 MAX_DIFF_LINES = 400
 

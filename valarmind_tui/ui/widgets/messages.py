@@ -10,7 +10,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
-from valarmind_tui.safety.visible_text import visible
+from valarmind_tui.visible_text import visible
 
 
 class UserMessage(Static):

@@ -13,8 +13,8 @@ from textual.message import Message
 from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
-from valarmind_tui.safety.visible_text import visible
 from valarmind_tui.ui.history import PromptHistory
+from valarmind_tui.visible_text import visible
 
 
 @dataclass(frozen=True)

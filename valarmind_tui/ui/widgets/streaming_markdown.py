@@ -18,12 +18,12 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
-from valarmind_tui.safety.visible_text import visible
 from valarmind_tui.ui.markdown.open_block import OpenBlockDrawer
 from valarmind_tui.ui.markdown.render import Line, MarkdownRenderer, to_strip
 from valarmind_tui.ui.markdown.split import MarkdownSplitter
 from valarmind_tui.ui.widgets.one_layout import OneLayoutPass
 from valarmind_tui.ui.widgets.styled_lines import KeepsStyledLinesWhenTaller
+from valarmind_tui.visible_text import visible
 
 FRAME_S = 1 / 20
 """The open block is rendered again at most this often while text streams in (each frame
