@@ -185,3 +185,17 @@ async def test_an_ordinary_command_leaves_nothing_behind(run, git_repo: Path) ->
     new = {p for p in set(tree(git_repo)) - set(before) if not p.startswith(".git/")}
     assert new == {"made.txt"}
     assert not {n for n in REPO_CONFIG if (git_repo / n).exists()}
+
+
+async def test_a_parallel_command_outlives_anothers_placeholder(run, git_repo: Path) -> None:
+    """Two commands at once: the first one's placeholder for `.mcp.json` is the second one's
+    read-only mount; the first removes it when it ends, the second then writes."""
+    import asyncio
+
+    first = asyncio.ensure_future(run("sleep 0.3"))
+    await asyncio.sleep(0.15)
+    second = await run("sleep 0.6; echo '{\"mcpServers\": {}}' > .mcp.json; "
+                       "mkdir -p plugins; echo pwned > plugins/x.py; ls -a")
+    await first
+    assert not (git_repo / ".mcp.json").exists() and not (git_repo / "plugins").exists()
+    assert "undid" in second.output or "Read-only" in second.output

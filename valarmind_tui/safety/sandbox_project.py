@@ -140,7 +140,11 @@ def _read_only(plan: ProjectPlan, path: Path, *, placeholder: bool) -> None:
 
 
 Stamp = tuple[str, str] | None
-"""What a protected path was: None (absent), ("link", target), ("dir", "") or ("file", "")."""
+"""What a protected path was: None (absent), ("link", target), ("dir", "empty"), ("dir", "")
+or ("file", "")."""
+
+
+EMPTY: Stamp = ("dir", "empty")
 
 
 def stamp(path: Path) -> Stamp:
@@ -148,7 +152,7 @@ def stamp(path: Path) -> Stamp:
         if path.is_symlink():
             return ("link", os.readlink(path))
         if path.is_dir():
-            return ("dir", "")
+            return ("dir", "empty" if _empty_dir(path) else "")
         if path.exists():
             return ("file", "")
     except OSError:
@@ -175,16 +179,18 @@ class ProjectGuard:
         """Undo, once; the project-relative paths that were undone."""
         for path, was in self.before.items():
             now = stamp(path)
-            if now == was:
+            if now == was or (was == EMPTY and now is None):
                 continue
-            if was is None and now == ("dir", "") and _empty_dir(path):
+            if was is None and now == EMPTY:
                 with contextlib.suppress(OSError):
                     path.rmdir()  # our placeholder
                 continue
-            if was is not None and was[0] != "link":
-                continue  # bound read-only: only a concurrent writer outside can change it
+            if was is not None and was != EMPTY and was[0] != "link":
+                continue  # bound read-only: only a writer outside the sandbox can change it
+            # Created, relinked, or filled: an empty folder may be another command's
+            # placeholder, whose removal took this command's read-only mount away with it.
             _remove(path)
-            if was is not None:
+            if was is not None and was[0] == "link":
                 with contextlib.suppress(OSError):
                     path.symlink_to(was[1])
             self.undone.append(path.relative_to(self.root).as_posix())
