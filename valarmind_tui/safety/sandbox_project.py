@@ -11,9 +11,9 @@ A path that does not exist yet cannot be bound read-only without a mount point, 
 creates that mount point through the read-write project bind, in the real folder. A missing
 name therefore becomes an empty read-only directory for the command (git and `git add -A`
 ignore empty directories; a file there would break `git add -A`), removed again afterwards by
-`ProjectGuard`. Three names cannot have a placeholder, because git would read it and fail:
-`commondir`, `config.worktree` and `gitdir` in a git dir. `ProjectGuard` is the backstop for
-them and for symbolic links (a mount follows a link, so the link itself could be replaced): it
+`ProjectGuard`. Some names cannot have a placeholder: `commondir`, `config.worktree` and
+`gitdir` in a git dir (git would read it and fail), and `plugins` (a package to setuptools).
+`ProjectGuard` is the backstop for them and for symbolic links (a mount follows a link, so the link itself could be replaced): it
 notes each protected path before the command and, after it, removes what the command created and
 puts back a link it changed, and says so.
 """
@@ -29,6 +29,9 @@ from pathlib import Path
 REPOSITORY_CONFIG = (".valarmind", ".mcp.json", "external-agents.json", "plugins", ".envrc",
                      ".claude", ".codex", ".gemini", ".opencode", "opencode.json")
 """Read at the project root by ValarMind (and the agents' tools whose setup it reads)."""
+NO_PLACEHOLDER = frozenset({"plugins"})
+"""Missing names left to ProjectGuard alone: an empty `plugins/` folder is a package to
+setuptools' flat-layout discovery, which then refuses `pip install -e .`."""
 GIT_WRITABLE = frozenset({
     "objects", "refs", "logs", "index", "HEAD", "ORIG_HEAD", "FETCH_HEAD", "MERGE_HEAD",
     "MERGE_MSG", "MERGE_MODE", "MERGE_RR", "MERGE_AUTOSTASH", "AUTO_MERGE", "COMMIT_EDITMSG",
@@ -61,7 +64,7 @@ def project_plan(root: Path) -> ProjectPlan:
     """The arguments to add after the read-write bind of `root`."""
     plan = ProjectPlan()
     for name in REPOSITORY_CONFIG:
-        _read_only(plan, root / name, placeholder=True)
+        _read_only(plan, root / name, placeholder=name not in NO_PLACEHOLDER)
     dot_git = root / ".git"
     if dot_git.is_symlink() or dot_git.is_file():
         _read_only(plan, dot_git, placeholder=False)
