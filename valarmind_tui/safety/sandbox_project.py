@@ -13,9 +13,9 @@ name therefore becomes an empty read-only directory for the command (git and `gi
 ignore empty directories; a file there would break `git add -A`), removed again afterwards by
 `ProjectGuard`. Some names cannot have a placeholder: `commondir`, `config.worktree` and
 `gitdir` in a git dir (git would read it and fail), and `plugins` (a package to setuptools).
-`ProjectGuard` is the backstop for them and for symbolic links (a mount follows a link, so the link itself could be replaced): it
-notes each protected path before the command and, after it, removes what the command created and
-puts back a link it changed, and says so.
+`ProjectGuard` is the backstop for them and for symbolic links (a mount follows a link, so the
+link itself could be replaced): it notes each protected path before the command and, after it,
+removes what the command created and puts back a link it changed, and says so.
 """
 
 from __future__ import annotations

@@ -129,8 +129,9 @@ class Bash(BuiltinTool):
             return result
         return replace(result, output=f"{result.output}\n{report}", is_error=True)
 
-    async def _run(self, params: Params, ctx: ToolContext,
+    async def _run(self, params: BaseModel, ctx: ToolContext,
                    sandbox: Sandbox | None) -> ToolResult:
+        assert isinstance(params, Params)
         cwd = ctx.project_root.resolve()
         timeout = effective_timeout(params.timeout)
         env = child_env(cwd)
