@@ -291,3 +291,21 @@ async def test_the_persons_config_brings_a_folder_back(git_repo: Path, home: Pat
     write_user_config('sandbox_home = ["~/.config/mytool"]\n')
     output = await with_settings(git_repo, "cat ~/.config/mytool/settings.ini ~/.bashrc")
     assert "colour = blue" in output and SENTINEL not in output
+
+
+async def test_a_project_inside_home_and_home_as_the_project(sandbox: Sandbox, home: Path
+                                                             ) -> None:
+    """The usual place for a project is under HOME: it stays read-write, HOME stays hidden;
+    a session started in HOME itself still hides HOME's secrets."""
+    import subprocess
+
+    project = home / "src" / "app"
+    project.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    bash = Bash(sandbox=sandbox)
+    inside = await bash.run(bash.parse({"command": "echo ok > made.txt; cat ~/.bashrc; ls ~"}),
+                            ToolContext(project_root=project))
+    assert (project / "made.txt").read_text() == "ok\n" and SENTINEL not in inside.output
+    at_home = await bash.run(bash.parse({"command": "cat ~/.bashrc ~/.huggingface/token"}),
+                             ToolContext(project_root=home))
+    assert SENTINEL not in at_home.output

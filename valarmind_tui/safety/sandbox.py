@@ -33,6 +33,7 @@ from valarmind_tui.safety.sandbox_home import (
     hide_args,
     home_folders,
     runtime_folders,
+    seal_args,
     within,
 )
 from valarmind_tui.safety.sandbox_project import (
@@ -172,15 +173,15 @@ class Sandbox:
         args = [self.bwrap, *BASE_FLAGS]
         if not allow_net:
             args.append("--unshare-net")
-        homes = home_folders(env)
-        args += hide_args(homes, runtime_folders(env), self.policy.home_allow, argv, env,
-                          network=allow_net)
+        homes, runtime = home_folders(env), runtime_folders(env)
+        args += hide_args(homes, runtime, self.policy.home_allow, argv, env, network=allow_net)
         args += cover([p for p in (str(user_config_dir()), str(user_data_dir()))
                        if not any(within(p, h) for h in homes)])
         args += ["--bind", str(root), str(root)]
         if self.policy.protect_project:
             args += project_plan(root).args
         args += _hide_again(homes, root)
+        args += seal_args(homes, runtime)
         args.append("--clearenv")
         for name, value in {**env, **SANDBOX_ENV}.items():
             args += ["--setenv", name, value]

@@ -87,7 +87,7 @@ def within(path: str, folder: str) -> bool:
 def hide_args(homes: Sequence[str], runtime: Sequence[str], extra: Iterable[str],
               argv: Sequence[str], env: Mapping[str, str], *, network: bool) -> list[str]:
     """After `--ro-bind / /`: hide HOME and /run, bring back the allowlist and the command's
-    tools, cover the system's secrets."""
+    tools, cover the system's secrets. End with `seal_args`."""
     args: list[str] = []
     for folder in [*homes, *runtime]:
         args += ["--tmpfs", folder]
@@ -100,10 +100,14 @@ def hide_args(homes: Sequence[str], runtime: Sequence[str], extra: Iterable[str]
     for path in dict.fromkeys(back):
         if not any(within(path, other) for other in back):
             args += ["--ro-bind", path, path]
-    for folder in [*homes, *runtime]:
-        args += ["--remount-ro", folder]
     args += cover([*SYSTEM_SECRETS, *sorted(glob.glob(SSH_HOST_KEYS))])
     return args
+
+
+def seal_args(homes: Sequence[str], runtime: Sequence[str]) -> list[str]:
+    """Last of all: the hidden HOME and /run read-only (bubblewrap makes the mount points of
+    later binds in them, the project's among them when it lives in HOME)."""
+    return [arg for folder in [*homes, *runtime] for arg in ("--remount-ro", folder)]
 
 
 def _inside(rel: str) -> bool:
