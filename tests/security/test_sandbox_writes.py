@@ -199,3 +199,25 @@ async def test_a_parallel_command_outlives_anothers_placeholder(run, git_repo: P
     await first
     assert not (git_repo / ".mcp.json").exists() and not (git_repo / "plugins").exists()
     assert "undid" in second.output or "Read-only" in second.output
+
+
+async def test_a_linked_worktree_works_and_its_git_dirs_stay_protected(
+        sandbox: Sandbox, git_repo: Path) -> None:
+    """The project is a linked worktree (`.git` is a file naming a git dir outside it): git
+    work succeeds, its config, the common config and the `.git` file do not change."""
+    worktree = git_repo.parent / "wt"
+    git(git_repo, "worktree", "add", "-q", "-b", "wt", str(worktree))
+    git_dir = git_repo / ".git" / "worktrees" / "wt"
+    dot_git, config = (worktree / ".git").read_text(), (git_repo / ".git" / "config").read_text()
+    bash = Bash(sandbox=sandbox)
+    ident = "-c user.name=t -c user.email=t@example.com"
+    result = await bash.run(bash.parse({"command": (
+        f"echo 1 > n.py && git add n.py && git {ident} commit -qm n && echo committed; "
+        "git config core.fsmonitor 'touch pwned'; "
+        f"echo '[core]' > {git_dir}/config.worktree; echo gitdir: /x > .git")}),
+        ToolContext(project_root=worktree))
+    assert "committed" in result.output, result.output
+    assert git(worktree, "log", "-1", "--format=%s").strip() == "n"
+    assert (git_repo / ".git" / "config").read_text() == config
+    assert (worktree / ".git").read_text() == dot_git
+    assert not (git_dir / "config.worktree").exists()

@@ -70,14 +70,16 @@ def project_plan(root: Path) -> ProjectPlan:
         _read_only(plan, dot_git, placeholder=False)
     elif not dot_git.exists():
         _read_only(plan, dot_git, placeholder=True)
-    for git_dir in git_dirs_inside(root):
+    for git_dir in git_dirs(root):
         _protect_git_dir(plan, git_dir)
     return plan
 
 
-def git_dirs_inside(root: Path) -> list[Path]:
-    """The project's git dir and common dir, where they are inside the project (one outside is
-    read-only already): `.git`, or the folder a `.git` file names."""
+def git_dirs(root: Path) -> list[Path]:
+    """The project's git dir and common dir, parents first: `.git`, or the folder a `.git` file
+    names (a linked worktree's, a submodule's) and the common dir its `commondir` names. One
+    outside the project is bound too (it is read-only otherwise, and git work in a worktree
+    writes there), but only if it is a git dir (HEAD, and objects or commondir)."""
     dot_git = root / ".git"
     found: list[Path] = []
     if dot_git.is_dir() and not dot_git.is_symlink():
@@ -90,8 +92,13 @@ def git_dirs_inside(root: Path) -> list[Path]:
         common = _read_pointer(git_dir / "commondir", "")
         if common is not None:
             found.append((git_dir / common).resolve())
-    inside = [d for d in dict.fromkeys(found) if d.is_relative_to(root) and d.is_dir()]
-    return inside
+    real = [d for d in dict.fromkeys(found) if d == dot_git or _is_git_dir(d)]
+    return sorted(real, key=lambda d: len(d.parts))
+
+
+def _is_git_dir(path: Path) -> bool:
+    return (path / "HEAD").is_file() and ((path / "objects").is_dir()
+                                          or (path / "commondir").is_file())
 
 
 def _read_pointer(path: Path, prefix: str) -> str | None:
@@ -196,7 +203,8 @@ class ProjectGuard:
             if was is not None and was[0] == "link":
                 with contextlib.suppress(OSError):
                     path.symlink_to(was[1])
-            self.undone.append(path.relative_to(self.root).as_posix())
+            inside = path.is_relative_to(self.root)
+            self.undone.append(path.relative_to(self.root).as_posix() if inside else str(path))
         self.before = {}
         return self.undone
 
