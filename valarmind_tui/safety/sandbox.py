@@ -138,8 +138,8 @@ class Sandbox:
             "(" + ", ".join(REPOSITORY_CONFIG) + ") and .git but for what git work writes "
             "(objects, refs, index, logs, HEAD, merge and rebase state)",
             "- read-only: everything else",
-            "- hidden: your home (~ is empty but for what is read back), /run and "
-            "$XDG_RUNTIME_DIR (daemons' and session sockets), /etc/shadow, /etc/gshadow, "
+            "- hidden: your home (~ is an empty private folder but for what is read back), "
+            "/run and $XDG_RUNTIME_DIR (daemons' and session sockets), /etc/shadow, /etc/gshadow, "
             "/etc/sudoers*, SSH host keys; other processes (own /proc)",
             f"- read back from ~: {', '.join('~/' + p for p in back) or 'nothing found'}; and "
             "the folders of the command's interpreter, PATH and virtualenv "
@@ -181,7 +181,7 @@ class Sandbox:
         if self.policy.protect_project:
             args += project_plan(root).args
         args += _hide_again(homes, root)
-        args += seal_args(homes, runtime)
+        args += seal_args(runtime)
         args.append("--clearenv")
         for name, value in {**env, **SANDBOX_ENV}.items():
             args += ["--setenv", name, value]

@@ -1,6 +1,7 @@
 """What a sandboxed command sees of HOME, /run and the system's secrets.
 
-HOME is hidden (an empty private tmpfs, as /tmp is) and only an allowlist comes back, read-only:
+HOME is hidden (an empty private tmpfs, as /tmp is: writable, thrown away with the command) and
+only an allowlist comes back, read-only:
 the toolchains, package caches and git config commands read (`HOME_ALLOWLIST`), what the person
 adds in their user config (`sandbox_home`), and the folders the command's own interpreter,
 PATH and virtualenv live in. A secret whose place nobody listed (a shell rc's exports, a new
@@ -29,7 +30,7 @@ HOME_ALLOWLIST = (
     ".local/share/uv/tools", ".local/share/virtualenvs", ".local/share/mise",
     ".local/share/fnm", ".local/share/pnpm", ".pyenv", ".rye", ".rustup", ".cargo/bin",
     ".cargo/registry", ".cargo/git", ".cargo/env", ".nvm", ".volta", ".bun/bin", ".deno",
-    ".npm/_cacache", "go", ".m2/repository", ".gradle/caches", ".gradle/wrapper",
+    "go", ".m2/repository", ".gradle/caches", ".gradle/wrapper",
     ".sdkman/candidates", ".jdks", ".rbenv", ".asdf", ".elan", ".ghcup/bin", ".dotnet",
     ".nuget/packages", "miniconda3", "anaconda3", "miniforge3", ".conda/envs", ".conda/pkgs",
     ".gitconfig", ".config/git/config", ".config/git/ignore", ".config/git/attributes",
@@ -104,10 +105,11 @@ def hide_args(homes: Sequence[str], runtime: Sequence[str], extra: Iterable[str]
     return args
 
 
-def seal_args(homes: Sequence[str], runtime: Sequence[str]) -> list[str]:
-    """Last of all: the hidden HOME and /run read-only (bubblewrap makes the mount points of
-    later binds in them, the project's among them when it lives in HOME)."""
-    return [arg for folder in [*homes, *runtime] for arg in ("--remount-ro", folder)]
+def seal_args(runtime: Sequence[str]) -> list[str]:
+    """Last of all: the hidden /run read-only (bubblewrap makes the mount points of later binds
+    in it). The hidden HOME stays writable, private and thrown away with the command: tools
+    write their logs and caches there (npm's `~/.npm/_logs`, cargo's lock file)."""
+    return [arg for folder in runtime for arg in ("--remount-ro", folder)]
 
 
 def _inside(rel: str) -> bool:
