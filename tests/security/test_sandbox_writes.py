@@ -10,6 +10,7 @@ writes from any static check anyway.
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -221,3 +222,13 @@ async def test_a_linked_worktree_works_and_its_git_dirs_stay_protected(
     assert (git_repo / ".git" / "config").read_text() == config
     assert (worktree / ".git").read_text() == dot_git
     assert not (git_dir / "config.worktree").exists()
+
+
+async def test_dot_git_as_a_link_to_a_git_dir_in_the_project(run, git_repo: Path) -> None:
+    (git_repo / ".git").rename(git_repo / "real-git")
+    (git_repo / ".git").symlink_to("real-git")
+    config = (git_repo / "real-git" / "config").read_text()
+    await run("git config core.fsmonitor 'touch pwned'; echo '[core]' >> real-git/config; "
+              "rm .git && ln -s elsewhere .git")
+    assert (git_repo / "real-git" / "config").read_text() == config
+    assert os.readlink(git_repo / ".git") == "real-git"

@@ -84,6 +84,8 @@ def git_dirs(root: Path) -> list[Path]:
     found: list[Path] = []
     if dot_git.is_dir() and not dot_git.is_symlink():
         found.append(dot_git)
+    elif dot_git.is_dir():  # a link to the git dir: the link is watched, its target bound
+        found.append(dot_git.resolve())
     elif dot_git.is_file() and not dot_git.is_symlink():
         pointed = _read_pointer(dot_git, "gitdir:")
         if pointed is not None:
@@ -234,8 +236,6 @@ def _remove(path: Path) -> None:
 
 class NoGuard:
     """The guard of an inactive sandbox: nothing to undo."""
-
-    undone: list[str] = []
 
     def __enter__(self) -> NoGuard:
         return self
