@@ -144,7 +144,8 @@ def build_stack(
     root = project_root.resolve()
     bus = bus or EventBus()
     chosen_approver = approver(bus)
-    sandbox = Sandbox.detect(settings.sandbox, settings.sandbox_network)
+    sandbox = Sandbox.detect(settings.sandbox, settings.sandbox_network,
+                             home_allow=settings.sandbox_home)
     registry = tools if tools is not None else builtin_tools(sandbox=sandbox)
     hooks = HookRunner.from_settings(settings, root, bus)
     gate = build_gate(settings, root, chosen_approver, bus, sandbox=sandbox, hooks=hooks,

@@ -106,6 +106,10 @@ class Settings(BaseSettings):
     `off`: commands run unconfined (the user's own choice). User config, env or flags only."""
     sandbox_network: bool = False
     """Let sandboxed commands reach the network. User config, env or flags only."""
+    sandbox_home: list[str] = Field(default_factory=list)
+    """Paths under HOME (`~/.config/mytool`, `.sbt`) sandboxed commands may read besides the
+    built-in allowlist of toolchains and caches; the rest of HOME is hidden. User config or env
+    only: a repository never widens what the sandbox shows."""
     allow_project_commands: bool = False
     """Headless runs (`-p`, `run`) let the project's detected build, lint, type-check and test
     commands through (matched by argv prefix, one simple command; still in the sandbox), so QA

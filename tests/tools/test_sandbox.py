@@ -67,7 +67,7 @@ def test_other_failures_and_a_missing_binary_say_so(tmp_path: Path) -> None:
 def test_the_argv_confines_the_command(sandbox: Sandbox, tmp_path: Path,
                                        isolated_home: Path) -> None:
     (isolated_home / ".ssh").mkdir()
-    (isolated_home / ".netrc").write_text("machine x password y\n")
+    (isolated_home / ".gitconfig").write_text("[user]\n\tname = t\n")
     argv = sandbox.wrap(["bash", "-c", "ls"], tmp_path, env={"PATH": "/usr/bin"})
     assert argv[0] == sandbox.bwrap and argv[-3:] == ["bash", "-c", "ls"]
     joined = " ".join(argv)
@@ -75,9 +75,11 @@ def test_the_argv_confines_the_command(sandbox: Sandbox, tmp_path: Path,
                  "--unshare-net", "--die-with-parent", "--new-session", "--clearenv",
                  "--cap-drop ALL", f"--bind {tmp_path} {tmp_path}", "--setenv PATH /usr/bin"):
         assert flag in joined
-    assert f"--tmpfs {isolated_home / '.ssh'}" in joined
-    assert f"--ro-bind /dev/null {isolated_home / '.netrc'}" in joined
-    assert str(isolated_home / ".aws") not in joined  # only what exists
+    home = isolated_home.resolve()
+    assert f"--tmpfs {home} " in joined and "--tmpfs /run " in joined
+    assert f"--ro-bind {home / '.gitconfig'} {home / '.gitconfig'}" in joined
+    assert str(home / ".ssh") not in joined  # hidden with the rest of HOME
+    assert str(home / ".cargo") not in joined  # only what exists comes back
 
 
 def test_network_from_the_policy_or_for_one_call(sandbox: Sandbox, tmp_path: Path) -> None:
@@ -91,10 +93,11 @@ def test_network_from_the_policy_or_for_one_call(sandbox: Sandbox, tmp_path: Pat
 
 def test_describe_lists_the_policy(sandbox: Sandbox, tmp_path: Path,
                                    isolated_home: Path) -> None:
-    (isolated_home / ".aws").mkdir()
+    (isolated_home / ".rustup").mkdir()
     text = sandbox.describe(tmp_path)
     assert text.startswith("Sandbox: on")
-    assert f"writable: {tmp_path}" in text and "~/.aws" in text and "network: none" in text
+    assert f"writable: {tmp_path} and a private /tmp" in text and "network: none" in text
+    assert "read back from ~: ~/.rustup;" in text and "/run" in text and ".mcp.json" in text
 
 
 async def test_bash_runs_in_the_sandbox(sandbox: Sandbox, git_repo: Path) -> None:

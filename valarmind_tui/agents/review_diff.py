@@ -236,8 +236,12 @@ async def run_command(
     """(exit code, stdout, stderr) of a helper (git, a linter), killed after TOOL_TIMEOUT_S;
     with the allowlisted environment (no API keys), in `sandbox` when given."""
     env = env if env is not None else child_env(cwd)
-    argv = sandbox.wrap(cmd, cwd, env=env) if sandbox is not None else cmd
-    result = await run_process(argv, cwd=cwd, timeout=TOOL_TIMEOUT_S, env=env)
+    if sandbox is None:
+        result = await run_process(cmd, cwd=cwd, timeout=TOOL_TIMEOUT_S, env=env)
+    else:
+        with sandbox.guard(cwd):
+            result = await run_process(sandbox.wrap(cmd, cwd, env=env), cwd=cwd,
+                                       timeout=TOOL_TIMEOUT_S, env=env)
     if result.timed_out:
         return 124, "", f"{cmd[0]} took longer than {TOOL_TIMEOUT_S:.0f} s"
     return result.returncode or 0, result.stdout, result.stderr

@@ -57,6 +57,8 @@ class Call:
     """The calling agent's permissions (set by the gate), for re-checking changed input."""
     appealed_rule: Rule | None = None
     """The deny rule an appeal overturned for this very call: the person decides (the gate)."""
+    network: bool = False
+    """A command that asks for the network (`network: true`): no mode lets it through alone."""
 
     @property
     def kind(self) -> str:
@@ -88,6 +90,7 @@ def describe_call(root: Path, tool: GatedTool, params: Any, ctx: Any) -> Call:
     command = getattr(params, "command", None) if risk == "execute" else None
     command = command if isinstance(command, str) else None
     call = Call(tool, risk, agent_id, CallSubject(tool.name, command, tuple(paths)), outside)
+    call.network = risk == "execute" and getattr(params, "network", False) is True
     sensitive = [p for p in paths if is_sensitive(p)]
     protected: list[tuple[str, str]] = []
     if risk == "write":

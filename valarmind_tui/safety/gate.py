@@ -18,8 +18,8 @@
   paths.protected_by; through write tools, bash redirections or writing commands) asks in every
   mode unless one of the person's own allow rules (user config or this session) names it;
 - with `unconfined_commands_ask` (no sandbox available) every command asks in every mode;
-- the mode: plan lets only reads through, bypass everything, accept-edits writes in the project,
-  default reads only;
+- the mode: plan lets only reads through, bypass everything but a command asking for the
+  network (`network: true`), accept-edits writes in the project, default reads only;
 - allow rules remembered for the session (in memory), the user or the project answer "ask"; a
   bash command passes only if EVERY simple command in it matches an allow rule, and never when
   part of it cannot be parsed;

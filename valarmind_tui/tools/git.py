@@ -67,10 +67,12 @@ async def safe_git_env(root: Path, ctx: ToolContext | None = None) -> dict[str, 
 async def _git(args: Sequence[str], root: Path, env: dict[str, str],
                ctx: ToolContext) -> ProcessResult:
     argv = ["git", *SAFE_FLAGS, *args]
-    if ctx.sandbox is not None:
-        argv = ctx.sandbox.wrap(argv, root, env=env)
-    return await run_process(argv, cwd=root, timeout=GIT_TIMEOUT_S,
-                             cancel_event=ctx.cancel_event, env=env)
+    if ctx.sandbox is None:
+        return await run_process(argv, cwd=root, timeout=GIT_TIMEOUT_S,
+                                 cancel_event=ctx.cancel_event, env=env)
+    with ctx.sandbox.guard(root):
+        return await run_process(ctx.sandbox.wrap(argv, root, env=env), cwd=root,
+                                 timeout=GIT_TIMEOUT_S, cancel_event=ctx.cancel_event, env=env)
 
 
 async def _repository_filters(root: Path, env: dict[str, str], ctx: ToolContext) -> list[str]:

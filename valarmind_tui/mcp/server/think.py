@@ -86,7 +86,8 @@ class Call(Generic[P]):
     @property
     def sandbox(self) -> Sandbox:
         """Where this call's commands run (detection is cached per process)."""
-        return Sandbox.detect(self.settings.sandbox, self.settings.sandbox_network)
+        return Sandbox.detect(self.settings.sandbox, self.settings.sandbox_network,
+                              home_allow=self.settings.sandbox_home)
 
     def delegator(self, *extra_specs: AgentSpec) -> Delegator:
         assert self.provider is not None, "raw mode runs no agent"
