@@ -24,6 +24,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from valarmind_tui.errors import ValarMindError
 from valarmind_tui.safe_files import atomic_write
 from valarmind_tui.tools.common import child_env
 from valarmind_tui.tools.git import GIT_ENV, SAFE_FLAGS
@@ -41,8 +42,8 @@ _IDENTITY = {"GIT_AUTHOR_NAME": "ValarMind", "GIT_AUTHOR_EMAIL": "checkpoints@va
              "GIT_COMMITTER_NAME": "ValarMind", "GIT_COMMITTER_EMAIL": "checkpoints@valarmind"}
 
 
-class ShadowError(RuntimeError):
-    """Git failed in the shadow repository; the message is git's."""
+class ShadowError(ValarMindError):
+    """Git failed in the shadow repository; the message is git's (or says what failed)."""
 
 
 @dataclass(frozen=True)
@@ -193,12 +194,16 @@ class ShadowRepo:
         add: list[str] = []
         drop: list[str] = []
         large: dict[str, list[int]] = {}
+        real_dirs: dict[str, bool] = {}
         for path in paths:
             if path.endswith("/"):  # another repository nested inside: not ours to record
                 continue
+            if not _under_real_dirs(self.root, path, real_dirs):
+                drop.append(path)  # its folder became a link or a file: gone from the project
+                continue
             try:
                 info = os.lstat(self.root / path)
-            except FileNotFoundError:
+            except (FileNotFoundError, NotADirectoryError):
                 drop.append(path)
                 continue
             if stat.S_ISREG(info.st_mode) and info.st_size > self.max_file_bytes:
@@ -329,6 +334,25 @@ class ShadowRepo:
                 report.not_restored.append(change.path)
                 continue
             report.written.append(change.path)
+
+
+def _under_real_dirs(root: Path, relpath: str, known: dict[str, bool]) -> bool:
+    """Whether every folder above `relpath` is a real directory of the project. A folder the
+    agent swapped for a symlink is recorded as the link; what lies beyond it is outside and is
+    never read (git refuses it: "beyond a symbolic link"). `known` caches folders checked."""
+    parts = relpath.split("/")[:-1]
+    for depth in range(1, len(parts) + 1):
+        folder = "/".join(parts[:depth])
+        real = known.get(folder)
+        if real is None:
+            try:
+                real = stat.S_ISDIR(os.lstat(root / folder).st_mode)
+            except OSError:
+                real = False
+            known[folder] = real
+        if not real:
+            return False
+    return True
 
 
 def _nul(paths: Sequence[str]) -> bytes:
