@@ -262,7 +262,7 @@ class AgentLoop:
         status, result = "error", None
         call_token = CURRENT_CALL_ID.set(call.id)
         try:
-            status, result = await self._execute(call)
+            status, result, ran = await self._execute(call)
         except asyncio.CancelledError as exc:
             if is_timeout(exc):
                 self._finish(call, "timeout", ToolResult.error(
@@ -275,32 +275,37 @@ class AgentLoop:
             raise
         finally:
             CURRENT_CALL_ID.reset(call_token)
-        self._finish(call, status, result)
+        self._finish(call, status, result, ran=ran and status != "denied")
         return cap_middle(result.output, MAX_TOOL_OUTPUT_CHARS)
 
-    async def _execute(self, call: ToolCall) -> tuple[str, ToolResult]:
+    async def _execute(self, call: ToolCall) -> tuple[str, ToolResult, bool]:
+        """(status, result, whether the call got as far as the gate and the tool)."""
         if call.parse_error is not None:
             return "error", ToolResult.error(
                 f"The arguments of {call.name} were not valid JSON ({call.parse_error}). "
                 f"Received: {call.raw_arguments[:500]!r}. Send the call again with valid JSON."
-            )
+            ), False
         tool = self.deps.tools.get(call.name)
         if tool is None:
             known = ", ".join(self.deps.tools.names()) or "none"
-            return "error", ToolResult.error(f"Unknown tool {call.name!r}. Available: {known}.")
+            return ("error", ToolResult.error(f"Unknown tool {call.name!r}. Available: {known}."),
+                    False)
         try:
             params = tool.parse(call.arguments)
         except ToolError as exc:
-            return "error", ToolResult.error(str(exc))
-        return await run_gated(tool, params, self.deps.ctx, self.deps.gate, self.spec.permissions)
+            return "error", ToolResult.error(str(exc)), False
+        status, result = await run_gated(tool, params, self.deps.ctx, self.deps.gate,
+                                         self.spec.permissions)
+        return status, result, True
 
-    def _finish(self, call: ToolCall, status: Any, result: ToolResult) -> None:
+    def _finish(self, call: ToolCall, status: Any, result: ToolResult, *,
+                ran: bool = False) -> None:
         self._reviews.tool_finished(call.name, status, result.output)
         self.deps.bus.publish(
             ToolCallFinished(
                 agent_id=self.agent_id, call_id=call.id, name=call.name, status=status,
                 output=cap_middle(result.output, MAX_TOOL_OUTPUT_CHARS), diff=result.diff,
-                exit_code=_exit_code(result),
+                exit_code=_exit_code(result), ran=ran,
             )
         )
 
