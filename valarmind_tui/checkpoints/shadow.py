@@ -367,7 +367,7 @@ def _remove(path: Path, root: Path) -> bool:
         if path.is_dir() and not path.is_symlink():
             return False
         path.unlink()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # gone, or a file now where a folder was
         return False
     parent = path.parent
     while parent != root:
