@@ -2,8 +2,9 @@
 undo write outside the project. Each test is real `valarmind -p` turns (the fake model scripts
 the agent's commands), then a real `valarmind undo`, on a real repository.
 
-The sandbox is off here: it changes nothing for these attacks (the project is writable inside
-it, a symlink is made the same way) and checkpoints run outside it anyway.
+The sandbox is off in most: it changes nothing for these attacks (the project is writable inside
+it, a symlink is made the same way) and checkpoints run outside it anyway; one swap is made by a
+sandboxed command.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +81,32 @@ def test_folder_swapped_for_an_outside_link_then_a_deleting_turn_is_undone(
     assert not (project / "src").is_symlink()
     assert (project / "src" / "util.py").read_text() == UTIL
     assert snapshot(outside) == before_outside
+
+
+def test_folder_swap_made_inside_the_sandbox_is_undone(
+        project: Path, fake_model: Any) -> None:
+    """The same swap by a sandboxed command (bubblewrap), the link pointing at a folder the
+    sandbox shows read-only (under /var/tmp, not the sandbox's private /tmp)."""
+    from valarmind_tui.safety.sandbox import Sandbox
+
+    box = Sandbox.detect("auto", False)
+    if not box.active:
+        pytest.skip(f"bubblewrap cannot run on this machine: {box.reason}")
+    write_user_config('api_key_env = "FAKE_API_KEY"\nsandbox = "auto"\n')
+    outside = Path(tempfile.mkdtemp(prefix="valarmind-outside-", dir="/var/tmp"))
+    try:
+        (outside / "util.py").write_text("outside\n")
+        turn(fake_model, project, f"rm -rf src && ln -s {outside} src", first=True)
+        turn(fake_model, project, "rm README.md")
+        assert (project / "src").is_symlink() and not (project / "README.md").exists()
+        assert valarmind("undo", cwd=project).returncode == 0
+        undone = valarmind("undo", cwd=project)
+        assert undone.returncode == 0, undone.stderr
+        assert (project / "README.md").read_text() == "# demo\n"
+        assert (project / "src" / "util.py").read_text() == UTIL
+        assert snapshot(outside) == {"util.py": b"outside\n"}
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)
 
 
 def test_writes_through_an_outside_folder_link_are_not_undone_into_it(
