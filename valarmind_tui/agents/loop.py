@@ -16,11 +16,11 @@ from typing import Any
 from pydantic import BaseModel
 
 from valarmind_tui.agents.loop_reviews import LoopReviews, with_appeal_tool
+from valarmind_tui.agents.post_tool_hooks import after_tool
 from valarmind_tui.agents.spec import AgentSpec
 from valarmind_tui.bus import EventBus
 from valarmind_tui.errors import (
     DenialEscalated,
-    HookStopped,
     ProviderError,
     ToolDenied,
     ToolError,
@@ -51,7 +51,6 @@ from valarmind_tui.providers.base import (
     UsageTotals,
 )
 from valarmind_tui.safety.gate import PermissionGate
-from valarmind_tui.safety.hook_points import GateHooks
 from valarmind_tui.safety.permissions import AgentPermissions
 from valarmind_tui.tools.base import CURRENT_CALL_ID, Risk, Tool, ToolContext, ToolResult
 from valarmind_tui.tools.common import cap_middle
@@ -371,27 +370,8 @@ async def run_gated(
     except ToolError as exc:
         result = ToolResult.error(str(exc))
     if gate.hooks is not None:
-        result = await _after_tool(gate.hooks, tool, params, ctx, result)
+        result = await after_tool(gate.hooks, tool, params, ctx, result)
     return ("error" if result.is_error else "ok"), result
-
-
-async def _after_tool(
-    hooks: GateHooks, tool: Tool, params: BaseModel, ctx: ToolContext, result: ToolResult
-) -> ToolResult:
-    """PostToolUse hooks: what they say is added to what the model reads of the result."""
-    response = {"output": result.output, "is_error": result.is_error,
-                "success": not result.is_error}
-    feedback = await hooks.post_tool_use(tool.name, params, ctx, response)
-    if feedback.stop is not None:
-        raise HookStopped(f"Stopped by a PostToolUse hook: {feedback.stop}")
-    notes = []
-    if feedback.block_reason:
-        notes.append(f"PostToolUse hook feedback: {feedback.block_reason}")
-    if feedback.context:
-        notes.append(f"PostToolUse hook context: {feedback.context}")
-    if not notes:
-        return result
-    return dataclasses.replace(result, output=result.output + "\n\n" + "\n".join(notes))
 
 
 def is_timeout(exc: asyncio.CancelledError) -> bool:
