@@ -36,6 +36,8 @@ class McpServerConfig(_Section):
     and the research agent."""
     sampling_timeout_s: float | None = None
     """Time limit of one answer to this server's sampling request; None: mcp.sampling_timeout_s."""
+    tool_timeout_s: float | None = Field(default=None, gt=0)
+    """Time limit of one call to this server's tools; None: mcp.tool_timeout_s."""
 
 
 class McpSettings(_Section):
@@ -56,6 +58,14 @@ class McpSettings(_Section):
     see each tool's name and one line, and load a full schema with `mcp_tool_schema`."""
     sampling_timeout_s: float = Field(default=60.0, gt=0)
     """Time limit of one answer to a server's sampling request (the model's turn)."""
+    tool_timeout_s: float = Field(default=120.0, gt=0)
+    """Time limit of one call to a server's tool: then the call is cancelled (the server is
+    told) and the model gets an error naming the limit. A server's own `tool_timeout_s` wins."""
+    max_result_chars: int = Field(default=1_000_000, gt=0)
+    """Characters of one tool answer the model gets; the rest is cut, and the answer says so."""
+    max_message_mb: float = Field(default=16.0, gt=0)
+    """A stdio server's message over this many MB is dropped unread (the call it answers
+    gets an error naming the size)."""
 
 
 class AgentProfile(_Section):

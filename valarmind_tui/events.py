@@ -111,6 +111,9 @@ class ToolCallFinished(Event):
     exit_code: int | None = None
     """A command's exit code when it ran (bash); None when it did not run or is not a command.
     The quality gates read it as evidence of what QA and the test agent really ran."""
+    ran: bool = True
+    """False when the tool never ran: refused by the gate or a reviewer, an unknown tool,
+    arguments that did not parse, cancelled before it started."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -17,7 +17,7 @@ from valarmind_tui.commands.rewind import (
     session_choices,
     switch_session,
 )
-from valarmind_tui.errors import UsageError
+from valarmind_tui.errors import UsageError, ValarMindError
 
 if TYPE_CHECKING:
     from valarmind_tui.commands.registry import CommandResult
@@ -51,6 +51,13 @@ async def _number(repl: Repl, question: str, count: int) -> int | None:
 
 
 async def pick_rewind(repl: Repl, _argument: str = "") -> None:
+    try:
+        await _pick_rewind(repl)
+    except ValarMindError as exc:  # the checkpoints could not be read or restored
+        repl.line(str(exc))
+
+
+async def _pick_rewind(repl: Repl) -> None:
     try:
         points = await rewind_points(repl.session)
     except UsageError as exc:

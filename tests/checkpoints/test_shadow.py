@@ -108,7 +108,7 @@ async def test_a_failing_checkpoint_turns_them_off_once(tmp_path: Path, monkeypa
 def test_a_restore_never_reaches_through_a_symlinked_folder(tmp_path: Path) -> None:
     """A folder swapped for a symlink between the snapshot and the write (a race): removing
     `pkg/x.txt` must not delete the file the link points at."""
-    from valarmind_tui.checkpoints.shadow import _remove
+    from valarmind_tui.checkpoints.tree_files import remove_file
 
     root = tmp_path / "plain"
     root.mkdir()
@@ -116,5 +116,5 @@ def test_a_restore_never_reaches_through_a_symlinked_folder(tmp_path: Path) -> N
     outside.mkdir()
     (outside / "x.txt").write_text("not the project's\n")
     (root / "pkg").symlink_to(outside)
-    assert not _remove(root / "pkg" / "x.txt", root)
+    assert not remove_file(root / "pkg" / "x.txt", root)
     assert (outside / "x.txt").read_text() == "not the project's\n"

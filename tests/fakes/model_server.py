@@ -73,6 +73,8 @@ class FakeModelServer:
         self._lock = threading.Lock()
         self.requests: list[dict[str, Any]] = []
         self.request_paths: list[str] = []
+        self.request_times: list[float] = []
+        """When each request arrived (time.monotonic())."""
         self.request_headers: list[dict[str, str]] = []
         self.requests_log: Path | None = None
         self._httpd = ThreadingHTTPServer((host, port), _Handler)
@@ -139,6 +141,7 @@ class FakeModelServer:
     def _next(self, body: dict[str, Any], path: str, headers: dict[str, str]) -> Any:
         with self._lock:
             self.requests.append(body)
+            self.request_times.append(time.monotonic())
             self.request_paths.append(path)
             self.request_headers.append(headers)
             if self.requests_log is not None:

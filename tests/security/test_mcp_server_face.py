@@ -252,3 +252,31 @@ async def test_client_user_server_annotations_believed(odd_tools: Any) -> None:
     registry = await odd_tools({"my.server"})
     risks = {t.mcp_name: t.risk for t in registry if hasattr(t, "mcp_name")}
     assert risks["do.thing"] is Risk.READ and risks["do_thing"] is Risk.WRITE
+
+
+# -- agent_delegate: what ran ----------------------------------------------------------------
+async def test_delegate_reports_refused_tools_apart_from_those_that_ran(
+        git_repo: Path, fake_model: Any) -> None:
+    """The delegated agent (read-only) tries to write and to run a command, then reads: the
+    client is told only read_file ran; the refused calls are listed as refused."""
+    from tests.fakes.model_server import ScriptedTurn
+
+    fake_model.script(
+        ScriptedTurn(tool_calls=[{"name": "write_file", "arguments": {
+            "path": "owned.txt", "content": "x"}}]),
+        ScriptedTurn(tool_calls=[{"name": "bash", "arguments": {"command": "touch ran.txt"}}]),
+        ScriptedTurn(tool_calls=[{"name": "read_file", "arguments": {"path": "app.py"}}]),
+        ScriptedTurn(text="greet is in app.py"),
+    )
+    async with stdio_session(git_repo, "--model", "openai/fake-model", "--api-base",
+                             fake_model.openai_base, env={"OPENAI_API_KEY": "sk-test"},
+                             ) as session:
+        result = await session.call_tool("agent_delegate", {"goal": "find greet",
+                                                            "maxIterations": 5})
+    assert not result.is_error, result.content
+    data = result.structured_content
+    nothing_written(git_repo / "owned.txt", git_repo / "ran.txt")
+    assert "write_file" not in data["tools_executed"]
+    assert "bash" not in data["tools_executed"]
+    assert "read_file" in data["tools_executed"]
+    assert data["tools_refused"] == ["bash", "write_file"]

@@ -16,11 +16,11 @@ from typing import Any
 from pydantic import BaseModel
 
 from valarmind_tui.agents.loop_reviews import LoopReviews, with_appeal_tool
+from valarmind_tui.agents.post_tool_hooks import after_tool
 from valarmind_tui.agents.spec import AgentSpec
 from valarmind_tui.bus import EventBus
 from valarmind_tui.errors import (
     DenialEscalated,
-    HookStopped,
     ProviderError,
     ToolDenied,
     ToolError,
@@ -51,7 +51,6 @@ from valarmind_tui.providers.base import (
     UsageTotals,
 )
 from valarmind_tui.safety.gate import PermissionGate
-from valarmind_tui.safety.hook_points import GateHooks
 from valarmind_tui.safety.permissions import AgentPermissions
 from valarmind_tui.tools.base import CURRENT_CALL_ID, Risk, Tool, ToolContext, ToolResult
 from valarmind_tui.tools.common import cap_middle
@@ -262,7 +261,7 @@ class AgentLoop:
         status, result = "error", None
         call_token = CURRENT_CALL_ID.set(call.id)
         try:
-            status, result = await self._execute(call)
+            status, result, ran = await self._execute(call)
         except asyncio.CancelledError as exc:
             if is_timeout(exc):
                 self._finish(call, "timeout", ToolResult.error(
@@ -275,32 +274,37 @@ class AgentLoop:
             raise
         finally:
             CURRENT_CALL_ID.reset(call_token)
-        self._finish(call, status, result)
+        self._finish(call, status, result, ran=ran and status != "denied")
         return cap_middle(result.output, MAX_TOOL_OUTPUT_CHARS)
 
-    async def _execute(self, call: ToolCall) -> tuple[str, ToolResult]:
+    async def _execute(self, call: ToolCall) -> tuple[str, ToolResult, bool]:
+        """(status, result, whether the call got as far as the gate and the tool)."""
         if call.parse_error is not None:
             return "error", ToolResult.error(
                 f"The arguments of {call.name} were not valid JSON ({call.parse_error}). "
                 f"Received: {call.raw_arguments[:500]!r}. Send the call again with valid JSON."
-            )
+            ), False
         tool = self.deps.tools.get(call.name)
         if tool is None:
             known = ", ".join(self.deps.tools.names()) or "none"
-            return "error", ToolResult.error(f"Unknown tool {call.name!r}. Available: {known}.")
+            return ("error", ToolResult.error(f"Unknown tool {call.name!r}. Available: {known}."),
+                    False)
         try:
             params = tool.parse(call.arguments)
         except ToolError as exc:
-            return "error", ToolResult.error(str(exc))
-        return await run_gated(tool, params, self.deps.ctx, self.deps.gate, self.spec.permissions)
+            return "error", ToolResult.error(str(exc)), False
+        status, result = await run_gated(tool, params, self.deps.ctx, self.deps.gate,
+                                         self.spec.permissions)
+        return status, result, True
 
-    def _finish(self, call: ToolCall, status: Any, result: ToolResult) -> None:
+    def _finish(self, call: ToolCall, status: Any, result: ToolResult, *,
+                ran: bool = False) -> None:
         self._reviews.tool_finished(call.name, status, result.output)
         self.deps.bus.publish(
             ToolCallFinished(
                 agent_id=self.agent_id, call_id=call.id, name=call.name, status=status,
                 output=cap_middle(result.output, MAX_TOOL_OUTPUT_CHARS), diff=result.diff,
-                exit_code=_exit_code(result),
+                exit_code=_exit_code(result), ran=ran,
             )
         )
 
@@ -366,27 +370,8 @@ async def run_gated(
     except ToolError as exc:
         result = ToolResult.error(str(exc))
     if gate.hooks is not None:
-        result = await _after_tool(gate.hooks, tool, params, ctx, result)
+        result = await after_tool(gate.hooks, tool, params, ctx, result)
     return ("error" if result.is_error else "ok"), result
-
-
-async def _after_tool(
-    hooks: GateHooks, tool: Tool, params: BaseModel, ctx: ToolContext, result: ToolResult
-) -> ToolResult:
-    """PostToolUse hooks: what they say is added to what the model reads of the result."""
-    response = {"output": result.output, "is_error": result.is_error,
-                "success": not result.is_error}
-    feedback = await hooks.post_tool_use(tool.name, params, ctx, response)
-    if feedback.stop is not None:
-        raise HookStopped(f"Stopped by a PostToolUse hook: {feedback.stop}")
-    notes = []
-    if feedback.block_reason:
-        notes.append(f"PostToolUse hook feedback: {feedback.block_reason}")
-    if feedback.context:
-        notes.append(f"PostToolUse hook context: {feedback.context}")
-    if not notes:
-        return result
-    return dataclasses.replace(result, output=result.output + "\n\n" + "\n".join(notes))
 
 
 def is_timeout(exc: asyncio.CancelledError) -> bool:

@@ -24,7 +24,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from valarmind_tui.safe_files import atomic_write
+from valarmind_tui.checkpoints.tree_files import remove_file, under_real_dirs, write_file
+from valarmind_tui.errors import ValarMindError
 from valarmind_tui.tools.common import child_env
 from valarmind_tui.tools.git import GIT_ENV, SAFE_FLAGS
 
@@ -41,8 +42,8 @@ _IDENTITY = {"GIT_AUTHOR_NAME": "ValarMind", "GIT_AUTHOR_EMAIL": "checkpoints@va
              "GIT_COMMITTER_NAME": "ValarMind", "GIT_COMMITTER_EMAIL": "checkpoints@valarmind"}
 
 
-class ShadowError(RuntimeError):
-    """Git failed in the shadow repository; the message is git's."""
+class ShadowError(ValarMindError):
+    """Git failed in the shadow repository; the message is git's (or says what failed)."""
 
 
 @dataclass(frozen=True)
@@ -193,12 +194,16 @@ class ShadowRepo:
         add: list[str] = []
         drop: list[str] = []
         large: dict[str, list[int]] = {}
+        real_dirs: dict[str, bool] = {}
         for path in paths:
             if path.endswith("/"):  # another repository nested inside: not ours to record
                 continue
+            if not under_real_dirs(self.root, path, real_dirs):
+                drop.append(path)  # its folder became a link or a file: gone from the project
+                continue
             try:
                 info = os.lstat(self.root / path)
-            except FileNotFoundError:
+            except (FileNotFoundError, NotADirectoryError):
                 drop.append(path)
                 continue
             if stat.S_ISREG(info.st_mode) and info.st_size > self.max_file_bytes:
@@ -317,14 +322,14 @@ class ShadowRepo:
         for change in sorted(changes, key=lambda c: c.b_mode != GONE):  # removals first
             target = self.root / change.path
             if change.b_mode == GONE:
-                if _remove(target, self.root):
+                if remove_file(target, self.root):
                     report.removed.append(change.path)
                 continue
             if change.b_mode not in ("100644", "100755", "120000"):
                 report.not_restored.append(change.path)
                 continue
             try:
-                _write(self.root, change.path, contents[change.b_blob], change.b_mode)
+                write_file(self.root, change.path, contents[change.b_blob], change.b_mode)
             except OSError:
                 report.not_restored.append(change.path)
                 continue
@@ -333,48 +338,3 @@ class ShadowRepo:
 
 def _nul(paths: Sequence[str]) -> bytes:
     return b"\0".join(os.fsencode(p) for p in paths) + b"\0"
-
-
-def _remove(path: Path, root: Path) -> bool:
-    """Remove one file (never through a symlinked folder: that file is outside the project)."""
-    if any((root / parent).is_symlink() for parent in path.relative_to(root).parents):
-        return False
-    try:
-        if path.is_dir() and not path.is_symlink():
-            return False
-        path.unlink()
-    except FileNotFoundError:
-        return False
-    parent = path.parent
-    while parent != root:
-        try:
-            parent.rmdir()  # only when the removal left it empty
-        except OSError:
-            break
-        parent = parent.parent
-    return True
-
-
-def _write(root: Path, relpath: str, data: bytes, mode: str) -> None:
-    """Byte for byte, atomically; the executable bit as recorded, other bits kept."""
-    path = root / relpath
-    for parent in reversed(Path(relpath).parents):
-        full = root / parent
-        if full != root and (full.is_symlink() or full.is_file()):
-            full.unlink()  # a file where the checkpoint had a directory
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        old = os.lstat(path)
-    except FileNotFoundError:
-        old = None
-    if old is not None and stat.S_ISDIR(old.st_mode):
-        path.rmdir()  # only an empty one: OSError otherwise, and the path is reported
-        old = None
-    if mode == "120000":
-        if old is not None:
-            path.unlink()
-        os.symlink(os.fsdecode(data), path)
-        return
-    perms = stat.S_IMODE(old.st_mode) if old is not None and stat.S_ISREG(old.st_mode) else 0o644
-    perms = perms | ((perms & 0o444) >> 2) if mode == "100755" else perms & ~0o111
-    atomic_write(path, data, mode=perms)

@@ -114,8 +114,8 @@ class SessionCheckpoints:
         """(tree, commit) of the last checkpoint of the open turn."""
         self._first_tree = ""
         """The tree before the open turn's first change."""
-        self.off_reason = ""
-        """Why checkpoints stopped (a git failure, a project too large), once said."""
+        self._failed_turn = False
+        """A checkpoint of the open prompt failed (said once): its later ones are skipped."""
 
     def start_warm_up(self) -> threading.Thread:
         """At session start: warm the shadow index in the background (and prune old turns),
@@ -126,6 +126,7 @@ class SessionCheckpoints:
     def begin(self, prompt: str) -> None:
         """A prompt starts; its first change opens a turn."""
         self._prompt, self._turn, self._step, self._last = prompt, None, 0, None
+        self._failed_turn = False
 
     async def before_change(self, tool: str) -> None:
         """Record the work tree before a write or command (cheap when nothing changed)."""
@@ -138,16 +139,18 @@ class SessionCheckpoints:
             self._turn = None
 
     async def _record(self, tool: str | None, kind: Literal["before", "after"]) -> None:
-        if self.off_reason:
+        if self._failed_turn:
             return
         async with self._lock:
             try:
                 event = await asyncio.to_thread(self._record_sync, tool, kind)
             except (ShadowError, OSError) as exc:
-                self.off_reason = str(exc)
+                # this turn's later checkpoints are skipped (they would fail alike); the next
+                # prompt tries again, so one bad moment never switches undo off for good
+                self._failed_turn = True
                 self._publish(Notice(level="warning", message=(
-                    f"Checkpoints are off for this session: {exc}. /undo cannot take back what "
-                    "changes from now on.")))
+                    f"Checkpoint failed: {exc}. /undo may not take back this turn's changes "
+                    "from here on; the next turn is checkpointed again.")))
                 return
         if event is not None:
             self._publish(event)
@@ -156,7 +159,7 @@ class SessionCheckpoints:
                      ) -> CheckpointCreated | None:
         snap = self.repo.snapshot()
         if self._turn is None:
-            turns = self.turns()
+            turns = self._turns()
             self._drop_undone(turns)
             self._turn, self._step = max((t.number for t in turns), default=0) + 1, 0
         elif kind == "before" and self._last is not None and self._last[0] == snap.tree:
@@ -185,7 +188,14 @@ class SessionCheckpoints:
 
     # -- reading --------------------------------------------------------------------------
     def turns(self) -> list[TurnRecord]:
-        """Every recorded turn of the session, oldest first (blocking)."""
+        """Every recorded turn of the session, oldest first (blocking); a ShadowError saying
+        so when the shadow repository cannot be read."""
+        try:
+            return self._turns()
+        except (ShadowError, OSError) as exc:
+            raise ShadowError(f"The checkpoints could not be read: {exc}") from exc
+
+    def _turns(self) -> list[TurnRecord]:
         grouped: dict[int, dict[str, tuple[str, str, str]]] = {}
         for ref, commit, tree, message in self.repo.refs(self.prefix):
             digits, _, name = ref[len(self.prefix):].partition("/")
@@ -210,20 +220,26 @@ class SessionCheckpoints:
     async def undo(self, *, force: bool = False, preview: bool = False) -> Restored:
         """Take back the files of the last turn that is not undone (`preview`: say what would
         change, write nothing)."""
-        return await self._restore(lambda: self._undo(force, preview), preview)
+        return await self._restore("undo", lambda: self._undo(force, preview), preview)
 
     async def redo(self, *, force: bool = False, preview: bool = False) -> Restored:
         """Put back the turn the last /undo took back."""
-        return await self._restore(lambda: self._redo(force, preview), preview)
+        return await self._restore("redo", lambda: self._redo(force, preview), preview)
 
     async def rewind(self, number: int, *, force: bool = False,
                      preview: bool = False) -> Restored:
         """The files as they were before turn `number`; later turns become redoable."""
-        return await self._restore(lambda: self._rewind(number, force, preview), preview)
+        return await self._restore("rewind", lambda: self._rewind(number, force, preview),
+                                   preview)
 
-    async def _restore(self, work: Callable[[], Restored], preview: bool) -> Restored:
+    async def _restore(self, action: Action, work: Callable[[], Restored],
+                       preview: bool) -> Restored:
         async with self._lock:
-            restored = await asyncio.to_thread(work)
+            try:
+                restored = await asyncio.to_thread(work)
+            except (ShadowError, OSError) as exc:
+                raise ShadowError(f"/{action} failed: the checkpoints could not be read or "
+                                  f"restored: {exc}") from exc
         if preview:
             return restored
         r = restored.report
@@ -234,7 +250,7 @@ class SessionCheckpoints:
         return restored
 
     def _undo(self, force: bool, preview: bool) -> Restored:
-        live = [t for t in self.turns() if not t.state]
+        live = [t for t in self._turns() if not t.state]
         if not live:
             raise UsageError("Nothing to undo: no turn of this session changed files.")
         turn = self._with_after(live[-1])
@@ -245,7 +261,7 @@ class SessionCheckpoints:
         return Restored("undo", turn.number, report, preview)
 
     def _redo(self, force: bool, preview: bool) -> Restored:
-        undone = [t for t in self.turns() if t.state == "undone"]
+        undone = [t for t in self._turns() if t.state == "undone"]
         if not undone or undone[0].after is None:
             raise UsageError("Nothing to redo: /undo first.")
         turn = undone[0]
@@ -256,7 +272,7 @@ class SessionCheckpoints:
         return Restored("redo", turn.number, report, preview)
 
     def _rewind(self, number: int, force: bool, preview: bool) -> Restored:
-        turns = self.turns()
+        turns = self._turns()
         chosen = next((t for t in turns if t.number == number and t.state != "dropped"), None)
         if chosen is None:
             known = ", ".join(str(t.number) for t in turns if t.state != "dropped") or "none"

@@ -16,7 +16,7 @@ from valarmind_tui.checkpoints.rewind import (
     Scope,
 )
 from valarmind_tui.commands.registry import Command, CommandResult
-from valarmind_tui.errors import UsageError
+from valarmind_tui.errors import UsageError, ValarMindError
 from valarmind_tui.store.sessions import SessionSummary
 
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ async def rewind_to_prompt(ctx: CommandContext, words: list[str]) -> CommandResu
                                    "keep" if "--keep" in words else "ask")
         outcome = await rewind_session(ctx, point, scopes[0] if scopes else "files",
                                        preview="--preview" in words, on_conflict=on_conflict)
-    except UsageError as exc:
+    except ValarMindError as exc:  # no such message, or the checkpoints could not be read
         return CommandResult(str(exc), ok=False)
     action = REWOUND if outcome.history is not None else None
     return CommandResult(outcome.describe(), ok=not outcome.needs_answer, data=outcome,
@@ -86,7 +86,7 @@ async def rewind_to_prompt(ctx: CommandContext, words: list[str]) -> CommandResu
 async def list_prompts(ctx: CommandContext) -> CommandResult:
     try:
         points = await rewind_points(ctx)
-    except UsageError as exc:
+    except ValarMindError as exc:
         return CommandResult(str(exc), ok=False)
     if not points:
         return CommandResult("No messages yet. " + OPEN_ONE_FIRST)

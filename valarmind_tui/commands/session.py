@@ -16,7 +16,7 @@ from valarmind_tui.commands.rewind import (
     rewind_help,
     rewind_to_prompt,
 )
-from valarmind_tui.errors import UsageError
+from valarmind_tui.errors import ValarMindError
 
 if TYPE_CHECKING:
     from valarmind_tui.checkpoints import Restored
@@ -90,14 +90,17 @@ def _flags(args: str) -> dict[str, bool]:
 async def _restore(work: Any) -> CommandResult:
     try:
         restored: Restored = await work
-    except UsageError as exc:
+    except ValarMindError as exc:  # nothing to undo, or the checkpoints could not be read
         return CommandResult(str(exc), ok=False)
     report = restored.report
     return CommandResult(restored.describe(), ok=not report.conflicts, data=restored)
 
 
 async def list_turns(ctx: CommandContext) -> CommandResult:
-    turns = await asyncio.to_thread(ctx.checkpoints.turns)
+    try:
+        turns = await asyncio.to_thread(ctx.checkpoints.turns)
+    except ValarMindError as exc:
+        return CommandResult(str(exc), ok=False)
     if not turns:
         return CommandResult("No checkpoints yet: no turn of this session changed files.\n"
                              + rewind_help(ctx))

@@ -13,7 +13,7 @@ from valarmind_tui.commands.rewind import (
     session_choices,
     switch_session,
 )
-from valarmind_tui.errors import UsageError
+from valarmind_tui.errors import UsageError, ValarMindError
 from valarmind_tui.ui import garbage
 from valarmind_tui.ui.screens.rewind import ResumePicker, RewindPicker, RewindPreview
 from valarmind_tui.ui.widgets.answer import CommandOutput
@@ -58,6 +58,13 @@ async def rewound(app: ValarMindApp, _argument: str) -> None:
 
 
 async def pick_rewind(app: ValarMindApp, _argument: str = "") -> None:
+    try:
+        await _pick_rewind(app)
+    except ValarMindError as exc:  # the checkpoints could not be read or restored
+        app.notify(str(exc), severity="warning")
+
+
+async def _pick_rewind(app: ValarMindApp) -> None:
     session = app.live
     try:
         points = await rewind_points(session)

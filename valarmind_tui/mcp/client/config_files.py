@@ -24,7 +24,8 @@ _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 # camelCase spellings used by seed 000's external-agents.json, accepted in .mcp.json too.
 _ALIASES = {"toolAllowlist": "tool_allowlist", "envPassthrough": "env_passthrough",
-            "timeout": "timeout_s", "samplingTimeout": "sampling_timeout_s"}
+            "timeout": "timeout_s", "samplingTimeout": "sampling_timeout_s",
+            "toolTimeout": "tool_timeout_s"}
 
 
 def _expander(allowed: frozenset[str]) -> Any:
@@ -46,7 +47,8 @@ def _entry(name: str, raw: Any, path: Path, allowed_env: frozenset[str]) -> McpS
         key = _ALIASES.get(key, key)
         if key in ("type", "transport", "headers", "disabled"):
             continue
-        if key == "timeout_s" and isinstance(value, int | float) and value > 1000:
+        if (key in ("timeout_s", "tool_timeout_s") and isinstance(value, int | float)
+                and value > 1000):
             value = value / 1000  # Claude Code writes milliseconds
         data[key] = value
     _expand = _expander(allowed_env)

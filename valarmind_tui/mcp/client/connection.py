@@ -19,6 +19,7 @@ from typing import Any, Literal
 from valarmind_tui import __version__
 from valarmind_tui.config import McpServerConfig
 from valarmind_tui.mcp.client.env import child_env
+from valarmind_tui.mcp.client.limits import MESSAGE_CAP_CHARS, install_bounded_reader
 
 State = Literal["stopped", "starting", "ready", "failed", "crashed", "closed"]
 STOP_TIMEOUT_S = 8.0
@@ -45,8 +46,12 @@ class Connection:
         self, name: str, config: McpServerConfig, project_root: Path, *,
         sampling_callback: Any = None,
         on_tools_changed: Callable[[], Awaitable[None]] | None = None,
+        max_message_chars: int | None = None,
     ) -> None:
+        """`max_message_chars`: a longer line of a stdio server's output is dropped unread
+        (limits.py)."""
         self.name = name
+        self.max_message_chars = max_message_chars
         self.config = config
         self.project_root = project_root
         self.session: Any = None
@@ -192,7 +197,8 @@ class Connection:
             command=self.config.command, args=list(self.config.args),
             env=child_env(self.config), cwd=str(self.project_root),
         )
-        return _stdio_with_exact_env(stdio_client, params, self._errlog)
+        return _stdio_with_exact_env(stdio_client, params, self._errlog,
+                                     self.max_message_chars)
 
     async def _load_lists(self, session: Any, caps: Any) -> None:
         self.tools = (await session.list_tools()).tools if caps.tools is not None else []
@@ -249,7 +255,10 @@ def _install_exact_env_hook() -> None:
     stdio_module.get_default_environment = default_environment
 
 
-def _stdio_with_exact_env(stdio_client: Any, params: Any, errlog: Any) -> Any:
+def _stdio_with_exact_env(stdio_client: Any, params: Any, errlog: Any,
+                          max_message_chars: int | None) -> Any:
     _install_exact_env_hook()
+    install_bounded_reader()
     _EXACT_ENV.set(True)  # the owner task's own context: only this server's spawn sees it
+    MESSAGE_CAP_CHARS.set(max_message_chars)
     return stdio_client(params, errlog=errlog)

@@ -28,6 +28,7 @@ from valarmind_tui.config import McpServerConfig, McpSettings
 from valarmind_tui.events import Notice, NoticeLevel
 from valarmind_tui.mcp.client.config_files import server_configs
 from valarmind_tui.mcp.client.connection import Connection, StartError, describe_error
+from valarmind_tui.mcp.client.limits import cap_text, timed_out
 from valarmind_tui.mcp.client.sampling import SamplingHandler
 from valarmind_tui.mcp.client.schema_tool import SCHEMA_TOOL, McpSchemaTool
 from valarmind_tui.mcp.client.tools import (
@@ -42,6 +43,7 @@ from valarmind_tui.tools.base import CURRENT_CALL_ID, ToolResult
 from valarmind_tui.tools.registry import ToolRegistry
 
 CONNECTION_CLOSED = -32000
+REQUEST_TIMEOUT = -32001
 _direct_ids = itertools.count(1)
 
 
@@ -139,6 +141,7 @@ class McpManager:
             conn = Connection(
                 name, self.configs[name], self.project_root, sampling_callback=callback,
                 on_tools_changed=lambda: self._tools_changed(name),
+                max_message_chars=int(self.settings.max_message_mb * 1_000_000),
             )
             self._connections[name] = conn
             self._locks[name] = asyncio.Lock()
@@ -207,9 +210,12 @@ class McpManager:
         self, server: str, tool: str, arguments: dict[str, Any], *, timeout_s: float | None = None,
         agent_id: str = "main",
     ) -> ToolResult:
-        """Call a server's tool; failures (including a crash mid-call) are error results.
-        While it runs, the agent's tool call (CURRENT_CALL_ID) is what the server's sampling
-        requests are linked to."""
+        """Call a server's tool; failures (including a crash mid-call, or no answer within
+        `timeout_s`, default the server's or [mcp] tool_timeout_s) are error results. While it
+        runs, the agent's tool call (CURRENT_CALL_ID) is what the server's sampling requests
+        are linked to."""
+        config = self.configs.get(server)
+        limit = timeout_s or (config and config.tool_timeout_s) or self.settings.tool_timeout_s
         conn = await self._ensure(server)
         if isinstance(conn, str):
             return ToolResult.error(conn)
@@ -217,12 +223,16 @@ class McpManager:
         in_flight = self._in_flight.setdefault(server, {})
         in_flight[call_id] = agent_id
         try:
-            result = await conn.session.call_tool(tool, arguments, read_timeout_seconds=timeout_s)
+            result = await conn.session.call_tool(tool, arguments, read_timeout_seconds=limit)
         except Exception as exc:
+            if getattr(exc, "code", None) == REQUEST_TIMEOUT:  # the SDK told the server to stop
+                self._notice("warning", f"MCP server {server!r}: {tool} did not answer within "
+                                        f"{limit:g} s; the call was cancelled")
+                return timed_out(server, tool, limit)
             return await self._call_failed(conn, f"call to {tool}", exc)
         finally:
             in_flight.pop(call_id, None)
-        return result_to_tool_result(result)
+        return cap_text(result_to_tool_result(result), self.settings.max_result_chars)
 
     def calls_in_flight(self, server: str) -> dict[str, str]:
         """{tool call id: agent id} of the calls to `server` running now."""

@@ -63,6 +63,12 @@ def _usage(call: Call) -> dict[str, Any]:
     return dict(NO_MODEL_USAGE)
 
 
+def _tools(call: Call) -> dict[str, list[str]]:
+    """The tools that ran and, apart, those refused (asked for, never run)."""
+    return {"tools_executed": sorted(set(call.tools_used)),
+            "tools_refused": sorted(set(call.tools_refused))}
+
+
 def _elapsed_ms(started: float) -> int:
     return round((time.perf_counter() - started) * 1000)
 
@@ -72,8 +78,7 @@ def structured(call: Call, done: Finished, started: float) -> dict[str, Any]:
     answer = done.answer
     out: dict[str, Any] = {
         "mode": done.mode, "summary": answer.summary, "stopReason": done.stop_reason,
-        "tools_executed": sorted(set(call.tools_used)),
-        "execution_time_ms": _elapsed_ms(started),
+        **_tools(call), "execution_time_ms": _elapsed_ms(started),
         **with_reviewers(_usage(call), call.reviewers), **answer.extra,
     }
     if done.mode == "raw":
@@ -94,8 +99,7 @@ def timed_out(name: str, call: Call, mode: str, limit_s: float,
     text = message + (f"; data gathered so far:\n{dump(call.gathered)}" if call.gathered
                       else "; nothing was gathered yet")
     data = {"mode": mode, "summary": message, "stopReason": "timeout", "error": message,
-            "tools_executed": sorted(set(call.tools_used)),
-            "execution_time_ms": _elapsed_ms(started),
+            **_tools(call), "execution_time_ms": _elapsed_ms(started),
             **with_reviewers(_usage(call), call.reviewers), "raw_data": dict(call.gathered)}
     return text, data
 

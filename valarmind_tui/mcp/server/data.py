@@ -54,13 +54,15 @@ async def run_tool(
     call.bus.publish(ToolCallStarted(agent_id="mcp", call_id=call_id, name=tool.name,
                                      arguments=arguments))
     params = tool.parse(arguments)
+    ran = True
     try:
         status, result = await run_gated(tool, params, ctx, gate,
                                          permissions or AgentPermissions())
     except DenialEscalated as exc:
-        status, result = "error", ToolResult.error(str(exc))
+        status, result, ran = "error", ToolResult.error(str(exc)), False
     call.bus.publish(ToolCallFinished(agent_id="mcp", call_id=call_id, name=tool.name,
-                                      status=status, output=result.output[:2000]))
+                                      status=status, output=result.output[:2000],
+                                      ran=ran and status != "denied"))
     return result
 
 

@@ -78,6 +78,9 @@ def output_schema(tool: str) -> dict[str, Any]:
             "stopReason": {"type": "string", "enum": STOP_REASONS},
             "execution_time_ms": {"type": "integer"},
             "tools_executed": {**_STRS, "description": "ValarMind tools that ran, sorted"},
+            "tools_refused": {**_STRS, "description": (
+                "tools the agent asked for that never ran (refused by the permission gate, not "
+                "offered to it, invalid arguments), sorted")},
             "usage": _obj(
                 "Model tokens and cost of this call (null: not reported, e.g. by sampling)",
                 prompt_tokens=nullable_int, completion_tokens=nullable_int,

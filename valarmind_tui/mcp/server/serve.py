@@ -90,7 +90,7 @@ class ValarMindMcpServer:
 
             await asyncio.to_thread(load_litellm)
         try:
-            async with forward_progress(call.bus, progress, call.tools_used):
+            async with forward_progress(call.bus, progress, call):
                 done = await run_with_limit(tool, call, mode, note, self.tool_timeout_s)
         except Exception as exc:  # gathering failed (a bad ref...): a result the caller can read
             return _error(f"{name} failed: {exc}")

@@ -76,6 +76,9 @@ class Call(Generic[P]):
     explicit_mode: str | None = None
     """The --permission-mode the server was started with."""
     tools_used: list[str] = field(default_factory=list)
+    """Tools that ran (an error or a time limit included)."""
+    tools_refused: list[str] = field(default_factory=list)
+    """Tools the agent asked for that never ran (refused, not offered, invalid arguments)."""
     gathered: dict[str, Any] = field(default_factory=dict)
     """The raw data gathered so far: what a fallback or a timeout returns."""
     scratch: dict[str, Any] = field(default_factory=dict)
@@ -288,17 +291,18 @@ def describe(event: Event) -> str | None:
 
 
 @contextlib.asynccontextmanager
-async def forward_progress(
-    bus: EventBus, progress: Progress, tools_used: list[str]
-) -> AsyncIterator[None]:
-    """While the block runs, agent events on `bus` become progress notifications and the tools
-    that ran are collected in `tools_used`."""
+async def forward_progress(bus: EventBus, progress: Progress, call: Call) -> AsyncIterator[None]:
+    """While the block runs, agent events on `bus` become progress notifications; the tools
+    that ran are collected in `call.tools_used`, those asked for that never ran (refused by
+    the gate, not offered to the agent, invalid arguments) in `call.tools_refused`."""
     subscription = bus.subscribe()
 
     async def pump() -> None:
         async for event in subscription:
-            if isinstance(event, ToolCallStarted):
-                tools_used.append(event.name)
+            if isinstance(event, ToolCallFinished) and event.ran:
+                call.tools_used.append(event.name)
+            elif isinstance(event, ToolCallFinished) and event.status in ("denied", "error"):
+                call.tools_refused.append(event.name)
             message = describe(event)
             if message:
                 await progress(message)
