@@ -11,7 +11,7 @@ import json
 import sqlite3
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -93,6 +93,16 @@ class SessionStore:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
         self._seq: dict[tuple[str, str], int] = {}
+        self._masks: dict[str, Callable[[Any], Any]] = {}
+
+    def mask_with(self, session_id: str, mask: Callable[[Any], Any]) -> None:
+        """Pass everything logged for the session through `mask` (the session's SecretMasker,
+        given from above: the store does not know what a secret is)."""
+        self._masks[session_id] = mask
+
+    def _masked(self, session_id: str, data: Any) -> Any:
+        mask = self._masks.get(session_id)
+        return data if mask is None else mask(data)
 
     def create(self, project_root: Path, model: str | None) -> str:
         session_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
@@ -114,6 +124,7 @@ class SessionStore:
         return self._seq[key]
 
     def append_message(self, session_id: str, message: dict[str, Any]) -> None:
+        message = self._masked(session_id, message)
         seq = self._next("messages", session_id)
         self._db.execute(
             "INSERT INTO messages VALUES (?, ?, ?)", (session_id, seq, json.dumps(message))
@@ -138,7 +149,8 @@ class SessionStore:
         seq = self._next("events", session_id)
         self._db.execute(
             "INSERT INTO events VALUES (?, ?, ?, ?)",
-            (session_id, seq, kind, json.dumps(event_to_dict(event), default=str)),
+            (session_id, seq, kind,
+             json.dumps(self._masked(session_id, event_to_dict(event)), default=str)),
         )
 
     def messages(self, session_id: str) -> list[dict[str, Any]]:
