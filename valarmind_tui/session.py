@@ -171,7 +171,7 @@ class Session:
         return PromptResult(RunStatus.FAILED, message)
 
     async def _run_prompt(self, prompt: str) -> PromptResult:
-        prompt = self.secrets.mask(prompt)  # a pasted token, an attached .env: masked first
+        prompt = self.secrets.mask(prompt, fresh=True)  # a pasted token, an attached .env
         verdict = await self.hooks.user_prompt_submit(prompt)
         if verdict.blocked is not None:
             message = ("The prompt was not sent: a UserPromptSubmit hook blocked it. "

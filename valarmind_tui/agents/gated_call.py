@@ -57,7 +57,7 @@ def mask_result(result: ToolResult, ctx: ToolContext) -> ToolResult:
     but neither the model, the PostToolUse hooks, the store nor an MCP peer sees it."""
     masker = project_masker(ctx.project_root)
     return dataclasses.replace(
-        result, output=masker.mask(result.output),
+        result, output=masker.mask(result.output, fresh=True),
         diff=masker.mask(result.diff) if result.diff else result.diff,
         data=masker.mask_data(result.data))
 

@@ -301,7 +301,7 @@ class AgentLoop:
 
     def _append(self, message: dict[str, Any]) -> None:
         if message.get("role") == "user":  # a prompt may paste a token or attach a .env
-            message = project_masker(self.deps.ctx.project_root).mask_data(message)
+            message = project_masker(self.deps.ctx.project_root).mask_data(message, fresh=True)
         self.messages.append(message)
         if self.deps.on_message is not None:
             self.deps.on_message(message)

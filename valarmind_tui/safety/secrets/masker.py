@@ -37,9 +37,12 @@ def marker(label: str) -> str:
     return f"{MARKER_PREFIX}{label}]"
 
 
+_WORD = re.compile(r"[A-Za-z0-9_\-]")
 MARKER = re.compile(r"\[secret masked: [^\]\n]{1,120}\]")
 """Any marker, as it appears in masked text (for the edit tools' check)."""
 _SUBFOLDER_RESCAN_S = 2.0
+_RECHECK_S = 1.0
+"""How stale the known values may be for text that is not a tool's result."""
 _CACHED_FROM = 256
 _CACHE_SIZE = 4096
 
@@ -56,6 +59,7 @@ class SecretMasker:
         self._signature: tuple[Any, ...] | None = None
         self._files: list[tuple[Path, str]] = []
         self._files_at = 0.0
+        self._checked_at = 0.0
         self._labels: dict[str, str] = {}
         self._known: re.Pattern[str] | None = None
         self._seen: set[int] = set()
@@ -78,16 +82,17 @@ class SecretMasker:
                 self._signature = None
 
     # -- masking ------------------------------------------------------------------------------
-    def mask(self, text: str) -> str:
-        """`text` with every known value and recognised secret replaced by a marker."""
+    def mask(self, text: str, *, fresh: bool = False) -> str:
+        """`text` with every known value and recognised secret replaced by a marker. `fresh`
+        looks at the `.env*` files and the environment now (a tool's result: the command may
+        just have written a `.env`); otherwise at most every second (streamed text, events)."""
         if len(text) < known.MIN_LENGTH:
             return text
-        pattern = self._known_pattern()
+        pattern = self._known_pattern(fresh)
         if pattern is not None:
             text = pattern.sub(self._known_marker, text)
         for row in PATTERNS:
-            if any(anchor in text for anchor in row.anchors):
-                text = row.regex.sub(partial(self._pattern_marker, row), text)
+            text = row.regex.sub(partial(self._pattern_marker, row), text)
         return text
 
     def mask_cached(self, text: str) -> str:
@@ -95,7 +100,7 @@ class SecretMasker:
         and a Python string keeps its hash, so a message already masked costs a lookup."""
         if len(text) < _CACHED_FROM:
             return self.mask(text)
-        self._known_pattern()  # a changed .env or environment empties the cache
+        self._known_pattern(fresh=False)  # a changed .env or environment empties the cache
         done = self._cache.get(text)
         if done is None:
             if len(self._cache) >= _CACHE_SIZE:
@@ -103,15 +108,16 @@ class SecretMasker:
             done = self._cache[text] = self.mask(text)
         return done
 
-    def mask_data(self, data: Any, *, cached: bool = False) -> Any:
+    def mask_data(self, data: Any, *, cached: bool = False, fresh: bool = False) -> Any:
         """`data` (JSON-like: dicts, lists, tuples, strings) with every string masked; keys
         are kept, other values returned as they are."""
         if isinstance(data, str):
-            return self.mask_cached(data) if cached else self.mask(data)
+            return self.mask_cached(data) if cached else self.mask(data, fresh=fresh)
         if isinstance(data, dict):
-            return {key: self.mask_data(value, cached=cached) for key, value in data.items()}
+            return {key: self.mask_data(value, cached=cached, fresh=fresh)
+                    for key, value in data.items()}
         if isinstance(data, list | tuple):
-            return type(data)(self.mask_data(item, cached=cached) for item in data)
+            return type(data)(self.mask_data(item, cached=cached, fresh=fresh) for item in data)
         return data
 
     def _known_marker(self, match: re.Match[str]) -> str:
@@ -120,6 +126,9 @@ class SecretMasker:
         return marker(self._labels.get(value, "known secret"))
 
     def _pattern_marker(self, row: SecretPattern, match: re.Match[str]) -> str:
+        start = match.start()
+        if row.word_start and start and _WORD.match(match.string, start - 1):
+            return match.group(0)
         if "secret" not in row.regex.groupindex:
             self._count(match.group(0))
             return marker(row.kind)
@@ -134,8 +143,12 @@ class SecretMasker:
         self._seen.add(hash(value))
 
     # -- the known values, rebuilt when their sources change -----------------------------------
-    def _known_pattern(self) -> re.Pattern[str] | None:
+    def _known_pattern(self, fresh: bool = True) -> re.Pattern[str] | None:
+        now = time.monotonic()
+        if not fresh and self._signature is not None and now - self._checked_at < _RECHECK_S:
+            return self._known
         with self._lock:
+            self._checked_at = now
             signature = self._current_signature()
             if signature != self._signature:
                 self._labels = self._collect()
