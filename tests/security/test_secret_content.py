@@ -49,6 +49,10 @@ SA_JSON = json.dumps({
     "type": "service_account", "project_id": "demo-project",
     "private_key": f"-----BEGIN PRIVATE KEY-----\n{PEM_BODY}\n-----END PRIVATE KEY-----\n",
     "client_email": "deploy@demo-project.iam.gserviceaccount.com"}, indent=2)
+SAVE_STDIN = ("import json, sys; data = sys.stdin.read(); path = json.loads(data)"
+              "['transcript_path']; log = open(sys.argv[1], 'a'); log.write(data + '\\n'); "
+              "log.write(open(path).read() if path else '')")
+"""A hook that keeps its stdin and the transcript file it names, as a logging hook would."""
 HOOK_EVENTS = ("UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
 
 
@@ -62,6 +66,8 @@ class Evidence:
     answer: str
     tool_results: list[str]
     """What the model read of each tool call, in the order it was sent (every agent's)."""
+    context: str
+    """What /context showed after the prompt."""
 
     def holds_none_of(self, *secrets: str) -> None:
         for secret in secrets:
@@ -105,8 +111,8 @@ def attack(project: Path, fake_model: Any, monkeypatch: pytest.MonkeyPatch, tmp_
     store_path = tmp_path / "store" / "sessions.db"
 
     async def run(prompt: str, *turns: ScriptedTurn, mode: str = "bypass", mcp: str = "",
-                  attach: tuple[str, ...] = ()) -> Evidence:
-        tables = [hook_table(event, f"cat >> '{stdin_log}'; echo >> '{stdin_log}'")
+                  attach: tuple[str, ...] = (), then: str = "") -> Evidence:
+        tables = [hook_table(event, f"{sys.executable} -c {SAVE_STDIN!r} '{stdin_log}'")
                   for event in HOOK_EVENTS]
         config = write_user_config('api_key_env = "FAKE_API_KEY"\n' + mcp + "\n"
                                    + "\n".join(tables))
@@ -122,14 +128,18 @@ def attack(project: Path, fake_model: Any, monkeypatch: pytest.MonkeyPatch, tmp_
         try:
             files = {path: session.attach(path) for path in attach}
             result = await session.submit(with_attachments(prompt, files))
+            if then:  # a second prompt: its hooks read the first one in the transcript file
+                fake_model.script(ScriptedTurn(text="Done again."))
+                result = await session.submit(then)
             await session.run_command("/export jsonl exported.jsonl")
+            context = (await session.run_command("/context")).text
         finally:
             await session.close()
         read = [m["content"] for r in fake_model.requests for m in r["messages"]
                 if m["role"] == "tool"]
         return Evidence(json.dumps(fake_model.requests), _dump(store_path),
                         stdin_log.read_text() if stdin_log.exists() else "", result.text,
-                        list(dict.fromkeys(read)))
+                        list(dict.fromkeys(read)), context)
 
     return run
 
@@ -181,6 +191,7 @@ async def test_cat_env_through_bash_in_bypass_mode(attack: Any, project: Path) -
     assert "SIGNING_SALT=[secret masked: .env SIGNING_SALT]" in read, read
     assert "DEBUG=true" in read and "NODE_ENV=production" in read
     assert (project / ".env").read_text() == ENV_TEXT  # a command still reads the real file
+    assert "secrets masked this session: 2 values" in seen.context
 
 
 async def test_a_command_that_prints_the_env_value_in_another_form(attack: Any) -> None:
@@ -219,9 +230,12 @@ async def test_an_mcp_tool_result_carrying_an_env_value(attack: Any, project: Pa
 
 
 async def test_a_prompt_that_pastes_a_token(attack: Any) -> None:
-    seen = await attack(f"push with this token: {GITHUB_TOKEN} and key {STRIPE}")
+    seen = await attack(f"push with this token: {GITHUB_TOKEN} and key {STRIPE}",
+                        then="and now?")
     seen.holds_none_of(GITHUB_TOKEN, STRIPE)
     assert "push with this token: [secret masked: GitHub token]" in seen.requests
+    assert '{"role": "user", "content": "push with this token: [secret masked: GitHub token]' \
+        in seen.hook_stdin  # the transcript file a hook reads
 
 
 async def test_an_attached_file_holding_a_private_key(attack: Any) -> None:
@@ -279,3 +293,12 @@ async def test_a_specialist_answer_quoting_a_secret(attack: Any) -> None:
     assert "[secret masked: GitHub token]" in seen.tool_results[-1]
     assert GITHUB_TOKEN not in seen.store and GITHUB_TOKEN not in seen.hook_stdin
     assert GITHUB_TOKEN not in json.dumps(seen.tool_results)
+
+
+async def test_an_answer_streaming_a_token_in_pieces(attack: Any) -> None:
+    """The main agent's answer is logged delta by delta (8 characters each here): no piece
+    holds the whole token, so masking each piece alone would keep it, split, in the store."""
+    seen = await attack("what is the token?", ScriptedTurn(text=f"It is {GITHUB_TOKEN} here."))
+    pieces = [GITHUB_TOKEN[i:i + 8] for i in range(0, len(GITHUB_TOKEN), 8)]
+    assert not any(piece in seen.store for piece in pieces[1:-1])
+    assert "It is [secret masked: GitHub token] here." in seen.store

@@ -50,7 +50,8 @@ CREATE TABLE IF NOT EXISTS prompts (
 """
 
 # Deltas are many and tiny and the finished turn carries the same text; but the main agent's text
-# deltas are logged, so a process killed mid-answer keeps what it had shown (`interrupted_text`).
+# deltas are logged, so a process killed mid-answer keeps what it had shown (`interrupted_text`),
+# until its turn finishes (then they go: see append_event).
 _NOT_LOGGED = {"reasoning_delta"}
 
 
@@ -152,6 +153,11 @@ class SessionStore:
             (session_id, seq, kind,
              json.dumps(self._masked(session_id, event_to_dict(event)), default=str)),
         )
+        if kind == "turn_finished" and event.agent_id == "main":
+            # The finished turn holds the whole text, masked as a whole; its deltas were
+            # masked one by one, and a secret split across two of them would stay readable.
+            self._db.execute("DELETE FROM events WHERE session_id = ? AND type = 'text_delta'",
+                             (session_id,))
 
     def messages(self, session_id: str) -> list[dict[str, Any]]:
         rows = self._db.execute(
