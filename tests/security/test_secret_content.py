@@ -275,16 +275,6 @@ async def test_write_file_with_the_masked_content_is_refused(attack: Any, projec
     assert STRIPE in (project / "src" / "settings.py").read_text()
 
 
-async def test_an_edit_beside_the_secret_keeps_it(attack: Any, project: Path) -> None:
-    """What the person relies on: editing another line of the file works, the secret stays."""
-    seen = await attack("raise the timeout", *by_specialist(call(
-        "edit_file", path="src/settings.py", old_string="TIMEOUT = 30",
-        new_string="TIMEOUT = 60")))
-    assert "Updated src/settings.py" in seen.tool_results[0], seen.tool_results
-    assert (project / "src" / "settings.py").read_text() == \
-        f'STRIPE_KEY = "{STRIPE}"\nSALT = "{SALT}"\nTIMEOUT = 60\n'
-
-
 async def test_a_specialist_answer_quoting_a_secret(attack: Any) -> None:
     """A model that somehow holds a secret (a confused or hostile one) quotes it in its answer:
     the delegate result the orchestrator reads, the store and the hooks get the marker."""
