@@ -144,3 +144,14 @@ def test_a_search_text_holding_a_marker_the_file_lacks_is_refused() -> None:
 def test_a_file_that_already_holds_marker_text_stays_editable() -> None:
     doc = "The model reads [secret masked: GitHub token] in its place.\n"
     refuse_marker_writes("docs.md", doc, doc + "More.\n", search=doc.strip())
+
+
+def test_key_lines_without_their_header(masker: SecretMasker) -> None:
+    body = ["MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj",
+            "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAABlwAAAAdz"]
+    for shown in ("{}\n{}\n", "     5\t    {}\n     6\t    {}\n",
+                  "cfg/tls.yaml:5:  {}\ncfg/tls.yaml:6:  {}\n"):
+        masked = masker.mask(shown.format(*body))
+        assert body[0] not in masked and body[1] not in masked, masked
+    one = f"token = {body[0]}\n"  # one long line alone is not a key's body
+    assert masker.mask(one) == one

@@ -183,6 +183,19 @@ async def test_read_many_files_over_the_deploy_folder(attack: Any) -> None:
     assert "demo-project.iam.gserviceaccount.com" in seen.tool_results[0]
 
 
+async def test_a_read_that_starts_inside_a_key_block(attack: Any, project: Path) -> None:
+    """`offset` past the BEGIN line: the key's body arrives without its header."""
+    body = [PEM_BODY + "ABCD", "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAABlwAAAAdz",
+            "c2gtcnNhAAAAAwEAAQAAAYEAxg7bL3mQJ0zq1h3vK9w2yT8uXkP4nR6sD5fG7hJ8kL9m"]
+    (project / "config").mkdir()
+    (project / "config" / "tls.yaml").write_text(
+        "tls:\n  key: |\n    -----BEGIN RSA PRIVATE KEY-----\n"
+        + "".join(f"    {line}\n" for line in body) + "    -----END RSA PRIVATE KEY-----\n")
+    seen = await attack("show the key", ScriptedTurn(tool_calls=[
+        call("read_file", path="config/tls.yaml", offset=4, limit=3)]))
+    seen.holds_none_of(*body)
+
+
 # -- commands and search -----------------------------------------------------------------------
 async def test_cat_env_through_bash_in_bypass_mode(attack: Any, project: Path) -> None:
     seen = await attack("Show me the settings", *by_specialist(call("bash", command="cat .env")))

@@ -92,7 +92,10 @@ class SecretMasker:
         if pattern is not None:
             text = pattern.sub(self._known_marker, text)
         for row in PATTERNS:
-            text = row.regex.sub(partial(self._pattern_marker, row), text)
+            if row.line_start:
+                text = row.regex.sub(partial(self._pattern_marker, row), "\n" + text)[1:]
+            else:
+                text = row.regex.sub(partial(self._pattern_marker, row), text)
         return text
 
     def mask_cached(self, text: str) -> str:

@@ -29,14 +29,24 @@ class SecretPattern:
     """What is masked: the group `secret` when the regex has one, else the whole match."""
     word_start: bool = False
     """The match must not continue a word (`task-...` holds no `sk-` key)."""
+    line_start: bool = False
+    """The regex starts with `\\n` (a literal, so it is fast): it is run on the text with a
+    newline before it, so the text's first line counts too."""
 
 
-def _row(kind: str, regex: str, *, word_start: bool = False) -> SecretPattern:
-    return SecretPattern(kind, re.compile(regex), word_start)
+def _row(kind: str, regex: str, *, word_start: bool = False, line_start: bool = False
+         ) -> SecretPattern:
+    return SecretPattern(kind, re.compile(regex), word_start, line_start)
 
 
 _TAIL = r"(?![A-Za-z0-9_])"
 """A token ends where a word would: `ghp_...` is not masked inside a longer identifier."""
+
+_BASE64_LINE = r"[A-Za-z0-9+/]{64,76}"
+"""A line of a PEM (64) or OpenSSH (70) key body, or MIME base64 (76)."""
+_LINE_PREFIX = r"(?:[\w./-]{1,160}:)?[ \t0-9:|>-]{0,40}"
+"""What a tool puts before a file's line: indentation, `cat -n`/read_file line numbers, grep's
+`path:line:`. Narrow on purpose: a prefix that could hold base64 costs 35 ms per MB."""
 
 PATTERNS: tuple[SecretPattern, ...] = (
     _row("private key (service account JSON)",
@@ -45,6 +55,9 @@ PATTERNS: tuple[SecretPattern, ...] = (
          r"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
          r"(?:[\s\S]{0,20000}?-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
          r"|[A-Za-z0-9+/=\s:,\\-]*)"),
+    _row("key material (base64 lines)",  # a key's body read without its BEGIN line
+         r"\n" + _LINE_PREFIX + r"(?P<secret>" + _BASE64_LINE + r"(?:\r?\n" + _LINE_PREFIX
+         + _BASE64_LINE + r")+)(?![A-Za-z0-9+/=])", line_start=True),
     _row("password in URL",
          r"://[^\s:/@'\"<>]{0,256}:(?P<secret>[^\s@/'\"<>${*][^\s@/'\"<>]{0,512})@"
          r"[A-Za-z0-9\[]"),
