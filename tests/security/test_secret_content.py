@@ -242,6 +242,14 @@ async def test_an_mcp_tool_result_carrying_an_env_value(attack: Any, project: Pa
     seen.holds_none_of(SALT)
 
 
+async def test_a_context_file_holding_a_token(attack: Any, project: Path) -> None:
+    """CLAUDE.md with a deploy token in it: the system prompt carries the project's context."""
+    (project / "CLAUDE.md").write_text(f"Deploy with `gh auth login --with-token {GITHUB_TOKEN}`\n")
+    seen = await attack("how do I deploy?")
+    assert "gh auth login --with-token [secret masked: GitHub token]" in seen.requests
+    seen.holds_none_of(GITHUB_TOKEN)
+
+
 async def test_a_prompt_that_pastes_a_token(attack: Any) -> None:
     seen = await attack(f"push with this token: {GITHUB_TOKEN} and key {STRIPE}",
                         then="and now?")
