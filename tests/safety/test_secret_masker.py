@@ -155,3 +155,11 @@ def test_key_lines_without_their_header(masker: SecretMasker) -> None:
         assert body[0] not in masked and body[1] not in masked, masked
     one = f"token = {body[0]}\n"  # one long line alone is not a key's body
     assert masker.mask(one) == one
+
+
+def test_mask_data_keeps_named_tuples(masker: SecretMasker) -> None:
+    from collections import namedtuple
+
+    Hit = namedtuple("Hit", "path text")
+    masked = masker.mask_data([Hit("a.py", f"key {EXAMPLES[0][1]}")])
+    assert masked == [Hit("a.py", "key [secret masked: GitHub token]")]

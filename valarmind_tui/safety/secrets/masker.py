@@ -120,7 +120,10 @@ class SecretMasker:
             return {key: self.mask_data(value, cached=cached, fresh=fresh)
                     for key, value in data.items()}
         if isinstance(data, list | tuple):
-            return type(data)(self.mask_data(item, cached=cached, fresh=fresh) for item in data)
+            items = [self.mask_data(item, cached=cached, fresh=fresh) for item in data]
+            if isinstance(data, list):
+                return items
+            return type(data)(*items) if hasattr(data, "_fields") else tuple(items)
         return data
 
     def _known_marker(self, match: re.Match[str]) -> str:
