@@ -49,6 +49,7 @@ from valarmind_tui.safety.approval import Approver, PermissionMode
 from valarmind_tui.safety.gate import PermissionGate
 from valarmind_tui.safety.paths import broad_root_warning
 from valarmind_tui.safety.sandbox import Sandbox
+from valarmind_tui.safety.secrets import SecretMasker, project_masker
 from valarmind_tui.session_records import restore_interrupted
 from valarmind_tui.store.sessions import SessionStore
 from valarmind_tui.tools.builtin import builtin_tools
@@ -205,6 +206,8 @@ class SessionParts:
     """/commit's message editing; a face that can edit sets `interactive`."""
     services: ToolServices
     """What the session's tools reach: the approver, the mode and the checkpoints."""
+    secrets: SecretMasker
+    """Masks the project's secrets; its count is the session's (/context)."""
 
 
 def wire_session(
@@ -215,9 +218,15 @@ def wire_session(
     resumed from it (`session_id`), its events logged there; sampling counts in its totals;
     hooks see its id, mode and `transcript` (JSONL of the conversation)."""
     history: list[dict[str, Any]] = []
+    settings = stack.settings
+    secrets = project_masker(stack.project_root,
+                             (settings.api_key_env, settings.key_env_for(model)))
+    resumed = session_id is not None
     if store is not None and session_id is None:
         session_id = store.create(stack.project_root, model)
-    elif store is not None and session_id is not None:
+    if store is not None and session_id is not None:
+        store.mask_with(session_id, secrets.mask_data)  # every message and event it logs
+    if store is not None and session_id is not None and resumed:
         history = store.messages(session_id)
         history.extend(restore_interrupted(history, store, session_id))
     totals = UsageTotals()
@@ -236,4 +245,4 @@ def wire_session(
                        checkpoint=checkpoints.before_change)
     return SessionParts(session_id, history, totals, checkpoints,
                         ContextLoader(stack.project_root), TaskList(stack.bus),
-                        MessageEditor(stack.bus), services)
+                        MessageEditor(stack.bus), services, secrets)

@@ -95,6 +95,7 @@ class Session:
         self.tasks = parts.tasks
         self.message_editor = parts.message_editor
         self.services = parts.services
+        self.secrets = parts.secrets
 
     async def start(self) -> None:
         """Call once a face listens to the bus: reports plugin warnings, then starts the
@@ -170,6 +171,7 @@ class Session:
         return PromptResult(RunStatus.FAILED, message)
 
     async def _run_prompt(self, prompt: str) -> PromptResult:
+        prompt = self.secrets.mask(prompt, fresh=True)  # a pasted token, an attached .env
         verdict = await self.hooks.user_prompt_submit(prompt)
         if verdict.blocked is not None:
             message = ("The prompt was not sent: a UserPromptSubmit hook blocked it. "
@@ -274,6 +276,7 @@ class Session:
             system_prompt=self.system_prompt(spec), project_context=self._context.load().text,
             tool_schemas=schemas, history=self.history,
             context_window=context_window(self._model),
+            secrets_masked=(self.secrets.values_masked, self.secrets.occurrences),
         )
 
     async def run_command(self, line: str) -> CommandResult:
@@ -364,7 +367,8 @@ class Session:
         if self._provider is None:
             from valarmind_tui.providers.litellm_provider import provider_from_settings
 
-            self._provider = provider_from_settings(self.settings, self._model)
+            self._provider = provider_from_settings(self.settings, self._model,
+                                                    self.project_root)
         return self._provider
 
     async def close(self, reason: str = "other") -> None:
@@ -382,7 +386,8 @@ class Session:
     # -- persistence ----------------------------------------------------------------------
     def _export_transcript(self) -> str:
         """The conversation so far as JSONL, for hooks' `transcript_path`."""
-        return export_transcript(self.history, self.hooks.session_id)
+        return export_transcript(self.secrets.mask_data(self.history, cached=True),
+                                 self.hooks.session_id)
 
     def _persist_message(self, message: dict[str, Any]) -> None:
         if self.store is not None and self.session_id is not None:

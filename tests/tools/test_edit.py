@@ -159,3 +159,25 @@ async def test_edit_preview_diff_before_writing(ctx: ToolContext, code: Path) ->
     preview = await tool.preview(params, ctx)
     assert preview.diff is not None and "+        return 'Ciao ' + name" in preview.diff
     assert code.read_text() == CODE
+
+
+# -- a file holding a secret the model saw masked ---------------------------------------------
+SETTINGS = 'KEY = "sk_live_4eC39HqLyjWDarjtT1zdp7dc"\nTIMEOUT = 30\n'
+
+
+async def test_an_edit_beside_a_masked_secret_keeps_it(call, git_repo: Path) -> None:
+    (git_repo / "settings.py").write_text(SETTINGS)
+    done = await call("edit_file", path="settings.py", old_string="TIMEOUT = 30",
+                      new_string="TIMEOUT = 60")
+    assert not done.is_error, done.output
+    assert (git_repo / "settings.py").read_text() == SETTINGS.replace("30", "60")
+
+
+async def test_an_edit_through_the_marker_says_why_and_changes_nothing(
+        call, git_repo: Path) -> None:
+    (git_repo / "settings.py").write_text(SETTINGS)
+    masked = 'KEY = "[secret masked: Stripe key]"\nTIMEOUT = 30'
+    refused = await call("edit_file", path="settings.py", old_string=masked,
+                         new_string=masked.replace("30", "60"))
+    assert refused.is_error and "leaves that line out" in refused.output
+    assert (git_repo / "settings.py").read_text() == SETTINGS

@@ -13,16 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel
-
+from valarmind_tui.agents.gated_call import run_gated
 from valarmind_tui.agents.loop_reviews import LoopReviews, with_appeal_tool
-from valarmind_tui.agents.post_tool_hooks import after_tool
 from valarmind_tui.agents.spec import AgentSpec
 from valarmind_tui.bus import EventBus
 from valarmind_tui.errors import (
     DenialEscalated,
     ProviderError,
-    ToolDenied,
     ToolError,
 )
 from valarmind_tui.events import (
@@ -32,7 +29,6 @@ from valarmind_tui.events import (
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
-    ToolStatus,
     TurnFinished,
     TurnStarted,
     UsageUpdated,
@@ -51,8 +47,8 @@ from valarmind_tui.providers.base import (
     UsageTotals,
 )
 from valarmind_tui.safety.gate import PermissionGate
-from valarmind_tui.safety.permissions import AgentPermissions
-from valarmind_tui.tools.base import CURRENT_CALL_ID, Risk, Tool, ToolContext, ToolResult
+from valarmind_tui.safety.secrets import project_masker
+from valarmind_tui.tools.base import CURRENT_CALL_ID, ToolContext, ToolResult
 from valarmind_tui.tools.common import cap_middle
 from valarmind_tui.tools.registry import ToolRegistry
 
@@ -309,6 +305,8 @@ class AgentLoop:
         )
 
     def _append(self, message: dict[str, Any]) -> None:
+        if message.get("role") == "user":  # a prompt may paste a token or attach a .env
+            message = project_masker(self.deps.ctx.project_root).mask_data(message, fresh=True)
         self.messages.append(message)
         if self.deps.on_message is not None:
             self.deps.on_message(message)
@@ -342,36 +340,6 @@ class AgentLoop:
             status=status, text=text, messages=self.messages, turns=self._turn,
             usage=self._usage, error=error,
         )
-
-
-async def run_gated(
-    tool: Tool, params: BaseModel, ctx: ToolContext, gate: PermissionGate,
-    permissions: AgentPermissions,
-) -> tuple[ToolStatus, ToolResult]:
-    """Pass one call through the gate and run it: the only way any face or agent runs a tool.
-
-    Before a write or a command runs, `ctx.services.checkpoint` (when the session set one) records
-    the work tree, so /undo covers what commands changed too."""
-    decision = await gate.check(tool, params, ctx, permissions)
-    if not decision.allowed:
-        message = f"Denied: {decision.reason}" if decision.reason else "Denied."
-        if decision.feedback:
-            message += f"\nFeedback from the user: {decision.feedback}"
-        return "denied", ToolResult.error(message)
-    if decision.params is not None:  # a PreToolUse hook's updatedInput
-        params = decision.params
-    checkpoint = ctx.services.checkpoint
-    if checkpoint is not None and tool.risk in (Risk.WRITE, Risk.EXECUTE):
-        await checkpoint(tool.name)  # the work tree before a write or command (never raises)
-    try:
-        result = await tool.run(params, ctx)
-    except ToolDenied as exc:
-        return "denied", ToolResult.error(f"Denied: {exc}")
-    except ToolError as exc:
-        result = ToolResult.error(str(exc))
-    if gate.hooks is not None:
-        result = await after_tool(gate.hooks, tool, params, ctx, result)
-    return ("error" if result.is_error else "ok"), result
 
 
 def is_timeout(exc: asyncio.CancelledError) -> bool:

@@ -17,6 +17,7 @@ from valarmind_tui.commands.rewind import (
     rewind_to_prompt,
 )
 from valarmind_tui.errors import ValarMindError
+from valarmind_tui.safety.secrets import project_masker
 
 if TYPE_CHECKING:
     from valarmind_tui.checkpoints import Restored
@@ -52,8 +53,10 @@ async def export(ctx: CommandContext, args: str) -> CommandResult:
     name = words[0] if words else f"valarmind-{ctx.session_id or 'session'}.{fmt}"
     path = Path(name).expanduser()
     path = path if path.is_absolute() else ctx.project_root / path
-    text = (export_markdown(ctx.history) if fmt == "md"
-            else export_jsonl(ctx.history, sampling_traces(ctx)))
+    secrets = project_masker(ctx.project_root)  # an export is shared: no secret in it
+    history = secrets.mask_data(ctx.history, cached=True)
+    text = (export_markdown(history) if fmt == "md"
+            else export_jsonl(history, secrets.mask_data(sampling_traces(ctx))))
     await asyncio.to_thread(path.write_text, text, encoding="utf-8")
     return CommandResult(f"Exported {len(ctx.history)} messages to {path}.",
                          data={"path": str(path)})

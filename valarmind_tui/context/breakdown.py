@@ -15,6 +15,8 @@ class ContextBreakdown:
 
     rows: list[tuple[str, int]] = field(default_factory=list)
     context_window: int = 128_000
+    secrets_masked: tuple[int, int] = (0, 0)
+    """(distinct values, times) the session masked in what it sent and stored."""
 
     @property
     def total(self) -> int:
@@ -26,14 +28,20 @@ class ContextBreakdown:
         share = 100 * self.total / self.context_window if self.context_window else 0
         lines.append(f"{'total':<{width}}  {self.total:>8,}  "
                      f"({share:.1f}% of {self.context_window:,})")
+        values, times = self.secrets_masked
+        lines.append(f"secrets masked this session: {values} "
+                     f"value{'' if values == 1 else 's'}"
+                     + (f" ({times} times)" if times != values else ""))
         return "\n".join(lines)
 
 
 def context_breakdown(*, system_prompt: str = "", project_context: str = "", repo_map: str = "",
                       tool_schemas: Mapping[str, Sequence[dict[str, Any]]] | None = None,
                       history: Sequence[dict[str, Any]] = (),
-                      context_window: int = 128_000) -> ContextBreakdown:
-    """`tool_schemas` maps a source ("built-in", or an MCP server's name) to its schemas."""
+                      context_window: int = 128_000,
+                      secrets_masked: tuple[int, int] = (0, 0)) -> ContextBreakdown:
+    """`tool_schemas` maps a source ("built-in", or an MCP server's name) to its schemas;
+    `secrets_masked` is (distinct values, times) the session's masker replaced."""
     rows = [("system prompt", count_tokens(system_prompt)),
             ("project context", count_tokens(project_context)),
             ("repo map", count_tokens(repo_map))]
@@ -41,4 +49,4 @@ def context_breakdown(*, system_prompt: str = "", project_context: str = "", rep
         label = "tools: built-in" if source == "built-in" else f"tools: mcp {source}"
         rows.append((label, sum(count_json_tokens(s) for s in schemas)))
     rows.append(("history", count_message_tokens(list(history))))
-    return ContextBreakdown(rows, context_window)
+    return ContextBreakdown(rows, context_window, secrets_masked)

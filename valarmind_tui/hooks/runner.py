@@ -24,6 +24,7 @@ from valarmind_tui.hooks.names import hook_tool_name, matcher_matches, to_hook_i
 from valarmind_tui.hooks.process import DEFAULT_TIMEOUT_S, ActiveHook, HookResult, run_handler
 from valarmind_tui.hooks.verdicts import permission_verdict, post_feedback, pre_tool_verdict
 from valarmind_tui.safety.hook_points import HookVerdict, PostToolFeedback
+from valarmind_tui.safety.secrets import project_masker
 
 
 @dataclass(frozen=True)
@@ -132,6 +133,7 @@ class HookRunner:
             "cwd": str(self.project_root), "hook_event_name": event,
             **({"permission_mode": self.mode()} if self.mode is not None else {}), **fields,
         }
+        payload = project_masker(self.project_root).mask_data(payload)  # a hook sees no secret
         results = await asyncio.gather(
             *(run_handler(h, payload, self.project_root) for h in chosen))
         for result in results:

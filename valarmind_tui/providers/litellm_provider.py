@@ -15,6 +15,7 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
@@ -36,6 +37,7 @@ from valarmind_tui.providers.litellm_call import (
 )
 from valarmind_tui.providers.model_process import RemoteFailure
 from valarmind_tui.providers.normalize import TurnAccumulator, _counter_ids
+from valarmind_tui.safety.secrets import SecretMasker, project_masker
 
 if TYPE_CHECKING:
     from valarmind_tui.config import Settings
@@ -81,8 +83,10 @@ class ProviderConfig:
 class LiteLLMProvider:
     """The Provider Protocol on top of `litellm.acompletion`."""
 
-    def __init__(self, config: ProviderConfig) -> None:
+    def __init__(self, config: ProviderConfig, masker: SecretMasker | None = None) -> None:
         self.config = config
+        self.masker = masker or project_masker(None, (config.api_key_env,))
+        """Every request's messages pass through it: the last seam before the model."""
         self._new_id = _counter_ids()
 
     @property
@@ -155,7 +159,8 @@ class LiteLLMProvider:
 
     def _kwargs(self, request: ModelRequest, model: str) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
-            "model": model, "messages": request.messages, "stream": self.config.stream,
+            "model": model, "messages": self.masker.mask_data(request.messages, cached=True),
+            "stream": self.config.stream,
             "timeout": self.config.timeout_s, "max_retries": 0, "num_retries": 0,
             "drop_params": True,
             # LiteLLM's gateway for its proxy's MCP tools: ours are plain function tools, and
@@ -199,8 +204,10 @@ def _is_local(model: str, api_base: str | None) -> bool:
         return False
 
 
-def provider_from_settings(settings: Settings, model: str | None = None) -> LiteLLMProvider:
-    """A provider for `model` (alias, agent name or model string) or the configured default.
+def provider_from_settings(settings: Settings, model: str | None = None,
+                           project_root: Path | None = None) -> LiteLLMProvider:
+    """A provider for `model` (alias, agent name or model string) or the configured default;
+    its requests are masked with `project_root`'s secrets (its `.env*` values) too.
 
     Raises AuthError naming the environment variable when the key is missing, before any request.
     """
@@ -223,4 +230,5 @@ def provider_from_settings(settings: Settings, model: str | None = None) -> Lite
         model=resolved, api_base=settings.api_base, api_key_env=env_var, api_key=key,
         timeout_s=settings.request_timeout_s, max_retry_wait_s=settings.max_retry_wait_s,
     )
-    return LiteLLMProvider(config)
+    masker = project_masker(project_root, (env_var, settings.api_key_env))
+    return LiteLLMProvider(config, masker)

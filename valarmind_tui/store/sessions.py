@@ -11,7 +11,7 @@ import json
 import sqlite3
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -50,7 +50,8 @@ CREATE TABLE IF NOT EXISTS prompts (
 """
 
 # Deltas are many and tiny and the finished turn carries the same text; but the main agent's text
-# deltas are logged, so a process killed mid-answer keeps what it had shown (`interrupted_text`).
+# deltas are logged, so a process killed mid-answer keeps what it had shown (`interrupted_text`),
+# until its turn finishes (then they go: see append_event).
 _NOT_LOGGED = {"reasoning_delta"}
 
 
@@ -93,6 +94,16 @@ class SessionStore:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
         self._seq: dict[tuple[str, str], int] = {}
+        self._masks: dict[str, Callable[[Any], Any]] = {}
+
+    def mask_with(self, session_id: str, mask: Callable[[Any], Any]) -> None:
+        """Pass everything logged for the session through `mask` (the session's SecretMasker,
+        given from above: the store does not know what a secret is)."""
+        self._masks[session_id] = mask
+
+    def _masked(self, session_id: str, data: Any) -> Any:
+        mask = self._masks.get(session_id)
+        return data if mask is None else mask(data)
 
     def create(self, project_root: Path, model: str | None) -> str:
         session_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
@@ -115,10 +126,12 @@ class SessionStore:
 
     def name_session(self, session_id: str, prompt: str) -> None:
         """Title a session by a prompt that never reached a model (offline), when untitled."""
+        title = self._masked(session_id, prompt)
         self._db.execute("UPDATE sessions SET title = ? WHERE id = ? AND title = ''",
-                         (prompt[:80], session_id))
+                         (str(title)[:80], session_id))
 
     def append_message(self, session_id: str, message: dict[str, Any]) -> None:
+        message = self._masked(session_id, message)
         seq = self._next("messages", session_id)
         self._db.execute(
             "INSERT INTO messages VALUES (?, ?, ?)", (session_id, seq, json.dumps(message))
@@ -143,8 +156,14 @@ class SessionStore:
         seq = self._next("events", session_id)
         self._db.execute(
             "INSERT INTO events VALUES (?, ?, ?, ?)",
-            (session_id, seq, kind, json.dumps(event_to_dict(event), default=str)),
+            (session_id, seq, kind,
+             json.dumps(self._masked(session_id, event_to_dict(event)), default=str)),
         )
+        if kind == "turn_finished" and event.agent_id == "main":
+            # The finished turn holds the whole text, masked as a whole; its deltas were
+            # masked one by one, and a secret split across two of them would stay readable.
+            self._db.execute("DELETE FROM events WHERE session_id = ? AND type = 'text_delta'",
+                             (session_id,))
 
     def messages(self, session_id: str) -> list[dict[str, Any]]:
         rows = self._db.execute(

@@ -8,6 +8,7 @@ from typing import ClassVar
 from pydantic import BaseModel, Field
 
 from valarmind_tui.errors import ToolError
+from valarmind_tui.safety.secrets import refuse_marker_writes
 from valarmind_tui.tools.base import Preview, Risk, ToolContext, ToolResult
 from valarmind_tui.tools.common import (
     BuiltinTool,
@@ -72,6 +73,7 @@ class EditFile(BuiltinTool):
                 raise ToolError("old_string is empty but the file is not; give the text to "
                                 "replace, or use write_file to replace the whole file.")
             return path, text, params.new_string, ""
+        refuse_marker_writes(shown, text, "", search=params.old_string)
         try:
             plan = plan_edit(text, params.old_string, params.new_string, params.replace_all)
         except EditNotApplied as exc:

@@ -8,6 +8,7 @@ from typing import ClassVar
 from pydantic import BaseModel, Field
 
 from valarmind_tui.safe_files import atomic_write
+from valarmind_tui.safety.secrets import refuse_marker_writes
 from valarmind_tui.tools.base import Preview, Risk, ToolContext, ToolResult
 from valarmind_tui.tools.common import (
     BuiltinTool,
@@ -39,8 +40,10 @@ def current_text(path: Path) -> str | None:
 def commit_change(
     ctx: ToolContext, path: Path, old: str | None, new: str, note: str = ""
 ) -> ToolResult:
-    """Write `new` atomically and report it with its diff (shared with edit_file)."""
+    """Write `new` atomically and report it with its diff (shared with edit_file). Refused
+    (ToolError) when it would write a secret's marker where the file held the secret."""
     shown = rel(ctx, path)
+    refuse_marker_writes(shown, old, new)
     if old == new:
         return ToolResult(f"No changes: {shown} already has this content.")
     diff = unified_diff(old or "", new, shown, new_file=old is None)

@@ -1,0 +1,62 @@
+"""One tool call through the gate: the only way any face or agent runs a tool.
+
+`run_gated` checks the call (safety/gate), records a checkpoint before a write or a command,
+runs the tool, masks every secret in what it returned (safety/secrets: the model, the
+PostToolUse hooks, the store and an MCP peer all read the masked result), then lets the
+PostToolUse hooks add their feedback.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from pydantic import BaseModel
+
+from valarmind_tui.agents.post_tool_hooks import after_tool
+from valarmind_tui.errors import ToolDenied, ToolError
+from valarmind_tui.events import ToolStatus
+from valarmind_tui.safety.gate import PermissionGate
+from valarmind_tui.safety.permissions import AgentPermissions
+from valarmind_tui.safety.secrets import project_masker
+from valarmind_tui.tools.base import Risk, Tool, ToolContext, ToolResult
+
+
+async def run_gated(
+    tool: Tool, params: BaseModel, ctx: ToolContext, gate: PermissionGate,
+    permissions: AgentPermissions,
+) -> tuple[ToolStatus, ToolResult]:
+    """Pass one call through the gate and run it: the only way any face or agent runs a tool.
+
+    Before a write or a command runs, `ctx.services.checkpoint` (when the session set one) records
+    the work tree, so /undo covers what commands changed too."""
+    decision = await gate.check(tool, params, ctx, permissions)
+    if not decision.allowed:
+        message = f"Denied: {decision.reason}" if decision.reason else "Denied."
+        if decision.feedback:
+            message += f"\nFeedback from the user: {decision.feedback}"
+        return "denied", ToolResult.error(message)
+    if decision.params is not None:  # a PreToolUse hook's updatedInput
+        params = decision.params
+    checkpoint = ctx.services.checkpoint
+    if checkpoint is not None and tool.risk in (Risk.WRITE, Risk.EXECUTE):
+        await checkpoint(tool.name)  # the work tree before a write or command (never raises)
+    try:
+        result = await tool.run(params, ctx)
+    except ToolDenied as exc:
+        return "denied", ToolResult.error(f"Denied: {exc}")
+    except ToolError as exc:
+        result = ToolResult.error(str(exc))
+    result = mask_result(result, ctx)
+    if gate.hooks is not None:
+        result = await after_tool(gate.hooks, tool, params, ctx, result)
+    return ("error" if result.is_error else "ok"), result
+
+
+def mask_result(result: ToolResult, ctx: ToolContext) -> ToolResult:
+    """The result with every secret masked (safety/secrets): what a tool read stays on disk,
+    but neither the model, the PostToolUse hooks, the store nor an MCP peer sees it."""
+    masker = project_masker(ctx.project_root)
+    return dataclasses.replace(
+        result, output=masker.mask(result.output, fresh=True),
+        diff=masker.mask(result.diff) if result.diff else result.diff,
+        data=masker.mask_data(result.data))
