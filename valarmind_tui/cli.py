@@ -16,6 +16,16 @@ from valarmind_tui import __version__
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 3
 
 
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser that never reads a prefix as an option (`allow_abbrev=False`); its
+    subcommands' parsers are Parsers too. With prefixes, the top parser read `commit --all` as
+    an abbreviation of its own --allow-* options and stopped: "ambiguous option"."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)
+
+
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", help="LiteLLM model string or alias (overrides config)")
     parser.add_argument("--api-base", dest="api_base", help="model endpoint URL")
@@ -41,9 +51,7 @@ def _project_commands_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="valarmind", description="ValarMind: a terminal coding assistant."
-    )
+    parser = Parser(prog="valarmind", description="ValarMind: a terminal coding assistant.")
     parser.add_argument("--version", action="version", version=f"valarmind {__version__}")
     _common(parser)
     parser.add_argument("-p", "--print", dest="prompt", metavar="TASK",
