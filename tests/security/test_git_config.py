@@ -483,3 +483,37 @@ def test_checkpoint_snapshot_ignores_the_project_config(place: Place, name: str,
     second = shadow.snapshot()
     assert first.tree != second.tree
     assert not place.ran(), place.marker.read_text()
+
+
+@pytest.mark.parametrize("trusted", [False, True], ids=["untrusted", "trusted"])
+@pytest.mark.parametrize("url", ["./evil.git", "file://{repo}/evil.git", "{repo}/evil.git"])
+def test_push_to_a_repository_inside_the_project(place: Place, url: str, trusted: bool) -> None:
+    """A bare repository in the project (a sandboxed command can write one) is the remote: a
+    local push runs its receive-side hooks (pre-receive) as the person, outside the sandbox."""
+    evil = place.repo / "evil.git"
+    place.git("init", "-q", "--bare", str(evil))
+    hook = evil / "hooks" / "pre-receive"
+    hook.write_text(f"#!/bin/sh\n{place.program} pre-receive\n")
+    hook.chmod(0o755)
+    place.stage_a_change()
+    place.plant("config", [("remote.origin.url", url.format(repo=place.repo)),
+                           ("branch.main.remote", "origin"),
+                           ("branch.main.merge", "refs/heads/main")])
+    if trusted:
+        trust(place)
+    out = commit(place, "--push")
+    assert not place.ran(), f"{place.marker.read_text()}\n{out.stdout}{out.stderr}"
+
+
+def test_push_with_the_remote_named_by_path(place: Place) -> None:
+    """`branch.main.remote` may itself be a path instead of a remote's name."""
+    evil = place.repo / "evil.git"
+    place.git("init", "-q", "--bare", str(evil))
+    hook = evil / "hooks" / "pre-receive"
+    hook.write_text(f"#!/bin/sh\n{place.program} pre-receive\n")
+    hook.chmod(0o755)
+    place.stage_a_change()
+    place.plant("config", [("branch.main.remote", "./evil.git"),
+                           ("branch.main.merge", "refs/heads/main")])
+    out = commit(place, "--push")
+    assert not place.ran(), f"{place.marker.read_text()}\n{out.stdout}{out.stderr}"

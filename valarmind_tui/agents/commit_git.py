@@ -19,7 +19,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from valarmind_tui.safety.git_hardening import Purpose, RepositoryRefused, harden_async
+from valarmind_tui.safety.git_hardening import (
+    Purpose,
+    RepositoryRefused,
+    check_push_target,
+    harden_async,
+)
 from valarmind_tui.tools.common import ProcessResult, run_process
 
 GIT_TIMEOUT_S = 300.0
@@ -103,8 +108,22 @@ class Git:
             raise GitError(f"the branch {branch} has no upstream: set one once with "
                            f"`git push -u REMOTE {branch}`")
         target = f"{remote} {merge.removeprefix('refs/heads/')}"
+        for url in await self._push_urls(remote):
+            try:
+                check_push_target(self.root, url)
+            except RepositoryRefused as exc:
+                raise GitError(str(exc)) from None
         return target, await self.run(["push", "--", remote, f"HEAD:{merge}"],
                                       purpose=Purpose.PUSH)
+
+    async def _push_urls(self, remote: str) -> list[str]:
+        """Where a push to `remote` goes (pushurl and insteadOf applied); `remote` itself when
+        it is a path or URL rather than a remote's name."""
+        if remote.startswith("-"):
+            raise GitError(f"{remote!r} is not a remote")
+        found = await self.run(["remote", "get-url", "--push", "--all", remote])
+        urls = found.stdout.splitlines() if found.returncode == 0 else []
+        return urls or [remote]
 
     async def _config(self, key: str) -> str:
         result = await self.run(["config", "--get", key])

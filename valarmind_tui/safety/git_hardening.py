@@ -99,7 +99,6 @@ PROGRAM_KEYS: tuple[tuple[re.Pattern[str], Rule], ...] = tuple(
         (r"merge\..*\.driver", Rule("false")),
         (r"(core|sequence)\.editor", Rule(":")),
         (r"pager\..*", Rule("false")),
-        (r"uploadpack\.packobjectshook", Rule("")),
     ))
 """Keys naming a program git may run (or, for proxies, where a push's traffic goes)."""
 
@@ -242,6 +241,25 @@ def _check_commondir(git_dir: Path, root: Path, *, linked: bool) -> None:
     if not _inside(common, root):
         raise RepositoryRefused(f"{git_dir / 'commondir'} points to {common}, outside the "
                                 "project; ValarMind runs git only on the project's own repository")
+
+
+def check_push_target(root: Path, url: str) -> None:
+    """A push to a local repository runs that repository's hooks (pre-receive, update) as the
+    person, with its own config; one inside the project (which a sandboxed command can write)
+    is refused."""
+    if "::" in url.split("/", 1)[0]:
+        return  # a remote helper (`transport::address`), not a path
+    scheme, sep, rest = url.partition("://")
+    if sep and scheme.lower() != "file":
+        return
+    colon, slash = url.find(":"), url.find("/")
+    if not sep and colon >= 0 and not 0 <= slash < colon:
+        return  # scp-like `host:path`
+    path = (root / (rest if sep else url)).resolve()
+    if _inside(path, root):
+        raise RepositoryRefused(
+            f"the push goes to {url}, a repository inside the project: git would run its hooks "
+            "outside the sandbox. Push to a remote outside the project")
 
 
 def read_config(root: Path, env: Mapping[str, str]) -> list[ConfigEntry]:
