@@ -454,16 +454,33 @@ def user_model(fake_model: FakeModelServer) -> FakeModelServer:
     return fake_model
 
 
+def tool_answers(server: FakeModelServer) -> list[str]:
+    """Every tool result the model was sent (the last request holds the whole history)."""
+    answers: dict[tuple[str, str], str] = {}
+    for request in server.requests:
+        for message in request.get("messages", []):
+            if message.get("role") == "tool":
+                content = str(message.get("content"))
+                answers[(str(message.get("tool_call_id")), content)] = content
+    return list(answers.values())
+
+
 @pytest.mark.parametrize("how", ["core.worktree", "gitfile", "commondir"])
 def test_plan_mode_git_diff_sends_nothing_from_outside(place: Place, user_model: FakeModelServer,
                                                        how: str) -> None:
+    """The orchestrator's git_status, then the search agent's git_diff (plan mode)."""
     point_outside(place, how)
-    user_model.script(ScriptedTurn(tool_calls=[{"name": "git_diff", "arguments": {}}]),
-                      ScriptedTurn(tool_calls=[{"name": "git_diff",
-                                                "arguments": {"ref": "HEAD"}}]),
-                      ScriptedTurn(text="done"))
+    user_model.script(
+        ScriptedTurn(tool_calls=[{"name": "git_status", "arguments": {}}]),
+        ScriptedTurn(tool_calls=[{"name": "delegate", "arguments": {
+            "agent": "search", "task": "show the diff", "context": ""}}]),
+        ScriptedTurn(tool_calls=[{"name": "git_diff", "arguments": {}}]),
+        ScriptedTurn(tool_calls=[{"name": "git_diff", "arguments": {"ref": "HEAD"}}]),
+        ScriptedTurn(text="nothing found"),
+        ScriptedTurn(text="done"))
     out = valarmind(place, "-p", "what changed?", "--permission-mode", "plan")
-    assert len(user_model.requests) >= 2, out.stderr  # the model saw the tools' answers
+    answers = tool_answers(user_model)
+    assert len(answers) >= 3, answers  # git_status, git_diff (an error once), the delegation
     assert OUTSIDE_SECRET not in json.dumps(user_model.requests)
     assert OUTSIDE_SECRET not in out.stdout + out.stderr
 

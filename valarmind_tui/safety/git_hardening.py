@@ -36,7 +36,7 @@ import os
 import re
 import subprocess
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
@@ -125,8 +125,6 @@ class HardenedGit:
     """None: the project is not a git repository (git will say so)."""
     env: dict[str, str]
     argv: tuple[str, ...] = ("git", "--no-pager")
-    overridden: list[str] = field(default_factory=list)
-    """The repository's program keys neutralised for this call."""
 
 
 def harden(root: Path, purpose: Purpose = Purpose.READ, *, run_hooks: bool = False,
@@ -145,13 +143,13 @@ def harden(root: Path, purpose: Purpose = Purpose.READ, *, run_hooks: bool = Fal
         return HardenedGit(root, None, env)
     env.update(GIT_DIR=str(git_dir), GIT_WORK_TREE=str(root))
     entries = read_config(root, env)
-    pairs, refused, overridden = _overrides(entries, purpose, run_hooks, root)
+    pairs, refused = _overrides(entries, purpose, run_hooks, root)
     if refused:
         raise RepositoryRefused(_refusal(refused, root))
     env.update(config_env(pairs))
     if any(e.key == "core.gitproxy" for e in entries if e.scope in REPOSITORY_SCOPES):
         env["GIT_PROXY_COMMAND"] = ""  # first match wins there: no later value overrides it
-    return HardenedGit(root, git_dir, env, overridden=overridden)
+    return HardenedGit(root, git_dir, env)
 
 
 async def harden_async(root: Path, purpose: Purpose = Purpose.READ, *,
@@ -291,9 +289,8 @@ def _rule(key: str) -> Rule | None:
 
 
 def _overrides(entries: list[ConfigEntry], purpose: Purpose, run_hooks: bool,
-               root: Path) -> tuple[list[tuple[str, str]], list[ConfigEntry], list[str]]:
-    """(config pairs for the command scope, entries a commit or push refuses, keys
-    overridden)."""
+               root: Path) -> tuple[list[tuple[str, str]], list[ConfigEntry]]:
+    """(config pairs for the command scope, entries a commit or push refuses)."""
     repository = [e for e in entries if e.scope in REPOSITORY_SCOPES]
     own = [e for e in entries if e.scope in USER_SCOPES]
     pairs = list(FIXED)
@@ -324,7 +321,7 @@ def _overrides(entries: list[ConfigEntry], purpose: Purpose, run_hooks: bool,
                 pairs.append((entry.key.rsplit(".", 1)[0] + ".required", "false"))
         if rule.refused and purpose is not Purpose.READ and entry.value not in mine:
             refused.append(entry)
-    return pairs, refused, sorted(done)
+    return pairs, refused
 
 
 def _refusal(refused: list[ConfigEntry], root: Path) -> str:
