@@ -19,8 +19,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -52,6 +54,8 @@ class Place:
     program: Path
     """An executable that appends its arguments to `marker`: the planted command."""
     planted: list[tuple[str, str]] = field(default_factory=list)
+    auth_url: str = ""
+    """An HTTP remote that answers 401: git asks for credentials (helper, then askpass)."""
 
     def git(self, *args: str, cwd: Path | None = None) -> str:
         return subprocess.run(["git", *args], cwd=cwd or self.repo, check=True,
@@ -99,7 +103,10 @@ def place(monkeypatch: pytest.MonkeyPatch) -> Iterator[Place]:
     program = base / "planted.sh"
     program.write_text(f'#!/bin/sh\necho "$0 $*" >> "{marker}"\nexit 1\n')
     program.chmod(0o755)
-    p = Place(base, repo, outside, marker, program)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _AskForCredentials)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    p = Place(base, repo, outside, marker, program,
+              auth_url=f"http://127.0.0.1:{server.server_address[1]}/x.git")
     p.git("init", "-q", "-b", "main")
     (repo / "README.md").write_text("# demo\n")
     (repo / "app.py").write_text("def greet(name):\n    return 'Hello ' + name\n")
@@ -109,7 +116,19 @@ def place(monkeypatch: pytest.MonkeyPatch) -> Iterator[Place]:
     try:
         yield p
     finally:
+        server.shutdown()
         shutil.rmtree(base, ignore_errors=True)
+
+
+class _AskForCredentials(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        self.send_response(401)
+        self.send_header("WWW-Authenticate", 'Basic realm="x"')
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *_: Any) -> None:
+        return None
 
 
 def valarmind(place: Place, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
@@ -148,18 +167,14 @@ def program_keys(place: Place) -> dict[str, list[tuple[str, str]]]:
         "core.hooksPath": [("core.hooksPath", str(place.base / "hooks"))],
         "remote.receivepack": [("remote.origin.url", str(bare)),
                                ("remote.origin.receivepack", cmd), *upstream],
-        "remote.uploadpack": [("remote.origin.url", str(bare)),
-                              ("remote.origin.uploadpack", cmd), *upstream],
         "core.gitProxy": [("remote.origin.url", "git://example.invalid/x"),
                           ("core.gitProxy", cmd), *upstream],
         "core.sshCommand": [("remote.origin.url", "ssh://example.invalid/x"),
                             ("core.sshCommand", cmd), *upstream],
-        "credential.helper": [("remote.origin.url", "http://127.0.0.1:9/x"),
+        "credential.helper": [("remote.origin.url", place.auth_url),
                               ("credential.helper", f"!{cmd}"), *upstream],
-        "core.askPass": [("remote.origin.url", "http://127.0.0.1:9/x"), ("core.askPass", cmd),
+        "core.askPass": [("remote.origin.url", place.auth_url), ("core.askPass", cmd),
                          *upstream],
-        "core.alternateRefsCommand": [("remote.origin.url", str(bare)),
-                                      ("core.alternateRefsCommand", cmd), *upstream],
     }
 
 
@@ -173,7 +188,6 @@ def read_keys(place: Place) -> dict[str, list[tuple[str, str]]]:
         "diff.command": [("diff.evil.command", cmd)],
         "diff.external": [("diff.external", cmd)],
         "core.fsmonitor": [("core.fsmonitor", cmd)],
-        "core.pager": [("core.pager", cmd), ("pager.diff", cmd), ("pager.status", cmd)],
         "core.hooksPath": [("core.hooksPath", str(place.base / "hooks"))],
     }
 
@@ -187,13 +201,13 @@ def plant_hooks(place: Place) -> None:
         (hooks / name).chmod(0o755)
 
 
-PUSH_KEYS = {"remote.receivepack", "remote.uploadpack", "core.gitProxy", "core.sshCommand",
-             "credential.helper", "core.askPass", "core.alternateRefsCommand"}
+PUSH_KEYS = {"remote.receivepack", "core.gitProxy", "core.sshCommand", "credential.helper",
+             "core.askPass"}
 COMMIT_KEYS = ["gpg.program", "gpg.openpgp.program", "gpg.ssh.program",
                "gpg.ssh.defaultKeyCommand", "gpg.x509.program", "filter.clean",
                "filter.process", "core.fsmonitor", *sorted(PUSH_KEYS)]
 READ_KEYS = ["filter.clean", "filter.process", "diff.textconv", "diff.command",
-             "diff.external", "core.fsmonitor", "core.pager", "core.hooksPath"]
+             "diff.external", "core.fsmonitor", "core.hooksPath"]
 
 
 def plant_program_key(place: Place, name: str, source: str = "config") -> list[str]:
