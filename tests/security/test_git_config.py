@@ -8,7 +8,8 @@ as real processes, the MCP server's `review` tool and the git tools in-process, 
 `git_diff` through the fake model. The planted program writes a marker into the project (which the
 sandbox leaves writable, so a sandboxed run would show it too); contained means no marker, and
 for the keys that point outside the project, no outside content in the output or the model's
-requests. Work folders are under /var/tmp: the sandbox hides the host's /tmp.
+requests. Also: a push to a bare repository inside the project (its receive hooks would run as
+the person). Work folders are under /var/tmp: the sandbox hides the host's /tmp.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import SimpleNamespace
@@ -53,7 +54,6 @@ class Place:
     marker: Path
     program: Path
     """An executable that appends its arguments to `marker`: the planted command."""
-    planted: list[tuple[str, str]] = field(default_factory=list)
     auth_url: str = ""
     """An HTTP remote that answers 401: git asks for credentials (helper, then askpass)."""
 
@@ -75,7 +75,6 @@ class Place:
             self.git("config", key, "evil.inc")
         for key, value in pairs:
             self.git("config", "--file", str(target), "--add", key, value)
-        self.planted += pairs
 
     def ran(self) -> bool:
         return self.marker.exists()
