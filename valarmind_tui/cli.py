@@ -17,6 +17,16 @@ from valarmind_tui.visible_text import visible
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 3
 
 
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser that never reads a prefix as an option (`allow_abbrev=False`); its
+    subcommands' parsers are Parsers too. With prefixes, the top parser read `commit --all` as
+    an abbreviation of its own --allow-* options and stopped: "ambiguous option"."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)
+
+
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", help="LiteLLM model string or alias (overrides config)")
     parser.add_argument("--api-base", dest="api_base", help="model endpoint URL")
@@ -67,7 +77,7 @@ examples:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="valarmind", description="ValarMind: a terminal coding assistant.",
         epilog=HELP_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -248,7 +248,8 @@ class _Handler(BaseHTTPRequestHandler):
 
 def main(argv: list[str] | None = None) -> int:
     """Serve a script from a JSON file until killed; write the port to --port-file."""
-    parser = argparse.ArgumentParser(prog="python -m tests.fakes.model_server")
+    parser = argparse.ArgumentParser(prog="python -m tests.fakes.model_server",
+                                     allow_abbrev=False)
     parser.add_argument("--script", type=Path, help="JSON list of ScriptedTurn dicts; "
                         'an item {"replay": CASE} or {"replay_file": PATH} serves a recorded case')
     parser.add_argument("--port", type=int, default=0)

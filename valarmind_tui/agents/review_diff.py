@@ -24,9 +24,9 @@ from valarmind_tui.safety.content import (
     not_regular_reason,
     redact_sensitive_diff,
 )
+from valarmind_tui.safety.git_hardening import HardenedGit, RepositoryRefused, harden_async
 from valarmind_tui.safety.paths import relative, resolve_in_project
 from valarmind_tui.tools.common import child_env, kill_group, run_process
-from valarmind_tui.tools.git import SAFE_FLAGS, safe_git_env
 
 if TYPE_CHECKING:
     from valarmind_tui.safety.sandbox import Sandbox
@@ -167,10 +167,11 @@ async def show_files(root: Path, rev: str, paths: list[str]) -> dict[str, bytes 
     if not wanted:
         return dict.fromkeys(paths)
     prefix = ":" if rev == INDEX else f"{rev}:"
+    git = await _hardened(root)
     proc = await asyncio.create_subprocess_exec(
-        "git", *SAFE_FLAGS, "cat-file", "--batch", cwd=root, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL, stdin=asyncio.subprocess.PIPE,
-        env=await safe_git_env(root), start_new_session=True)
+        *git.argv, "cat-file", "--batch", cwd=root, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL, stdin=asyncio.subprocess.PIPE, env=git.env,
+        start_new_session=True)
     query = "".join(f"{prefix}{p}\n" for p in wanted).encode()
     try:
         out, _ = await asyncio.wait_for(proc.communicate(query), TOOL_TIMEOUT_S)
@@ -215,15 +216,23 @@ async def _is_git(root: Path) -> bool:
     return out.strip() == "true"
 
 
+async def _hardened(root: Path) -> HardenedGit:
+    """git as safety.git_hardening runs it; UsageError when the repository is refused."""
+    try:
+        return await harden_async(root)
+    except RepositoryRefused as exc:
+        raise UsageError(str(exc)) from None
+
+
 async def _git_ok(root: Path, args: list[str]) -> bool:
-    code, _, _ = await run_command(["git", *SAFE_FLAGS, *args], root,
-                                   env=await safe_git_env(root))
+    git = await _hardened(root)
+    code, _, _ = await run_command([*git.argv, *args], root, env=git.env)
     return code == 0
 
 
 async def _git(root: Path, args: list[str], *, check: bool = True) -> str:
-    code, out, err = await run_command(["git", *SAFE_FLAGS, *args], root,
-                                       env=await safe_git_env(root))
+    git = await _hardened(root)
+    code, out, err = await run_command([*git.argv, *args], root, env=git.env)
     if check and code != 0:
         raise UsageError(f"git {args[0]} failed: {err.strip() or out.strip()}")
     return out

@@ -9,7 +9,9 @@ when little changed. Files over `max_file_bytes` are left out and noted, never s
 
 Git runs hardened: no hooks, fsmonitor, external diff, system or global config (so no content
 filters, `core.autocrlf` off) and `info/attributes` turning every conversion off, so a tree
-holds the bytes on disk. Modes are git's: regular, executable, symlink.
+holds the bytes on disk. The project's own `.git` (its config, `commondir`, `core.worktree`) is
+never read by git here: GIT_DIR is ours, so nothing a repository configures runs or redirects a
+snapshot. Modes are git's: regular, executable, symlink.
 """
 
 from __future__ import annotations
@@ -26,8 +28,8 @@ from pathlib import Path
 
 from valarmind_tui.checkpoints.tree_files import remove_file, under_real_dirs, write_file
 from valarmind_tui.errors import ValarMindError
-from valarmind_tui.tools.common import child_env
-from valarmind_tui.tools.git import GIT_ENV, SAFE_FLAGS
+from valarmind_tui.safety.child_env import child_env
+from valarmind_tui.safety.git_hardening import GIT_ENV, SAFE_FLAGS
 
 MAX_FILE_BYTES = 5 * 1024 * 1024
 """Files larger than this are noted in a checkpoint, not stored."""

@@ -66,15 +66,17 @@ def _git_files(root: Path) -> list[str] | None:
         return None
     import subprocess  # only in a repository: the walk does not need it
 
+    from valarmind_tui.safety.git_hardening import RepositoryRefused, harden
+
     try:
+        # a repository's own config must not make git run a program (fsmonitor) or leave root
+        git = harden(root)
         out = subprocess.run(
-            # a repository's own config must not make git run a program (fsmonitor)
-            ["git", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null",
-             "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            cwd=root, capture_output=True, timeout=GIT_TIMEOUT_S, check=True,
+            [*git.argv, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=git.root, env=git.env, capture_output=True, timeout=GIT_TIMEOUT_S, check=True,
             stdin=subprocess.DEVNULL,
         ).stdout
-    except (OSError, subprocess.SubprocessError):
+    except (OSError, subprocess.SubprocessError, RepositoryRefused):
         return None
     return list({name for name in out.decode("utf-8", "surrogateescape").split("\0") if name})
 

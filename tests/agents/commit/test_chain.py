@@ -272,7 +272,7 @@ async def test_an_untrusted_repositorys_signing_program_is_not_run(live, repo) -
     result = await run.session.run_command("/commit --no-review -m 'feat: add farewell'")
     assert result.data.status == "failed"
     assert run.steps()[-1] == ("commit", "failed")
-    assert "sets gpg.program, a program git would run" in result.text
+    assert "sets gpg.program (in .git/config): a program git would run" in result.text
     assert not ran.exists()
     assert head_subject(repo) == "make"
     await run.session.close()
