@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from valarmind_tui.config import KNOWN_KEYS, Settings, load_settings
+from valarmind_tui.safety.sandbox import Sandbox
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -138,3 +139,13 @@ def model_settings(fake_model: Any, monkeypatch: pytest.MonkeyPatch):  # noqa: A
         )
 
     return make
+
+
+@pytest.fixture
+def sandbox() -> Sandbox:
+    """The real bubblewrap sandbox (the set-up installs it; a machine that cannot run it says
+    why)."""
+    box = Sandbox.detect("auto", False)
+    if not box.active:
+        pytest.skip(f"bubblewrap cannot run on this machine: {box.reason}")
+    return box

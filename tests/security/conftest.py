@@ -8,6 +8,13 @@ summary (tests/conftest.py, so it also works with xdist workers) prints one line
 
 from __future__ import annotations
 
+import contextlib
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
 
 SENTINEL = "sk-valarmind-sentinel-4f1c9e2b7a"
@@ -20,3 +27,18 @@ def sentinel_key(monkeypatch: pytest.MonkeyPatch) -> str:
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "VALARMIND_TEST_KEY"):
         monkeypatch.setenv(name, SENTINEL)
     return SENTINEL
+
+
+@contextlib.contextmanager
+def home_outside_tmp(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A HOME (and XDG config and data) the sandbox does not replace with its own /tmp, so an
+    attack on it proves something; removed afterwards."""
+    base = "/var/tmp" if os.access("/var/tmp", os.W_OK) else None
+    home = Path(tempfile.mkdtemp(prefix="valarmind-home-", dir=base))
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    try:
+        yield home
+    finally:
+        shutil.rmtree(home, ignore_errors=True)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import shutil
 import socket
-import tempfile
 import threading
 import uuid
 from collections.abc import Iterator
@@ -19,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.security.conftest import SENTINEL
+from tests.security.conftest import SENTINEL, home_outside_tmp
 from valarmind_tui.agents.loop import run_gated
 from valarmind_tui.safety.approval import ApprovalAnswer, ApprovalRequest, PermissionMode
 from valarmind_tui.safety.gate import PermissionGate
@@ -44,27 +43,12 @@ SYSTEM_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/shadow-",
 
 
 @pytest.fixture
-def sandbox() -> Sandbox:
-    box = Sandbox.detect("auto", False)
-    if not box.active:
-        pytest.skip(f"bubblewrap cannot run on this machine: {box.reason}")
-    return box
-
-
-@pytest.fixture
 def home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    base = "/var/tmp" if os.access("/var/tmp", os.W_OK) else None
-    home = Path(tempfile.mkdtemp(prefix="valarmind-home-", dir=base))
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
-    for rel, text in HOME_SECRETS.items():
-        (home / rel).parent.mkdir(parents=True, exist_ok=True)
-        (home / rel).write_text(text)
-    try:
+    with home_outside_tmp(monkeypatch) as home:
+        for rel, text in HOME_SECRETS.items():
+            (home / rel).parent.mkdir(parents=True, exist_ok=True)
+            (home / rel).write_text(text)
         yield home
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
 
 
 @pytest.fixture

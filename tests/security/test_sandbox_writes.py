@@ -25,14 +25,6 @@ REPO_CONFIG = (".valarmind", ".mcp.json", "external-agents.json", "plugins", ".e
 
 
 @pytest.fixture
-def sandbox() -> Sandbox:
-    box = Sandbox.detect("auto", False)
-    if not box.active:
-        pytest.skip(f"bubblewrap cannot run on this machine: {box.reason}")
-    return box
-
-
-@pytest.fixture
 def run(sandbox: Sandbox, git_repo: Path):  # noqa: ANN201
     bash = Bash(sandbox=sandbox)
 

@@ -8,7 +8,6 @@ tested rather than the private /tmp.
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import subprocess
 import tempfile
@@ -19,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.security.conftest import SENTINEL
+from tests.security.conftest import SENTINEL, home_outside_tmp
 from valarmind_tui.safety.sandbox import Sandbox
 from valarmind_tui.tools.base import ToolContext, ToolResult
 from valarmind_tui.tools.bash import Bash
@@ -27,30 +26,16 @@ from valarmind_tui.tools.builtin import builtin_tools
 
 
 @pytest.fixture
-def sandbox() -> Sandbox:
-    box = Sandbox.detect("auto", False)
-    if not box.active:
-        pytest.skip(f"bubblewrap cannot run on this machine: {box.reason}")
-    return box
-
-
-@pytest.fixture
 def home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A HOME outside /tmp with the secrets an attacker wants, the sentinel key among them."""
-    base = "/var/tmp" if os.access("/var/tmp", os.W_OK) else None
-    home = Path(tempfile.mkdtemp(prefix="valarmind-home-", dir=base))
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
-    (home / ".ssh").mkdir()
-    (home / ".ssh" / "id_rsa").write_text(f"-----BEGIN OPENSSH PRIVATE KEY-----\n{SENTINEL}\n")
-    (home / ".config" / "valarmind").mkdir(parents=True)
-    (home / ".config" / "valarmind" / "config.toml").write_text(f'api_key = "{SENTINEL}"\n')
-    (home / ".git-credentials").write_text(f"https://u:{SENTINEL}@example.com\n")
-    try:
+    with home_outside_tmp(monkeypatch) as home:
+        (home / ".ssh").mkdir()
+        (home / ".ssh" / "id_rsa").write_text(
+            f"-----BEGIN OPENSSH PRIVATE KEY-----\n{SENTINEL}\n")
+        (home / ".config" / "valarmind").mkdir(parents=True)
+        (home / ".config" / "valarmind" / "config.toml").write_text(f'api_key = "{SENTINEL}"\n')
+        (home / ".git-credentials").write_text(f"https://u:{SENTINEL}@example.com\n")
         yield home
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
 
 
 @pytest.fixture

@@ -15,14 +15,6 @@ from valarmind_tui.tools.bash import Bash
 from valarmind_tui.tools.builtin import builtin_tools
 
 
-@pytest.fixture
-def sandbox() -> Sandbox:
-    box = Sandbox.detect("auto", False)
-    if not box.active:
-        pytest.skip(f"bubblewrap cannot run on this machine: {box.reason}")
-    return box
-
-
 def fake_bwrap(tmp_path: Path, stderr: str, code: int = 1) -> str:
     """A real executable standing in for a bwrap that cannot create its namespaces."""
     script = tmp_path / "bwrap"

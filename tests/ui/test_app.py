@@ -195,8 +195,10 @@ async def test_theme_command_switches_and_remembers(make_session, make_app) -> N
         await _send(pilot, "/theme valarmind-light")
         await wait_for(pilot, lambda: app.theme == "valarmind-light")
         await _send(pilot, "/theme nope")
-        await wait_for(pilot, lambda: any("No theme 'nope'" in n.message
-                                          for n in app._notifications))
+        await wait_for(pilot, lambda: any("No theme 'nope'. Themes: valarmind-dark" in o.text
+                                          for o in app.query(CommandOutput)))
+        said = [o.text for o in app.query(CommandOutput)]
+        assert "Theme: valarmind-light" in said and not any("Theme: nope" in t for t in said)
     assert theme_files.saved_theme() == "valarmind-light"
     again = make_app(make_session())
     async with again.run_test(size=(120, 40)):

@@ -42,4 +42,5 @@ def visible_fields(event: _E) -> _E:
         shown = _shown(value)
         if shown is not value:
             changes[field.name] = shown
-    return dataclasses.replace(event, **changes) if changes else event  # type: ignore[type-var]
+    # why the ignore below: Event is a union of dataclasses, which replace() cannot name
+    return dataclasses.replace(event, **changes) if changes else event  # type: ignore[type-var]  # why: above
