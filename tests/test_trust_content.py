@@ -153,3 +153,12 @@ def test_trusting_again_loads_the_change(git_repo: Path, tmp_path: Path) -> None
     out = valarmind(git_repo, "-p", "/help")
     assert marker.exists(), out.stderr
     assert "changed since you trusted it" not in out.stderr
+
+
+def test_the_repl_remembers_nothing_when_the_question_is_left_empty(git_repo: Path) -> None:
+    """Enter recorded "untrusted" forever; now it skips the configuration this time only."""
+    (git_repo / ".mcp.json").write_text('{"mcpServers": {}}')
+    assert ask_trust(git_repo, read=lambda q: "") is False
+    assert remembered(git_repo) is None
+    assert ask_trust(git_repo, read=lambda q: "n") is False
+    assert remembered(git_repo) is False

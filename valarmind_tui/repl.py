@@ -267,12 +267,15 @@ def ask_trust(root: Path, read: Callable[[str], str] = input) -> bool | None:
         print(visible(f"{root} has its own ValarMind configuration: {', '.join(trust.present)}."))
         print("It can add agents, MCP servers and plugins (code that runs on your machine), "
               "but never change the mode, endpoints, keys or sandbox.")
-        question = "Trust this folder? [y/N] "
+        question = "Trust this folder? [y/n, Enter: not now] "
     try:
         answer = read(question).strip().lower()
     except EOFError:
         answer = ""
     trusted = answer in ("y", "yes")
+    if not trusted and answer not in ("n", "no"):  # not now: nothing remembered
+        print("Its configuration is skipped this time; you will be asked again.")
+        return False
     if trust.how == CHANGED and not trusted:
         print("Its configuration is skipped this time; you will be asked again "
               "(/trust no stops loading it).")

@@ -48,6 +48,14 @@ async def test_declining_skips_the_configuration_and_is_remembered(git_repo: Pat
     assert seen == [None]  # the remembered decision applies; nobody is asked again
 
 
+async def test_enter_or_esc_skips_it_this_time_and_remembers_nothing(git_repo: Path) -> None:
+    """Enter did nothing; Esc recorded "untrusted" forever, silently."""
+    (git_repo / ".mcp.json").write_text('{"mcpServers": {}}')
+    for key in ("enter", "escape"):
+        assert await _answer(git_repo, key) == [False]  # not loaded this session
+        assert remembered(git_repo) is None  # and asked again next time
+
+
 async def test_trusting_is_remembered(git_repo: Path) -> None:
     (git_repo / ".mcp.json").write_text('{"mcpServers": {}}')
     assert await _answer(git_repo, "y") == [True]

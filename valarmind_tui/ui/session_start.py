@@ -38,6 +38,8 @@ async def trust_answer(app: App[Any], root: Path) -> bool | None:
     if not should_ask(trust):
         return None
     answer = await app.push_screen_wait(TrustScreen(trust.root, trust.present, trust.changes))
+    if answer is None:  # not now: skipped for this session, asked again next time
+        return False
     trusted = bool(answer)
     if trusted or trust.how != CHANGED:
         await asyncio.to_thread(remember, trust.root, trusted, trust.found)

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from valarmind_tui.trust_record import ContentChanges
 
 
-class TrustScreen(ModalScreen[bool]):
+class TrustScreen(ModalScreen[bool | None]):
     """Dismisses with True (trust this folder) or False (skip its configuration)."""
 
     DEFAULT_CSS = """
@@ -36,7 +36,8 @@ class TrustScreen(ModalScreen[bool]):
     BINDINGS = [
         Binding("y", "answer(True)", "Trust"),
         Binding("n", "answer(False)", "Don't trust"),
-        Binding("escape", "answer(False)", "Don't trust", show=False),
+        Binding("escape", "not_now", "Not now", show=False),
+        Binding("enter", "not_now", "Not now", show=False),
     ]
 
     def __init__(self, root: Path, present: tuple[str, ...],
@@ -56,8 +57,8 @@ class TrustScreen(ModalScreen[bool]):
                 "plugins, which run code on your machine. It can never change the permission "
                 "mode, endpoints, keys or sandbox. Without trust, it is skipped."
             ), id="body")
-            yield Static("[b]y[/] trust this folder   [b]n[/] don't trust   "
-                         "(remembered; change with /trust)", id="hints")
+            yield Static("[b]y[/] trust this folder   [b]n[/] don't trust (both remembered; "
+                         "change with /trust)   [b]enter[/]/[b]esc[/] not now", id="hints")
 
     def _compose_changed(self, changes: ContentChanges) -> ComposeResult:
         """A trusted folder whose configuration changed: what changed, and the diff (masked,
@@ -74,3 +75,7 @@ class TrustScreen(ModalScreen[bool]):
 
     def action_answer(self, trusted: bool) -> None:
         self.dismiss(trusted)
+
+    def action_not_now(self) -> None:
+        """Esc or Enter: skipped this time, nothing remembered (it asks again next time)."""
+        self.dismiss(None)
