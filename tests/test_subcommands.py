@@ -95,3 +95,18 @@ def test_sessions_name_an_offline_session_by_its_first_prompt(git_repo: Path) ->
     assert plain.returncode == 0, plain.stderr
     listed = valarmind("sessions", cwd=git_repo)
     assert "what does greet do?" in listed.stdout and "(no prompt)" not in listed.stdout
+
+
+def test_a_trusted_folder_with_a_broken_config_still_starts_and_says_the_way_out(
+        git_repo: Path) -> None:
+    """It exited 2 on every start, and the message did not mention `valarmind trust --revoke`."""
+    (git_repo / ".valarmind").mkdir()
+    (git_repo / ".valarmind" / "config.toml").write_text('max_turns = "many"\n')
+    assert valarmind("trust", cwd=git_repo).returncode == 0
+    plain = subprocess.run([sys.executable, "-m", "valarmind_tui", "--plain"], cwd=git_repo,
+                           input="/cost\n/quit\n", capture_output=True, text=True,
+                           env=dict(os.environ), timeout=120)
+    assert plain.returncode == 0, plain.stderr
+    said = plain.stdout + plain.stderr
+    assert ".valarmind/config.toml:1" in said and "valarmind trust --revoke" in said
+    assert "Tokens: 0 in" in plain.stdout  # the session works without that config

@@ -90,7 +90,12 @@ def trust_notices(settings: Settings, project_root: Path) -> list[str]:
     fingerprints existed, the configuration it loads now is recorded as the trusted one."""
     notices: list[str] = []
     present = repository_config(project_root)
-    if settings.project_trusted:
+    if settings.project_config_error is not None:
+        notices.append(
+            f"{visible(settings.project_config_error)}. This project's configuration was "
+            "skipped: fix that line, or stop loading it with `valarmind trust --revoke` "
+            "(/trust no).")
+    elif settings.project_trusted:
         recorded = record_first_load(project_root)
         if recorded:
             notices.append(

@@ -28,6 +28,7 @@ from valarmind_tui.config_sections import (  # noqa: F401 - the tables are impor
     McpSettings,
     PermissionSettings,
     ReviewersSettings,
+    explained,
 )
 from valarmind_tui.errors import ConfigError
 from valarmind_tui.safe_files import read_regular_text
@@ -131,6 +132,7 @@ class Settings(BaseSettings):
     _project_trusted: bool = PrivateAttr(default=False)
     _project_mcp_servers: frozenset[str] = PrivateAttr(default=frozenset())
     _ignored_project_keys: tuple[str, ...] = PrivateAttr(default=())
+    _project_config_error: str | None = PrivateAttr(default=None)
     _user_permissions: PermissionSettings | None = PrivateAttr(default=None)
     _hook_sources: dict[str, list[str]] = PrivateAttr(default_factory=dict)
 
@@ -153,6 +155,11 @@ class Settings(BaseSettings):
     def project_mcp_servers(self) -> frozenset[str]:
         """Names of MCP servers defined by the project's config.toml (not the user's)."""
         return self._project_mcp_servers
+
+    @property
+    def project_config_error(self) -> str | None:
+        """Why a trusted project's config was skipped (file, line and key), or None."""
+        return self._project_config_error
 
     @property
     def ignored_project_keys(self) -> tuple[str, ...]:
@@ -305,7 +312,20 @@ def load_settings(project_root: Path, *, trusted: bool = False, **flags: Any) ->
     """Read every source in order; raise ConfigError naming file, line and key on bad input.
 
     The project's `.valarmind/config.toml` is read only when `trusted` (trust.py), and even then
-    without the keys a repository may never set (REPOSITORY_FORBIDDEN)."""
+    without the keys a repository may never set (REPOSITORY_FORBIDDEN). A broken project config
+    does not stop the start: the settings come without it, and `project_config_error` says why
+    (the person's own config, the environment and flags still fail loudly)."""
+    try:
+        return _load_settings(project_root, trusted=trusted, **flags)
+    except ConfigError as exc:
+        if not trusted or exc.file != str(config_files(project_root)[1]):
+            raise
+        settings = _load_settings(project_root, trusted=False, **flags)
+        settings._project_config_error = str(exc)
+        return settings
+
+
+def _load_settings(project_root: Path, *, trusted: bool, **flags: Any) -> Settings:
     user_path, project_path = config_files(project_root)
     layers = [(user_path, _read_toml(user_path))]
     ignored: list[str] = []
@@ -331,7 +351,7 @@ def load_settings(project_root: Path, *, trusted: bool = False, **flags: Any) ->
         err = exc.errors()[0]
         loc = tuple(err["loc"])
         key = ".".join(str(p) for p in loc)
-        err["msg"] = _explained(err["type"], err["msg"], loc)
+        err["msg"] = explained(Settings, err["type"], err["msg"], loc)
         for path, data in reversed(layers):
             node: Any = data
             for part in loc:
@@ -362,24 +382,3 @@ def remember_allow_rule(project_root: Path, rule: str) -> Path:
 
     return add_allow_rule(project_root, rule)
 
-
-def _explained(kind: str, message: str, loc: tuple[Any, ...]) -> str:
-    """pydantic's message, and for a key no setting has, the nearest ones that exist
-    (`[modle]` -> did you mean `model`?)."""
-    if kind != "extra_forbidden" or not loc:
-        return message
-    import difflib
-
-    from pydantic import BaseModel
-
-    model: type[BaseModel] | None = Settings
-    for part in loc[:-1]:
-        field = model.model_fields.get(str(part)) if model is not None else None
-        annotation = field.annotation if field is not None else None
-        model = annotation if isinstance(annotation, type) and issubclass(
-            annotation, BaseModel) else None
-    if model is None:
-        return f"unknown setting `{loc[-1]}`"
-    near = difflib.get_close_matches(str(loc[-1]), list(model.model_fields), n=3, cutoff=0.6)
-    hint = f"; did you mean {' or '.join(f'`{n}`' for n in near)}?" if near else ""
-    return f"unknown setting `{loc[-1]}`{hint}"

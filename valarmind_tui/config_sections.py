@@ -5,7 +5,7 @@ config.py assembles them into Settings; they live here so each file keeps one jo
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -169,3 +169,23 @@ class CheckpointSettings(_Section):
     """Turns older than this are pruned."""
     max_file_bytes: int = Field(default=5 * 1024 * 1024, ge=0)
     """Files larger than this are noted in a checkpoint, not stored (undo says so)."""
+
+
+def explained(root: type[BaseModel], kind: str, message: str, loc: tuple[Any, ...]) -> str:
+    """pydantic's message, and for a key no setting of `root` (or its tables) has, the
+    nearest ones that exist (`[modle]` -> did you mean `model`?)."""
+    if kind != "extra_forbidden" or not loc:
+        return message
+    import difflib
+
+    model: type[BaseModel] | None = root
+    for part in loc[:-1]:
+        field = model.model_fields.get(str(part)) if model is not None else None
+        annotation = field.annotation if field is not None else None
+        model = annotation if isinstance(annotation, type) and issubclass(
+            annotation, BaseModel) else None
+    if model is None:
+        return f"unknown setting `{loc[-1]}`"
+    near = difflib.get_close_matches(str(loc[-1]), list(model.model_fields), n=3, cutoff=0.6)
+    hint = f"; did you mean {' or '.join(f'`{n}`' for n in near)}?" if near else ""
+    return f"unknown setting `{loc[-1]}`{hint}"
