@@ -33,7 +33,7 @@ def referrer_lines(root: Path, files: list[str], name: str,
     word = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
     call = re.compile(rf"(?<![\w$]){re.escape(name)}\s*\(")
     imported = re.compile(rf"\bimport\b.*(?<![\w$]){re.escape(name)}(?![\w$])")
-    tops = {p.name.removesuffix(".py") for p in root.iterdir()} if files else set()
+    tops = _top_level_modules(root) if files else set()
     out: dict[str, int | None] = {}
     for rel in files:
         try:
@@ -58,6 +58,21 @@ def callers(root: Path, index: FileTagsIndex, name: str, exclude: str = "",
     files = referencing_files(index, name, exclude)
     lines = referrer_lines(root, files, name, readable, located)
     return [(f, line) for f in files if (line := lines[f]) is not None]
+
+
+SOURCE_ROOTS = ("", "src", "lib", "python")
+"""Where a project's top-level modules live: the root, and the usual source folders (a
+src-layout's `from mypkg.app import greet` names `src/mypkg`)."""
+
+
+def _top_level_modules(root: Path) -> set[str]:
+    names: set[str] = set()
+    for folder in SOURCE_ROOTS:
+        try:
+            names.update(p.name.removesuffix(".py") for p in (root / folder).iterdir())
+        except OSError:
+            continue
+    return names
 
 
 def _first_line(text: str, patterns: tuple[re.Pattern[str], ...]) -> int:

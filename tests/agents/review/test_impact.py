@@ -146,3 +146,25 @@ async def test_no_cache_dir_is_a_note_not_a_crash(project: Path, tmp_path: Path,
     assert impact(report) == {}
     assert any(n.startswith("What the change breaks elsewhere was not checked") for n in
                report.notes)
+
+
+async def test_a_src_layout_rename_finds_absolute_and_sibling_imports(tmp_path: Path) -> None:
+    """Only the relative import was found: `from mypkg.app import greet` in src/ looked like an
+    import from outside the project."""
+    repo = tmp_path / "srcproj"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    write(repo, {
+        "pyproject.toml": '[project]\nname = "mypkg"\n',
+        "src/mypkg/__init__.py": "",
+        "src/mypkg/app.py": "def greet(name):\n    return 'Hello ' + name\n",
+        "src/mypkg/main.py": "from mypkg.app import greet\n\n\ndef run():\n    return greet('x')\n",
+        "src/mypkg/cli.py": "from .app import greet\n\n\ndef cli():\n    return greet('y')\n",
+        "src/script.py": "from mypkg.app import greet\n\nprint(greet('z'))\n",
+    })
+    commit(repo, "init")
+    write(repo, {"src/mypkg/app.py": "def welcome(name):\n    return 'Hello ' + name\n"})
+    found = impact(await run_review(repo, []))
+    rename = found["impact:renamed"]
+    assert "breaks 3 caller file(s)" in rename.message
+    assert rename.related == ["src/mypkg/cli.py:1", "src/mypkg/main.py:1", "src/script.py:1"]
