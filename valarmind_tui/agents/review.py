@@ -127,6 +127,7 @@ async def _static_review(root: Path, change: ReviewDiff, report: ReviewReport,
     else:
         report.linters.append("ruff (security rules)")
     report.diff = checks.scrub(change.diff, values)
+    lint = [f for f in lint if checks.in_change(added, f.file, f.line)]  # the change's lines
     findings = [*impact, *secrets, *(security or []), *lint,
                 *checks.risk_findings(change.files, change.deleted, added),
                 *checks.untested_findings(change.files, change.deleted)]

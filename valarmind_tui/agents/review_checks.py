@@ -78,7 +78,7 @@ def added_lines(diff: str) -> AddedLines:
     return out
 
 
-def _counts(added: AddedLines, file: str, line: int | None) -> bool:
+def in_change(added: AddedLines, file: str, line: int | None) -> bool:
     """Is `line` of `file` part of the change (every line of a file reviewed as it is)?"""
     if file not in added:
         return True
@@ -107,7 +107,7 @@ async def security_findings(
         rule = row.get("code") or ""
         file = _rel(root, row.get("filename", ""))
         line = (row.get("location") or {}).get("row")
-        if not rule.startswith("S") or not _counts(added, file, line):
+        if not rule.startswith("S") or not in_change(added, file, line):
             continue
         if rule == "S101" and is_test_file(file):
             continue

@@ -126,3 +126,14 @@ def test_fail_on_thresholds() -> None:
     minor = [ReviewFinding(severity="minor", file="a.py", message="m")]
     assert fails(minor, "minor") and fails(minor, "info")
     assert not fails(minor, "major") and not fails(minor, "critical") and not fails([], "info")
+
+
+async def test_the_projects_linter_speaks_only_of_the_changed_lines(project: Path) -> None:
+    """ruff's PLW1510 was reported on a line the change did not touch."""
+    write(project, {"pyproject.toml": '[tool.ruff.lint]\nselect = ["F401"]\n',
+                    "pkg/tool.py": "import os\n\n\ndef one():\n    return 1\n"})
+    commit(project, "an unused import, before this change")
+    write(project, {"pkg/tool.py": "import os\nimport sys\n\n\ndef one():\n    return 1\n"})
+    report = await run_review(project, [])
+    ruff = [f for f in report.findings if f.source == "static:ruff"]
+    assert [(f.file, f.line, f.rule) for f in ruff] == [("pkg/tool.py", 2, "F401")]
