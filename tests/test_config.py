@@ -56,20 +56,27 @@ def test_alias_and_agent_model_resolution(tmp_path: Path) -> None:
 def test_bad_value_names_file_line_and_key(tmp_path: Path) -> None:
     path = write(tmp_path / ".valarmind/config.toml",
                  'model = "x"\n\n[mcp.servers.git]\ncommand = "uvx"\nargs = "not-a-list"\n')
-    with pytest.raises(ConfigError) as info:
-        load_settings(tmp_path, trusted=True)
-    err = info.value
+    settings = load_settings(tmp_path, trusted=True)  # the start goes on without that config
+    err = settings.project_config_error
+    assert err is not None and settings.model is None and not settings.project_trusted
     assert err.file == str(path)
     assert err.line == 5
     assert err.key == "mcp.servers.git.args"
     assert f"{path}:5" in str(err)
 
 
-def test_unknown_key_is_an_error_with_its_line(tmp_path: Path) -> None:
-    path = write(tmp_path / ".valarmind/config.toml", 'model = "x"\nmodle_typo = 3\n')
+def test_a_bad_value_in_your_own_config_stops_the_start(tmp_path: Path) -> None:
+    path = write(user_config_dir() / "config.toml", "max_turns = \"many\"\n")
     with pytest.raises(ConfigError) as info:
         load_settings(tmp_path, trusted=True)
-    assert (info.value.file, info.value.line, info.value.key) == (str(path), 2, "modle_typo")
+    assert (info.value.file, info.value.line, info.value.key) == (str(path), 1, "max_turns")
+
+
+def test_unknown_key_is_an_error_with_its_line(tmp_path: Path) -> None:
+    path = write(tmp_path / ".valarmind/config.toml", 'model = "x"\nmodle_typo = 3\n')
+    err = load_settings(tmp_path, trusted=True).project_config_error
+    assert err is not None
+    assert (err.file, err.line, err.key) == (str(path), 2, "modle_typo")
 
 
 def test_broken_toml_names_the_line(tmp_path: Path) -> None:

@@ -92,7 +92,7 @@ def trust_notices(settings: Settings, project_root: Path) -> list[str]:
     present = repository_config(project_root)
     if settings.project_config_error is not None:
         notices.append(
-            f"{visible(settings.project_config_error)}. This project's configuration was "
+            f"{visible(str(settings.project_config_error))}. This project's configuration was "
             "skipped: fix that line, or stop loading it with `valarmind trust --revoke` "
             "(/trust no).")
     elif settings.project_trusted:

@@ -132,7 +132,7 @@ class Settings(BaseSettings):
     _project_trusted: bool = PrivateAttr(default=False)
     _project_mcp_servers: frozenset[str] = PrivateAttr(default=frozenset())
     _ignored_project_keys: tuple[str, ...] = PrivateAttr(default=())
-    _project_config_error: str | None = PrivateAttr(default=None)
+    _project_config_error: ConfigError | None = PrivateAttr(default=None)
     _user_permissions: PermissionSettings | None = PrivateAttr(default=None)
     _hook_sources: dict[str, list[str]] = PrivateAttr(default_factory=dict)
 
@@ -157,8 +157,8 @@ class Settings(BaseSettings):
         return self._project_mcp_servers
 
     @property
-    def project_config_error(self) -> str | None:
-        """Why a trusted project's config was skipped (file, line and key), or None."""
+    def project_config_error(self) -> ConfigError | None:
+        """Why a trusted project's config was skipped (its file, line and key), or None."""
         return self._project_config_error
 
     @property
@@ -321,7 +321,7 @@ def load_settings(project_root: Path, *, trusted: bool = False, **flags: Any) ->
         if not trusted or exc.file != str(config_files(project_root)[1]):
             raise
         settings = _load_settings(project_root, trusted=False, **flags)
-        settings._project_config_error = str(exc)
+        settings._project_config_error = exc
         return settings
 
 
