@@ -27,6 +27,7 @@ from valarmind_tui.safety.approval import (
     PolicyApprover,
 )
 from valarmind_tui.session import PromptResult, Session, offline_help
+from valarmind_tui.tools.common import diff_stats
 from valarmind_tui.visible_text import visible
 
 EXIT_CODES: dict[RunStatus, int] = {
@@ -225,12 +226,8 @@ class TerminalApprover:
 
     async def request(self, request: ApprovalRequest) -> ApprovalAnswer:
         diff = request.diff or ""
-        added = sum(1 for row in diff.splitlines() if row.startswith("+")
-                    and not row.startswith("+++"))
-        removed = sum(1 for row in diff.splitlines() if row.startswith("-")
-                      and not row.startswith("---"))
         print(visible(request.reason.split("\n", 1)[0]))
-        print(f"{visible(request.summary)}: +{added} -{removed} lines")
+        print(f"{visible(request.summary)}: {diff_stats(diff)} lines")
         while True:
             answer = (await asyncio.to_thread(_ask, "Write it? [y/N, d: show the diff] "))
             if answer == "d":

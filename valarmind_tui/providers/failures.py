@@ -79,10 +79,11 @@ _NO_ROUTE = {errno.ENETUNREACH: "network unreachable", errno.EHOSTUNREACH: "no r
              errno.ECONNREFUSED: "connection refused"}
 
 
-def _chain(exc: BaseException) -> Iterator[BaseException]:
+def _chain(exc: BaseException, limit: int = 12) -> Iterator[BaseException]:
+    """`exc`, then what caused it, and so on (`__cause__`, else `__context__`), at most `limit`."""
     seen: set[int] = set()
     link: BaseException | None = exc
-    while link is not None and id(link) not in seen and len(seen) < 12:
+    while link is not None and id(link) not in seen and len(seen) < limit:
         seen.add(id(link))
         yield link
         link = link.__cause__ or link.__context__
@@ -159,14 +160,9 @@ def retry_after(headers: Any, now: float | None = None) -> float | None:
 def _origin(exc: BaseException) -> BaseException:
     """The library exception behind `exc`: LiteLLM sometimes fails while wrapping an error
     (e.g. a Groq error code that is not a number), leaving the provider's error as context."""
-    seen: BaseException | None = exc
-    for _ in range(5):
-        if seen is None:
-            break
-        if type(seen).__module__.split(".")[0] in ("litellm", "openai", "httpx", "aiohttp"):
-            return seen
-        seen = seen.__cause__ or seen.__context__
-    return exc
+    libraries = ("litellm", "openai", "httpx", "aiohttp")
+    return next((link for link in _chain(exc, limit=5)
+                 if type(link).__module__.split(".")[0] in libraries), exc)
 
 
 def classify(exc: BaseException, secret: str | None = None, *, mid_stream: bool = False
