@@ -126,9 +126,12 @@ class SessionStore:
 
     def name_session(self, session_id: str, prompt: str) -> None:
         """Title a session by a prompt that never reached a model (offline), when untitled."""
-        title = self._masked(session_id, prompt)
+        self._title(session_id, str(self._masked(session_id, prompt)))
+
+    def _title(self, session_id: str, prompt: str) -> None:
+        """A session is named by its first prompt."""
         self._db.execute("UPDATE sessions SET title = ? WHERE id = ? AND title = ''",
-                         (str(title)[:80], session_id))
+                         (prompt[:80], session_id))
 
     def append_message(self, session_id: str, message: dict[str, Any]) -> None:
         message = self._masked(session_id, message)
@@ -137,10 +140,7 @@ class SessionStore:
             "INSERT INTO messages VALUES (?, ?, ?)", (session_id, seq, json.dumps(message))
         )
         if message.get("role") == "user" and isinstance(message.get("content"), str):
-            self._db.execute(
-                "UPDATE sessions SET title = ? WHERE id = ? AND title = ''",
-                (message["content"][:80], session_id),
-            )
+            self._title(session_id, message["content"])
             # where the conversation stood when this prompt came: what /rewind cuts back to
             self._db.execute(
                 "INSERT OR REPLACE INTO prompts VALUES (?, ?, (SELECT COALESCE(MAX(seq), 0) "
