@@ -253,7 +253,7 @@ def ask_trust(root: Path, read: Callable[[str], str] = input) -> bool | None:
     """Ask once whether to trust the folder's own configuration, and again when a trusted
     folder's configuration changed since (showing what changed); the answer is remembered.
     None when there is nothing to ask (no repository configuration, or already decided)."""
-    from valarmind_tui.trust import CHANGED, decide, remember, should_ask
+    from valarmind_tui.trust import CHANGED, answer, decide, should_ask
 
     trust = decide(root)
     if not should_ask(trust):
@@ -269,21 +269,22 @@ def ask_trust(root: Path, read: Callable[[str], str] = input) -> bool | None:
               "but never change the mode, endpoints, keys or sandbox.")
         question = "Trust this folder? [y/n, Enter: not now] "
     try:
-        answer = read(question).strip().lower()
+        said = read(question).strip().lower()
     except EOFError:
-        answer = ""
-    trusted = answer in ("y", "yes")
-    if not trusted and answer not in ("n", "no"):  # not now: nothing remembered
+        said = ""
+    trusted = True if said in ("y", "yes") else False if said in ("n", "no") else None
+    if answer(trust, trusted):
+        print("Trusted.")
+        return True
+    if trusted is None:  # not now: nothing remembered
         print("Its configuration is skipped this time; you will be asked again.")
-        return False
-    if trust.how == CHANGED and not trusted:
+    elif trust.how == CHANGED:
         print("Its configuration is skipped this time; you will be asked again "
               "(/trust no stops loading it).")
-        return False
-    remember(root, trusted, trust.found)
-    print("Trusted." if trusted else "Not trusted: its configuration is skipped "
-          "(change with /trust yes or `valarmind trust`).")
-    return trusted
+    else:
+        print("Not trusted: its configuration is skipped "
+              "(change with /trust yes or `valarmind trust`).")
+    return False
 
 
 def _arguments(arguments: dict[str, Any]) -> str:

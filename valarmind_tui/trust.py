@@ -124,6 +124,17 @@ def should_ask(trust: ProjectTrust) -> bool:
     return not trust.trusted and trust.how == "not decided" and bool(trust.present)
 
 
+def answer(trust: ProjectTrust, trusted: bool | None) -> bool:
+    """What the person said to a face's trust question, kept as it should be: yes is
+    remembered with what they were shown; no is remembered, except to a change (then the
+    change is skipped this time and asked about again); None ("not now") remembers nothing.
+    Whether the configuration loads this time."""
+    if trusted is None or (not trusted and trust.how == CHANGED):
+        return False
+    remember(trust.root, trusted, trust.found)
+    return trusted
+
+
 def remember(root: Path, trusted: bool, found: Fingerprint | None = None) -> Path:
     """Record the person's answer in the user config (the other list loses the folder) and,
     when they trust it, the configuration they trusted (`found`: what they were shown; else

@@ -31,19 +31,14 @@ async def trust_answer(app: App[Any], root: Path) -> bool | None:
     decided yet, or when a trusted folder's configuration changed since (a no then skips it
     this time and asks again next time); the answer is remembered. None when there was
     nothing to ask."""
-    from valarmind_tui.trust import CHANGED, decide, remember, should_ask
+    from valarmind_tui.trust import answer, decide, should_ask
     from valarmind_tui.ui.screens.trust import TrustScreen
 
     trust = await asyncio.to_thread(decide, root)
     if not should_ask(trust):
         return None
-    answer = await app.push_screen_wait(TrustScreen(trust.root, trust.present, trust.changes))
-    if answer is None:  # not now: skipped for this session, asked again next time
-        return False
-    trusted = bool(answer)
-    if trusted or trust.how != CHANGED:
-        await asyncio.to_thread(remember, trust.root, trusted, trust.found)
-    return trusted
+    said = await app.push_screen_wait(TrustScreen(trust.root, trust.present, trust.changes))
+    return await asyncio.to_thread(answer, trust, said)
 
 
 def warm_then(factory: Callable[[], Session]) -> Session:
