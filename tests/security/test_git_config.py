@@ -364,13 +364,8 @@ def test_review_cli_key_from_another_config_file(place: Place, source: str) -> N
 
 def test_submodule_config_filter(place: Place) -> None:
     """A submodule's own .git/modules/<name>/config defines a filter its files use."""
-    sub = place.base / "sub"
-    sub.mkdir()
-    place.git("init", "-q", "-b", "main", cwd=sub)
-    (sub / "a.py").write_text("a = 1\n")
-    (sub / ".gitattributes").write_text("*.py filter=subevil\n")
-    place.git("add", "-A", cwd=sub)
-    place.git("commit", "-qm", "a", cwd=sub)
+    sub = committed_repository(place, place.base / "sub", {
+        "a.py": "a = 1\n", ".gitattributes": "*.py filter=subevil\n"})
     place.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub), "sub")
     place.git("commit", "-qm", "sub")
     place.git("config", "--file", str(place.repo / ".git" / "modules" / "sub" / "config"),
@@ -387,16 +382,21 @@ def test_submodule_config_filter(place: Place) -> None:
 # -- git pointed outside the project -----------------------------------------------------------
 
 
+def committed_repository(place: Place, folder: Path, files: dict[str, str]) -> Path:
+    """A new git repository in `folder` with `files` committed."""
+    folder.mkdir()
+    place.git("init", "-q", "-b", "main", cwd=folder)
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    place.git("add", "-A", cwd=folder)
+    place.git("commit", "-qm", "files", cwd=folder)
+    return folder
+
+
 def outside_repository(place: Place) -> Path:
     """A repository beside the project whose tracked file holds a secret."""
-    other = place.outside / "other"
-    other.mkdir()
-    place.git("init", "-q", "-b", "main", cwd=other)
-    (other / "app.py").write_text(f"TOKEN = '{OUTSIDE_SECRET}'\n")
-    (other / "secret.txt").write_text(f"{OUTSIDE_SECRET}\n")
-    place.git("add", "-A", cwd=other)
-    place.git("commit", "-qm", "other", cwd=other)
-    return other
+    return committed_repository(place, place.outside / "other", {
+        "app.py": f"TOKEN = '{OUTSIDE_SECRET}'\n", "secret.txt": f"{OUTSIDE_SECRET}\n"})
 
 
 def point_outside(place: Place, how: str) -> None:

@@ -140,7 +140,7 @@ def test_a_checkout_of_another_branch_brings_a_plugin(git_repo: Path, tmp_path: 
 
 def test_a_trusted_plugins_symlink_target_changes(git_repo: Path, tmp_path: Path) -> None:
     marker = tmp_path / "plugin-ran"
-    outside = tmp_path / "shared" / "p.py"
+    outside = tmp_path / "linked-plugins" / "p.py"
     outside.parent.mkdir()
     outside.write_text("VALUE = 1\n")
     (git_repo / "plugins").mkdir()
@@ -155,11 +155,11 @@ def test_a_trusted_plugins_symlink_target_changes(git_repo: Path, tmp_path: Path
 def test_an_agent_changes_in_a_symlinked_agents_folder(
     git_repo: Path, user_model: FakeModelServer, tmp_path: Path
 ) -> None:
-    shared = tmp_path / "shared-agents"
-    shared.mkdir()
+    agents_elsewhere = tmp_path / "linked-agents"
+    agents_elsewhere.mkdir()
     (git_repo / ".valarmind").mkdir()
-    (git_repo / ".valarmind" / "agents").symlink_to(shared)
-    _rewrite_an_agent_after_trust(git_repo, shared, user_model)
+    (git_repo / ".valarmind" / "agents").symlink_to(agents_elsewhere)
+    _rewrite_an_agent_after_trust(git_repo, agents_elsewhere, user_model)
 
 
 def test_a_project_agent_is_rewritten(git_repo: Path, user_model: FakeModelServer) -> None:
