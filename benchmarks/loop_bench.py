@@ -18,10 +18,10 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from tests.fakes.model_server import FakeModelServer, ScriptedTurn
-from valarmind_tui.config import load_settings
 from valarmind_tui.providers.base import ModelRequest, Provider, StreamChunk
-from valarmind_tui.safety.approval import PolicyApprover
-from valarmind_tui.session import Session
+from valarmind_tui.safety.gate.approval import PolicyApprover
+from valarmind_tui.session.session import Session
+from valarmind_tui.settings.config import load_settings
 from valarmind_tui.tools.base import Tool, ToolContext, ToolResult
 
 TURNS = 40

@@ -24,7 +24,7 @@ sys.path.insert(0, str(REPO))
 
 def _configs(root: Path) -> dict:
     from tests.mcp.conftest import install_npm_servers
-    from valarmind_tui.config import McpServerConfig
+    from valarmind_tui.settings.config import McpServerConfig
 
     bins = install_npm_servers()
     git = str(Path(sys.executable).parent / "mcp-server-git")
@@ -36,9 +36,9 @@ def _configs(root: Path) -> dict:
 
 
 async def _measure(root: Path, configs: dict) -> tuple[float, dict[str, float], int]:
-    from valarmind_tui.bus import EventBus
-    from valarmind_tui.config import McpSettings
-    from valarmind_tui.mcp.client.manager import McpManager
+    from valarmind_tui.core.bus import EventBus
+    from valarmind_tui.mcp_client.manager import McpManager
+    from valarmind_tui.settings.config import McpSettings
     from valarmind_tui.tools.registry import ToolRegistry
 
     manager = McpManager(McpSettings(), root, EventBus(), servers=configs)
@@ -57,10 +57,10 @@ async def _measure(root: Path, configs: dict) -> tuple[float, dict[str, float], 
 
 
 async def _schema_tokens() -> tuple[int, int, int]:
-    from valarmind_tui.bus import EventBus
-    from valarmind_tui.config import McpServerConfig, McpSettings
     from valarmind_tui.context.tokens import count_json_tokens
-    from valarmind_tui.mcp.client.manager import McpManager
+    from valarmind_tui.core.bus import EventBus
+    from valarmind_tui.mcp_client.manager import McpManager
+    from valarmind_tui.settings.config import McpServerConfig, McpSettings
     from valarmind_tui.tools.registry import ToolRegistry
 
     script = REPO / "tests" / "fixtures" / "mcp" / "many_tools_server.py"

@@ -79,9 +79,9 @@ def _measure(root: Path, cache: Path, *, workers: int = 0, chat: str = "",
 def whole_process(root: Path, cache_home: Path, budget: int = 1024) -> dict:
     """`valarmind map` as a user runs it, in a fresh process: wall and CPU seconds, the map."""
     cli = Path(sys.executable).parent / "valarmind"
-    command = [str(cli)] if cli.exists() else [sys.executable, "-c",
-                                               "import sys; from valarmind_tui.cli import main; "
-                                               "sys.exit(main())"]
+    command = [str(cli)] if cli.exists() else [
+        sys.executable, "-c",
+        "import sys; from valarmind_tui.cli.main import main; sys.exit(main())"]
     env = {**os.environ, "PYTHONPATH": str(_REPO_ROOT), "XDG_CACHE_HOME": str(cache_home)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()

@@ -30,7 +30,7 @@ _GIT_ENV = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.com",
 _CHILD = r"""
 import asyncio, json, sys, time
 from pathlib import Path
-from valarmind_tui.agents.review import run_review
+from valarmind_tui.agents.review.runner import run_review
 t = time.perf_counter()
 report = asyncio.run(run_review(Path(sys.argv[1]), []))
 elapsed = time.perf_counter() - t

@@ -38,7 +38,7 @@ def measure(root: Path | None = None) -> dict[str, int | str]:
     """Tokens of the orchestrator's system prompt and of the tool schemas it is sent."""
     from valarmind_tui.agents.orchestrator import agent_tools
     from valarmind_tui.agents.registry import AgentRegistry
-    from valarmind_tui.tools.builtin import builtin_tools
+    from valarmind_tui.tools.catalog import builtin_tools
 
     registry = AgentRegistry.load(root or Path.cwd())
     spec = registry.get("orchestrator")

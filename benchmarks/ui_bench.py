@@ -39,8 +39,8 @@ _LAUNCH_SCRIPT = r"""
 import sys, time
 from pathlib import Path
 from valarmind_tui import cli
-from valarmind_tui.ui.launch import build_app
-from valarmind_tui.ui.widgets.prompt import PromptInput
+from valarmind_tui.faces.tui.launch import build_app
+from valarmind_tui.faces.tui.widgets.prompt import PromptInput
 
 root = Path(sys.argv[1])
 args = cli.build_parser().parse_args(["--cwd", str(root)])
@@ -122,7 +122,7 @@ def _markdown_tokens(count: int) -> list[str]:
 def _earlier_steps(bus: object, steps: int) -> None:
     """A long session so far: per step a main-agent turn, a line of text and a finished
     read_file call (as an agent working through a task produces)."""
-    from valarmind_tui.events import TextDelta, ToolCallFinished, ToolCallStarted, TurnStarted
+    from valarmind_tui.core.events import TextDelta, ToolCallFinished, ToolCallStarted, TurnStarted
 
     for i in range(steps):
         bus.publish(TurnStarted(turn=i, model="openai/fake-model"))  # type: ignore[attr-defined]
@@ -136,13 +136,13 @@ def _earlier_steps(bus: object, steps: int) -> None:
 async def _stream_bench(tokens_count: int, earlier_steps: int = 0) -> dict[str, float]:
     from textual import events
 
-    from valarmind_tui.config import Settings
-    from valarmind_tui.events import PromptFinished, TextDelta, TurnStarted
-    from valarmind_tui.session import Session
-    from valarmind_tui.ui.app import ValarMindApp
-    from valarmind_tui.ui.widgets.answer import AssistantMessage
-    from valarmind_tui.ui.widgets.prompt import PromptInput
-    from valarmind_tui.ui.widgets.tool_call import ToolCallBlock
+    from valarmind_tui.core.events import PromptFinished, TextDelta, TurnStarted
+    from valarmind_tui.faces.tui.app import ValarMindApp
+    from valarmind_tui.faces.tui.widgets.answer import AssistantMessage
+    from valarmind_tui.faces.tui.widgets.prompt import PromptInput
+    from valarmind_tui.faces.tui.widgets.tool_call import ToolCallBlock
+    from valarmind_tui.session.session import Session
+    from valarmind_tui.settings.config import Settings
 
     tokens = _markdown_tokens(tokens_count)
     with tempfile.TemporaryDirectory() as tmp:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from valarmind_tui.commands.registry import Command, CommandResult
-from valarmind_tui.hookspecs import hookimpl
+from valarmind_tui.plugins.specs import hookimpl
 
 MARKER = re.compile(r"\b(TODO|FIXME|XXX)\b[:\s]*(.*)")
 

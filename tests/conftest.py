@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from valarmind_tui.config import KNOWN_KEYS, Settings, load_settings
-from valarmind_tui.safety.sandbox import Sandbox
+from valarmind_tui.safety.sandbox.wrap import Sandbox
+from valarmind_tui.settings.config import KNOWN_KEYS, Settings, load_settings
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 

@@ -7,14 +7,14 @@ import os
 import time
 from pathlib import Path
 
-from valarmind_tui.config import Settings
-from valarmind_tui.context.manifests import read_manifests
-from valarmind_tui.events import Notice
+from valarmind_tui.context.manifests.read import read_manifests
+from valarmind_tui.core.events import Notice
 from valarmind_tui.repomap.refine import spawn_refiner
-from valarmind_tui.safety.approval import PolicyApprover
+from valarmind_tui.safety.gate.approval import PolicyApprover
 from valarmind_tui.safety.ignore import GitignoreWalker
 from valarmind_tui.safety.paths import broad_root_warning
-from valarmind_tui.session import Session
+from valarmind_tui.session.session import Session
+from valarmind_tui.settings.config import Settings
 
 
 def test_the_whole_disk_and_home_are_said_a_project_folder_is_not(tmp_path: Path) -> None:

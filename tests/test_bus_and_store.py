@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from valarmind_tui.bus import EventBus
-from valarmind_tui.events import (
+from valarmind_tui.core.bus import EventBus
+from valarmind_tui.core.events import (
     Notice,
     TaskItem,
     TaskListChanged,

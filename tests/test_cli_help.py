@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from valarmind_tui.cli import build_parser
+from valarmind_tui.cli.main import build_parser
 
 
 def test_help_says_what_run_does() -> None:

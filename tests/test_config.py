@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from valarmind_tui.config import load_settings, remember_allow_rule
-from valarmind_tui.errors import ConfigError
-from valarmind_tui.user_dirs import user_config_dir
+from valarmind_tui.core.errors import ConfigError
+from valarmind_tui.core.user_dirs import user_config_dir
+from valarmind_tui.settings.config import load_settings, remember_allow_rule
 
 
 def write(path: Path, text: str) -> Path:

@@ -10,7 +10,7 @@ from pathlib import Path
 SCRIPT = r"""
 import atexit, sys, threading, time
 from pathlib import Path
-from valarmind_tui.fast_exit import exit_without_teardown
+from valarmind_tui.core.fast_exit import exit_without_teardown
 
 out = Path(sys.argv[1])
 

@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from tests.fakes.model_server import ScriptedTurn
+from valarmind_tui.context.init.valarmind_md import TARGET_TOKENS
 from valarmind_tui.context.tokens import count_tokens
-from valarmind_tui.context.valarmind_md import TARGET_TOKENS
-from valarmind_tui.events import AgentSpawned, Notice
+from valarmind_tui.core.events import AgentSpawned, Notice
 from valarmind_tui.providers.litellm_call import load_litellm
-from valarmind_tui.safety.approval import PolicyApprover
-from valarmind_tui.session import Session
+from valarmind_tui.safety.gate.approval import PolicyApprover
+from valarmind_tui.session.session import Session
 
 
 async def test_init_command_runs_the_agent_and_warns_when_it_cuts(

@@ -1,10 +1,11 @@
-"""The core must stay importable without the UI libraries (DESIGN.md: only ui/ imports textual)."""
+"""The core must stay importable without the UI libraries (only faces/tui/ imports textual)."""
 
 import subprocess
 import sys
 
 CORE = [
-    "valarmind_tui.config", "valarmind_tui.events", "valarmind_tui.bus", "valarmind_tui.session",
+    "valarmind_tui.settings.config", "valarmind_tui.core.events", "valarmind_tui.core.bus",
+    "valarmind_tui.session.session",
     "valarmind_tui.commands.registry", "valarmind_tui.commands.router",
     "valarmind_tui.tools.registry", "valarmind_tui.providers.base",
 ]

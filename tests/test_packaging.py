@@ -49,7 +49,7 @@ def test_an_installed_package_finds_its_themes_by_their_file_names(
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     probe = ("import valarmind_tui\n"
-             "from valarmind_tui.ui import theme_files, themes\n"
+             "from valarmind_tui.faces.tui import theme_files, themes\n"
              "print(valarmind_tui.__file__)\n"
              "for t in themes.load_themes(theme_files.shipped_themes_dir()).themes:\n"
              "    print(t.name)\n")

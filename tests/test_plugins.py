@@ -5,10 +5,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from valarmind_tui.config import load_settings
-from valarmind_tui.events import Notice
-from valarmind_tui.session import Session
-from valarmind_tui.trust import decide, remember
+from valarmind_tui.core.events import Notice
+from valarmind_tui.session.session import Session
+from valarmind_tui.settings.config import load_settings
+from valarmind_tui.settings.trust.decision import decide, remember
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "plugins" / "todo_finder.py"
 
@@ -66,3 +66,16 @@ async def test_trust_command_remembers_and_revokes(git_repo: Path) -> None:
     assert decide(git_repo).trusted
     await session.run_command("/trust no")
     assert not decide(git_repo).trusted and decide(git_repo).how == "you declined"
+
+
+async def test_a_plugin_written_against_the_first_import_path_still_loads(git_repo: Path) -> None:
+    """Plugins published before the house move import `valarmind_tui.hookspecs`."""
+    root = project_with_plugins(git_repo)
+    old = EXAMPLE.read_text().replace("valarmind_tui.plugins.specs", "valarmind_tui.hookspecs")
+    assert "from valarmind_tui.hookspecs import hookimpl" in old
+    (root / "plugins" / EXAMPLE.name).write_text(old)
+    trust(root)
+    session = Session(load_settings(root, trusted=decide(root).trusted), root)
+    await session.start()
+    result = await session.run_command("/todos")
+    assert "`app.py:2` TODO handle empty names" in result.text

@@ -17,10 +17,10 @@ from prompt_toolkit.output import DummyOutput
 from tests.conftest import write_user_config
 from tests.fakes.model_server import ScriptedTurn
 from tests.ui.scripts import CHANGED, ORIGINAL, edit_through_code_agent, tool_messages
-from valarmind_tui.config import Settings
-from valarmind_tui.repl import PipeReader, PromptToolkitReader, Repl
-from valarmind_tui.safety.approval import PermissionMode
-from valarmind_tui.session import Session
+from valarmind_tui.faces.repl.plain import PipeReader, PromptToolkitReader, Repl
+from valarmind_tui.safety.gate.approval import PermissionMode
+from valarmind_tui.session.session import Session
+from valarmind_tui.settings.config import Settings
 
 
 def _configure(repo: Path, fake_model: Any) -> None:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from valarmind_tui.config import Settings
-from valarmind_tui.safety.approval import PolicyApprover
-from valarmind_tui.session import Session
+from valarmind_tui.safety.gate.approval import PolicyApprover
+from valarmind_tui.session.session import Session
+from valarmind_tui.settings.config import Settings
 
 
 def session(root: Path, **settings: object) -> Session:

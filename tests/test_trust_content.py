@@ -16,14 +16,14 @@ import pytest
 
 from tests.security.test_repository_config import trust, valarmind
 from tests.security.test_trust_content import plugin, told
-from valarmind_tui import trust_content
-from valarmind_tui.composition import _remember
-from valarmind_tui.repl import ask_trust
-from valarmind_tui.trust import CHANGED, decide, remember, remembered
-from valarmind_tui.trust_content import fingerprint
-from valarmind_tui.trust_display import mask_secrets
-from valarmind_tui.trust_record import record_path
-from valarmind_tui.visible_text import visible
+from valarmind_tui.core.visible_text import visible
+from valarmind_tui.faces.repl.plain import ask_trust
+from valarmind_tui.session.wiring import _remember
+from valarmind_tui.settings.trust import content as trust_content
+from valarmind_tui.settings.trust.content import fingerprint
+from valarmind_tui.settings.trust.decision import CHANGED, decide, remember, remembered
+from valarmind_tui.settings.trust.display import mask_secrets
+from valarmind_tui.settings.trust.record import record_path
 
 
 def _config(repo: Path, text: str) -> None:

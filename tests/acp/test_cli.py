@@ -9,7 +9,7 @@ import sys
 def test_version_and_help_do_not_load_the_acp_sdk() -> None:
     code = (
         "import contextlib, io, sys\n"
-        "from valarmind_tui.cli import main\n"
+        "from valarmind_tui.cli.main import main\n"
         "for argv in (['--version'], ['acp', '--help']):\n"
         "    with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
         "        main(argv)\n"

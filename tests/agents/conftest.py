@@ -14,13 +14,13 @@ import pytest
 from valarmind_tui.agents.loop import LoopDeps
 from valarmind_tui.agents.orchestrator import Orchestrator
 from valarmind_tui.agents.registry import AgentRegistry
-from valarmind_tui.bus import EventBus
-from valarmind_tui.config import Settings, load_settings
-from valarmind_tui.events import Event
-from valarmind_tui.safety.approval import Approver, PermissionMode, PolicyApprover
-from valarmind_tui.safety.gate import PermissionGate
+from valarmind_tui.core.bus import EventBus
+from valarmind_tui.core.events import Event
+from valarmind_tui.safety.gate.approval import Approver, PermissionMode, PolicyApprover
+from valarmind_tui.safety.gate.pipeline import PermissionGate
+from valarmind_tui.settings.config import Settings, load_settings
 from valarmind_tui.tools.base import ToolContext
-from valarmind_tui.tools.builtin import builtin_tools
+from valarmind_tui.tools.catalog import builtin_tools
 from valarmind_tui.tools.services import ToolServices
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from tests.agents.conftest import as_json, call
 from tests.fakes.model_server import ScriptedTurn
-from valarmind_tui.events import AgentFinished, AgentSpawned, ToolCallFinished
+from valarmind_tui.core.events import AgentFinished, AgentSpawned, ToolCallFinished
 
 SLOW_SEARCH = """---
 name: search

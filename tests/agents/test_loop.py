@@ -8,15 +8,15 @@ from pathlib import Path
 from typing import Any
 
 from tests.fakes.model_server import ScriptedTurn
-from valarmind_tui.events import (
+from valarmind_tui.core.events import (
     Event,
     ToolCallFinished,
     ToolCallStarted,
     TurnFinished,
     UsageUpdated,
 )
-from valarmind_tui.safety.approval import PolicyApprover
-from valarmind_tui.session import Session
+from valarmind_tui.safety.gate.approval import PolicyApprover
+from valarmind_tui.session.session import Session
 
 
 def collect(session: Session) -> list[Event]:
@@ -185,7 +185,7 @@ async def test_a_prompt_sent_while_the_tokenizer_loads_leaves_the_loop_free(
     """A prompt typed during the warm-up: its system prompt is measured with the tokenizer the
     warm-up is still loading. Waiting for that load on the event loop froze the screen (0.2-0.5
     s, every keystroke with it)."""
-    from valarmind_tui import tokenizer
+    from valarmind_tui.core import tokenizer
 
     asked, released = threading.Event(), threading.Event()
     waited_in_vain: list[bool] = []

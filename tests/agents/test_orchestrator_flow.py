@@ -8,7 +8,7 @@ from typing import Any
 
 from tests.agents.conftest import as_json, call, commit_all
 from tests.fakes.model_server import ScriptedTurn
-from valarmind_tui.events import AgentFinished, AgentSpawned, ToolCallFinished
+from valarmind_tui.core.events import AgentFinished, AgentSpawned, ToolCallFinished
 
 BUGGY = "def farewell(name):\n    return 'Bye ' + nme\n"
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from tests.agents.conftest import as_json, call, commit_all
 from tests.fakes.model_server import ScriptedTurn
-from valarmind_tui.agents.quality_gates import gates_required, is_risk_path
-from valarmind_tui.events import ToolCallFinished
+from valarmind_tui.agents.verification.policy import gates_required, is_risk_path
+from valarmind_tui.core.events import ToolCallFinished
 
 
 async def test_test_agent_writes_only_tests_and_qa_runs_only_detected_commands(

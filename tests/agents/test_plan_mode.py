@@ -9,14 +9,14 @@ from tests.agents.conftest import call
 from tests.fakes.model_server import ScriptedTurn
 from valarmind_tui.agents.loop import AgentLoop, LoopDeps
 from valarmind_tui.agents.spec import AgentSpec
-from valarmind_tui.bus import EventBus
-from valarmind_tui.events import ApprovalRequested, Event, ModeChanged, ToolCallFinished
-from valarmind_tui.safety.approval import ApprovalAnswer, PermissionMode, PolicyApprover
-from valarmind_tui.safety.gate import PermissionGate
-from valarmind_tui.safety.permissions import AgentPermissions
-from valarmind_tui.session import InteractiveApprover
+from valarmind_tui.core.bus import EventBus
+from valarmind_tui.core.events import ApprovalRequested, Event, ModeChanged, ToolCallFinished
+from valarmind_tui.safety.gate.approval import ApprovalAnswer, PermissionMode, PolicyApprover
+from valarmind_tui.safety.gate.permissions import AgentPermissions
+from valarmind_tui.safety.gate.pipeline import PermissionGate
+from valarmind_tui.session.session import InteractiveApprover
 from valarmind_tui.tools.base import ToolContext
-from valarmind_tui.tools.builtin import builtin_tools
+from valarmind_tui.tools.catalog import builtin_tools
 
 # An agent with every permission: in plan mode the mode alone must stop it.
 GENERAL_AGENT = AgentSpec(name="general", description="all permissions",

@@ -9,10 +9,10 @@ import pytest
 
 from tests.conftest import write_user_config
 from valarmind_tui.agents.registry import AgentRegistry
-from valarmind_tui.config import load_settings
 from valarmind_tui.context.project_commands import detect_commands
-from valarmind_tui.errors import ConfigError, UsageError
+from valarmind_tui.core.errors import ConfigError, UsageError
 from valarmind_tui.safety.paths import glob_match
+from valarmind_tui.settings.config import load_settings
 
 SEED_TIMEOUTS = {"search": (30, 60), "research": (45, 120), "code": (120, 300),
                  "review": (60, 120), "test": (180, 600), "docs": (60, 120), "qa": (120, 300),

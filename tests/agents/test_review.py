@@ -9,8 +9,8 @@ import pytest
 
 from tests.agents.conftest import as_json, call, commit_all
 from tests.fakes.model_server import ScriptedTurn
-from valarmind_tui.agents.review import run_review
-from valarmind_tui.errors import UsageError
+from valarmind_tui.agents.review.runner import run_review
+from valarmind_tui.core.errors import UsageError
 
 CHANGED = "import os\n\n\ndef greet(name):\n    return 'Hello ' + nmae\n"
 

@@ -8,8 +8,8 @@ from typing import Any
 
 from tests.agents.conftest import as_json, call
 from tests.fakes.model_server import ScriptedTurn
-from valarmind_tui.events import AgentSpawned, ModeChanged, TaskListChanged, ToolCallFinished
-from valarmind_tui.safety.approval import ApprovalAnswer, ApprovalRequest, PermissionMode
+from valarmind_tui.core.events import AgentSpawned, ModeChanged, TaskListChanged, ToolCallFinished
+from valarmind_tui.safety.gate.approval import ApprovalAnswer, ApprovalRequest, PermissionMode
 
 SPECIALIST = """---
 name: {name}

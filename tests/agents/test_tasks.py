@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 
 from valarmind_tui.agents.tasks import TaskList
-from valarmind_tui.bus import EventBus
-from valarmind_tui.errors import ToolError
-from valarmind_tui.events import Event, TaskListChanged, event_from_dict, event_to_dict
+from valarmind_tui.core.bus import EventBus
+from valarmind_tui.core.errors import ToolError
+from valarmind_tui.core.events import Event, TaskListChanged, event_from_dict, event_to_dict
 from valarmind_tui.tools.base import ToolContext
+from valarmind_tui.tools.planning.task_tools import task_tools
 from valarmind_tui.tools.services import ToolServices
-from valarmind_tui.tools.task_tools import task_tools
 
 
 async def test_task_tools_publish_the_whole_list(tmp_path: Path) -> None:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from valarmind_tui.tools import web_fetch
 from valarmind_tui.tools.base import ToolContext
-from valarmind_tui.tools.web_fetch import WebFetchTool, html_to_markdown
+from valarmind_tui.tools.web import web_fetch
+from valarmind_tui.tools.web.web_fetch import WebFetchTool, html_to_markdown
 
 PAGE = b"""<!doctype html><html><head><title>Fastify JWT</title><style>p{}</style></head>
 <body><nav>menu</nav><h1>Usage</h1><p>Register the <a href="https://x.dev/jwt">plugin</a>

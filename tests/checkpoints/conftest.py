@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from valarmind_tui.config import load_settings
-from valarmind_tui.safety.approval import PolicyApprover
-from valarmind_tui.session import Session
-from valarmind_tui.user_dirs import user_config_dir
+from valarmind_tui.core.user_dirs import user_config_dir
+from valarmind_tui.safety.gate.approval import PolicyApprover
+from valarmind_tui.session.session import Session
+from valarmind_tui.settings.config import load_settings
 
 SHELL_AGENT = """---
 name: shell

@@ -13,10 +13,10 @@ from tests.checkpoints.conftest import bash, kill_after_streaming, shell_turn, t
 from tests.checkpoints.test_headless import ENV, configure
 from tests.fakes.model_server import ScriptedTurn
 from tests.test_headless import model_flags, valarmind
-from valarmind_tui.config import load_settings
 from valarmind_tui.context.interrupted import INTERRUPTED
 from valarmind_tui.context.transcript import AnswerItem
-from valarmind_tui.session import Session
+from valarmind_tui.session.session import Session
+from valarmind_tui.settings.config import load_settings
 
 ANSWER = " ".join(f"word{n}" for n in range(400))
 

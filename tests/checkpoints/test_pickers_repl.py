@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.checkpoints.conftest import bash, shell_turn, tree_state
-from valarmind_tui.repl import PipeReader, Repl
+from valarmind_tui.faces.repl.plain import PipeReader, Repl
 
 
 async def _run(session: Any, lines: str) -> str:

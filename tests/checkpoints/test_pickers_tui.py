@@ -8,11 +8,11 @@ from typing import Any
 
 from tests.checkpoints.conftest import bash, shell_turn, tree_state
 from tests.ui.conftest import wait_for as wait_briefly
-from valarmind_tui.ui.app import ValarMindApp
-from valarmind_tui.ui.screens.rewind import ResumePicker, RewindPicker, RewindPreview
-from valarmind_tui.ui.widgets.answer import CommandOutput
-from valarmind_tui.ui.widgets.chat import ChatView
-from valarmind_tui.ui.widgets.messages import UserMessage
+from valarmind_tui.faces.tui.app import ValarMindApp
+from valarmind_tui.faces.tui.screens.rewind import ResumePicker, RewindPicker, RewindPreview
+from valarmind_tui.faces.tui.widgets.answer import CommandOutput
+from valarmind_tui.faces.tui.widgets.chat import ChatView
+from valarmind_tui.faces.tui.widgets.messages import UserMessage
 
 
 async def _two_prompts(root: Path, fake_model: Any, session: Any) -> dict[str, Any]:

@@ -18,8 +18,8 @@ from tests.fakes.model_server import FakeModelServer, ScriptedTurn
 from tests.test_headless import model_flags, valarmind
 from valarmind_tui.checkpoints import SessionCheckpoints
 from valarmind_tui.context.interrupted import INTERRUPTED
+from valarmind_tui.core.user_dirs import user_data_dir
 from valarmind_tui.store.sessions import SessionStore
-from valarmind_tui.user_dirs import user_data_dir
 
 ANSWER = " ".join(f"word{n}" for n in range(400))
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from tests.checkpoints.conftest import git_state, tree_state
 from valarmind_tui.checkpoints import ShadowRepo
 from valarmind_tui.checkpoints.shadow import shadow_dir
-from valarmind_tui.user_dirs import user_data_dir
+from valarmind_tui.core.user_dirs import user_data_dir
 
 
 def repo_for(root: Path, **kw: int) -> ShadowRepo:
@@ -82,10 +82,10 @@ def test_unchanged_tree_is_the_same_tree(git_repo: Path) -> None:
 
 async def test_a_failing_checkpoint_turns_them_off_once(tmp_path: Path, monkeypatch) -> None:
     """A folder too large to record: one warning, the tool calls still run."""
-    from valarmind_tui.bus import EventBus
     from valarmind_tui.checkpoints import SessionCheckpoints
     from valarmind_tui.checkpoints import shadow as shadow_module
-    from valarmind_tui.events import Notice
+    from valarmind_tui.core.bus import EventBus
+    from valarmind_tui.core.events import Notice
 
     monkeypatch.setattr(shadow_module, "MAX_NEW_FILES", 3)
     root = tmp_path / "plain"

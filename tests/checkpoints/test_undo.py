@@ -13,7 +13,7 @@ import pytest
 
 from tests.checkpoints.conftest import bash, edit, git_state, shell_turn, tree_state, write
 from tests.fakes.model_server import ScriptedTurn
-from valarmind_tui.events import CheckpointCreated, FilesRestored
+from valarmind_tui.core.events import CheckpointCreated, FilesRestored
 
 MIXED_TURN = shell_turn(
     edit("app.py", "'Hello ' + name", "f'Hi {name}'"),

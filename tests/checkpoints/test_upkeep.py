@@ -16,8 +16,8 @@ from tests.conftest import write_user_config
 from valarmind_tui.checkpoints import SessionCheckpoints
 from valarmind_tui.checkpoints.shadow import ShadowError
 from valarmind_tui.checkpoints.upkeep import prune
-from valarmind_tui.config_sections import CheckpointSettings
-from valarmind_tui.events import CheckpointCreated
+from valarmind_tui.core.events import CheckpointCreated
+from valarmind_tui.settings.sections import CheckpointSettings
 
 
 async def _turns(checkpoints: SessionCheckpoints, root: Path, count: int) -> None:

@@ -5,14 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from valarmind_tui.context.breakdown import context_breakdown
-from valarmind_tui.context.compaction import (
-    DEFAULT_CONTEXT_WINDOW,
-    compact,
-    context_window,
-    should_compact,
-    split_point,
-)
+from valarmind_tui.context.compaction import compact, should_compact, split_point
 from valarmind_tui.context.tokens import count_message_tokens
+from valarmind_tui.providers.model_info import DEFAULT_CONTEXT_WINDOW, context_window
 
 
 def _history(rounds: int) -> list[dict[str, Any]]:

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from valarmind_tui.context.init_agent import generate_valarmind_md, write_valarmind_md
+from valarmind_tui.context.init.valarmind_md import HARD_CAP, SECTIONS
+from valarmind_tui.context.init.write import generate_valarmind_md, write_valarmind_md
 from valarmind_tui.context.project_context import ContextLoader
 from valarmind_tui.context.tokens import count_tokens
-from valarmind_tui.context.valarmind_md import HARD_CAP, SECTIONS
 
 REQUIRED = [heading for _, heading, required in SECTIONS if required]
 

@@ -12,12 +12,12 @@ from typing import Any
 from tests.fakes.model_server import ScriptedTurn
 from valarmind_tui.agents.init_run import init_valarmind_md
 from valarmind_tui.agents.read_only import read_only_delegator
-from valarmind_tui.bus import EventBus
-from valarmind_tui.context.init_agent import generate_valarmind_md, write_valarmind_md
+from valarmind_tui.context.init.budget import TRIMMED_MARK
+from valarmind_tui.context.init.valarmind_md import HARD_CAP, TARGET_TOKENS
+from valarmind_tui.context.init.write import generate_valarmind_md, write_valarmind_md
 from valarmind_tui.context.tokens import count_tokens
-from valarmind_tui.context.valarmind_budget import TRIMMED_MARK
-from valarmind_tui.context.valarmind_md import HARD_CAP, TARGET_TOKENS
-from valarmind_tui.events import ToolCallFinished
+from valarmind_tui.core.bus import EventBus
+from valarmind_tui.core.events import ToolCallFinished
 from valarmind_tui.providers.litellm_call import load_litellm
 from valarmind_tui.providers.litellm_provider import LiteLLMProvider, ProviderConfig
 
@@ -138,7 +138,7 @@ async def test_an_edited_block_is_kept_and_reported_on_rerun(tmp_path: Path) -> 
 
 
 def test_blocks_carry_the_hash_of_their_text(tmp_path: Path) -> None:
-    from valarmind_tui.context.valarmind_md import block_hash, blocks, wrap
+    from valarmind_tui.context.init.valarmind_md import block_hash, blocks, wrap
 
     block = blocks(wrap("stack", "## Stack\n\nPython"))[0]
     assert re.fullmatch(r"[0-9a-f]{16}", block.group("hash"))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from valarmind_tui.context.init_tree import rank_files
+from valarmind_tui.context.init.tree import rank_files
 from valarmind_tui.repomap.builder import DRAFT_ABOVE_BYTES
 from valarmind_tui.repomap.cache import TagCache, default_cache_dir
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from valarmind_tui.context.init_agent import generate_valarmind_md
+from valarmind_tui.context.init.write import generate_valarmind_md
 from valarmind_tui.context.project_commands import commands_of, detect_commands
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "init_projects"

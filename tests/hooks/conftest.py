@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from tests.conftest import write_user_config
-from valarmind_tui.config import load_settings
-from valarmind_tui.events import Event, HookRan, Notice
-from valarmind_tui.safety.approval import PolicyApprover
-from valarmind_tui.session import Session
+from valarmind_tui.core.events import Event, HookRan, Notice
+from valarmind_tui.safety.gate.approval import PolicyApprover
+from valarmind_tui.session.session import Session
+from valarmind_tui.settings.config import load_settings
 
 
 @dataclass

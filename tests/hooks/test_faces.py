@@ -12,9 +12,9 @@ from tests.fakes.model_server import ScriptedTurn
 from tests.hooks.conftest import hook_table, script
 from tests.hooks.test_pre_tool_use import BLOCK_RM
 from tests.test_headless import model_flags, valarmind
-from valarmind_tui.config import load_settings
-from valarmind_tui.safety.approval import PolicyApprover
-from valarmind_tui.session import Session
+from valarmind_tui.safety.gate.approval import PolicyApprover
+from valarmind_tui.session.session import Session
+from valarmind_tui.settings.config import load_settings
 
 
 def _blocked_in(request: dict[str, Any]) -> str:
@@ -95,7 +95,7 @@ async def test_hooks_command_lists_each_hook_and_its_file(git_repo: Path) -> Non
 def test_a_bad_hooks_table_names_its_file_and_key(git_repo: Path) -> None:
     import pytest
 
-    from valarmind_tui.errors import ConfigError
+    from valarmind_tui.core.errors import ConfigError
 
     path = write_user_config('[[hooks.PreToolUse]]\nmatcher = "Bash"\n'
                              '[[hooks.PreToolUse.hooks]]\ntype = "http"\ncommand = "x"\n')
@@ -170,9 +170,9 @@ def test_the_plain_repl_runs_the_hook_on_a_persons_command(git_repo: Path, tmp_p
 
 async def test_the_tui_runs_the_hook_on_a_persons_command(git_repo: Path, tmp_path: Path) -> None:
     from tests.ui.conftest import wait_for
-    from valarmind_tui.config import Settings
-    from valarmind_tui.ui.app import ValarMindApp
-    from valarmind_tui.ui.widgets.messages import ShellOutput
+    from valarmind_tui.faces.tui.app import ValarMindApp
+    from valarmind_tui.faces.tui.widgets.messages import ShellOutput
+    from valarmind_tui.settings.config import Settings
 
     hook = script(tmp_path, "block-rm.py", BLOCK_RM)
     settings = Settings(hooks={"PreToolUse": [{"matcher": "Bash",

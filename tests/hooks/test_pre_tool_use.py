@@ -74,7 +74,7 @@ async def test_protected_files_by_pattern_are_denied_with_the_reason(
     write = run.session.tools.get("write_file")
     assert write is not None
     from valarmind_tui.agents.loop import run_gated
-    from valarmind_tui.safety.permissions import AgentPermissions
+    from valarmind_tui.safety.gate.permissions import AgentPermissions
     from valarmind_tui.tools.base import ToolContext
 
     ctx = ToolContext(project_root=git_repo, sandbox=run.session.sandbox)

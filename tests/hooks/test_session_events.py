@@ -11,8 +11,8 @@ from typing import Any
 from tests.fakes.model_server import ScriptedTurn
 from tests.hooks.conftest import hook_table, script
 from valarmind_tui.agents.loop import run_gated
-from valarmind_tui.events import Notice
-from valarmind_tui.safety.permissions import AgentPermissions
+from valarmind_tui.core.events import Notice
+from valarmind_tui.safety.gate.permissions import AgentPermissions
 from valarmind_tui.tools.base import ToolContext
 
 RUFF = Path(sys.executable).parent / "ruff"
@@ -170,9 +170,9 @@ async def test_pre_compact_runs_before_compaction_with_its_trigger(
     git_repo: Path, tmp_path: Path
 ) -> None:
     from tests.conftest import write_user_config
-    from valarmind_tui.config import load_settings
-    from valarmind_tui.safety.approval import PolicyApprover
-    from valarmind_tui.session import Session
+    from valarmind_tui.safety.gate.approval import PolicyApprover
+    from valarmind_tui.session.session import Session
+    from valarmind_tui.settings.config import load_settings
 
     seen = tmp_path / "compact.json"
     write_user_config(hook_table("PreCompact", f"cat > {seen}", matcher="manual")

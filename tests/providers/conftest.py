@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from valarmind_tui.providers import model_process
+from valarmind_tui.providers.process import client as model_process
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.model_server import FakeModelServer, ScriptedTurn
-from valarmind_tui.errors import AuthError, ProviderError
+from valarmind_tui.core.errors import AuthError, ProviderError
 from valarmind_tui.providers.base import (
     AssistantTurn,
     ModelRequest,

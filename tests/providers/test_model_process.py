@@ -18,11 +18,12 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.model_server import FakeModelServer, ScriptedTurn
-from valarmind_tui.errors import ProviderError
-from valarmind_tui.providers import io_thread, model_process
+from valarmind_tui.core.errors import ProviderError
+from valarmind_tui.providers import io_thread
 from valarmind_tui.providers.base import ModelRequest, TextPiece, TurnComplete
 from valarmind_tui.providers.litellm_provider import LiteLLMProvider, ProviderConfig
 from valarmind_tui.providers.normalize import TurnAccumulator
+from valarmind_tui.providers.process import client as model_process
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOL = {"type": "function", "function": {
@@ -42,7 +43,8 @@ def _request() -> ModelRequest:
 
 _FACE = r"""
 import asyncio, json, sys
-from valarmind_tui.providers import io_thread, model_process
+from valarmind_tui.providers import io_thread
+from valarmind_tui.providers.process import client as model_process
 if sys.argv[2] == "child":
     model_process.start()
 from valarmind_tui.providers.base import ModelRequest
@@ -163,7 +165,7 @@ async def test_a_child_that_dies_fails_its_stream_plainly_and_the_next_runs_in_a
 
 def test_stray_output_on_the_childs_stdout_is_not_taken_for_a_message() -> None:
     noisy = ("print('not a message'); print('{\"i\": 1, \"r\": 5}'); import runpy; "
-             "runpy.run_module('valarmind_tui.providers.model_worker', run_name='__main__')")
+             "runpy.run_module('valarmind_tui.providers.process.worker', run_name='__main__')")
     process = model_process.ModelProcess([sys.executable, "-P", "-c", noisy])
     try:
         assert process.call("context_window", model="openai/gpt-4o") == 128000
@@ -257,7 +259,7 @@ async def test_when_no_child_can_start_litellm_runs_in_this_process(
 async def test_the_child_writes_a_fast_streams_text_in_few_lines_and_a_finish_at_once() -> None:
     """At ~400 chunks a second, each its own line meant a write in the child and a read, a JSON
     parse and a wake-up in the face; text is merged and written at most every BATCH_S."""
-    from valarmind_tui.providers.model_worker import Worker
+    from valarmind_tui.providers.process.worker import Worker
 
     loop = asyncio.get_running_loop()
     read_fd, write_fd = os.pipe()

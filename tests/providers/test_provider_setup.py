@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.model_server import FakeModelServer
-from valarmind_tui.config import load_settings
-from valarmind_tui.errors import AuthError, ProviderError
+from valarmind_tui.core.errors import AuthError, ProviderError
 from valarmind_tui.providers.base import ModelRequest, TurnComplete
 from valarmind_tui.providers.failures import retry_after
 from valarmind_tui.providers.litellm_provider import LiteLLMProvider, provider_from_settings
+from valarmind_tui.settings.config import load_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 

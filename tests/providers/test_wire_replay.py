@@ -12,8 +12,7 @@ import pytest
 
 from tests.fakes.model_server import FakeModelServer
 from tests.providers.wire_expectations import PREFIX, expected, parsed_arguments
-from valarmind_tui.errors import AuthError, ProviderError
-from valarmind_tui.providers import model_process
+from valarmind_tui.core.errors import AuthError, ProviderError
 from valarmind_tui.providers.base import (
     ModelRequest,
     ReasoningPiece,
@@ -23,6 +22,7 @@ from valarmind_tui.providers.base import (
     TurnComplete,
 )
 from valarmind_tui.providers.litellm_provider import LiteLLMProvider, ProviderConfig
+from valarmind_tui.providers.process import client as model_process
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "provider-wire"
 CASES = sorted(FIXTURES.glob("*.json"))

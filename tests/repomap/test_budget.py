@@ -12,7 +12,7 @@ import pytest
 import tiktoken
 
 import valarmind_tui
-from valarmind_tui import tokenizer
+from valarmind_tui.core import tokenizer
 from valarmind_tui.repomap import RepoMap
 
 PACKAGE = Path(valarmind_tui.__file__).parent

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from valarmind_tui.tools.base import Risk, ToolContext
-from valarmind_tui.tools.repo_map import RepoMapTool
+from valarmind_tui.tools.files.repo_map import RepoMapTool
 
 
 async def test_repo_map_tool_returns_ranked_signatures(git_repo: Path) -> None:

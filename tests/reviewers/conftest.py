@@ -15,11 +15,11 @@ import pytest
 
 from tests.conftest import write_user_config
 from valarmind_tui.agents.loop import run_gated
-from valarmind_tui.config import load_settings
-from valarmind_tui.events import Event, Notice, ReviewerRan
-from valarmind_tui.safety.approval import ApprovalAnswer, ApprovalRequest
-from valarmind_tui.safety.permissions import AgentPermissions
-from valarmind_tui.session import Session
+from valarmind_tui.core.events import Event, Notice, ReviewerRan
+from valarmind_tui.safety.gate.approval import ApprovalAnswer, ApprovalRequest
+from valarmind_tui.safety.gate.permissions import AgentPermissions
+from valarmind_tui.session.session import Session
+from valarmind_tui.settings.config import load_settings
 from valarmind_tui.tools.base import ToolContext
 
 
@@ -63,7 +63,7 @@ class Live:
         """One tool call by an agent, through the gate (as the agent loop makes it)."""
         tool = self.session.tools.get(name)
         if tool is None:
-            from valarmind_tui.tools.appeal_denial import AppealDenialTool
+            from valarmind_tui.tools.planning.appeal_denial import AppealDenialTool
 
             tool = AppealDenialTool(self.session.gate)
         ctx = ToolContext(project_root=self.root, agent_id=agent_id,

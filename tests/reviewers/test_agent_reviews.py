@@ -8,9 +8,9 @@ from typing import Any
 
 from tests.fakes.model_server import ScriptedTurn
 from tests.reviewers.conftest import reviewers_table, system_prompts, verdict
-from valarmind_tui.events import ToolCallFinished
-from valarmind_tui.reviewers import prompts
-from valarmind_tui.safety.approval import PermissionMode
+from valarmind_tui.core.events import ToolCallFinished
+from valarmind_tui.oversight import prompts
+from valarmind_tui.safety.gate.approval import PermissionMode
 
 ORCHESTRATOR = "You are ValarMind's orchestrator"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.reviewers.conftest import reviewers_table, verdict
-from valarmind_tui.safety.permissions import AgentPermissions
+from valarmind_tui.safety.gate.permissions import AgentPermissions
 
 BOTH = reviewers_table("tool_approve", "tool_appeal")
 

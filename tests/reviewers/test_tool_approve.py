@@ -103,10 +103,10 @@ async def test_never_approves_instead_of_the_headless_policy(
 ) -> None:
     from tests.conftest import write_user_config
     from valarmind_tui.agents.loop import run_gated
-    from valarmind_tui.config import load_settings
-    from valarmind_tui.safety.approval import PolicyApprover
-    from valarmind_tui.safety.permissions import AgentPermissions
-    from valarmind_tui.session import Session
+    from valarmind_tui.safety.gate.approval import PolicyApprover
+    from valarmind_tui.safety.gate.permissions import AgentPermissions
+    from valarmind_tui.session.session import Session
+    from valarmind_tui.settings.config import load_settings
     from valarmind_tui.tools.base import ToolContext
 
     monkeypatch.setenv("FAKE_API_KEY", "sk-test")

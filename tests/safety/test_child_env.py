@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from valarmind_tui.config import McpServerConfig
 from valarmind_tui.hooks.process import hook_env
-from valarmind_tui.mcp.client.env import child_env as mcp_env
+from valarmind_tui.mcp_client.env import child_env as mcp_env
 from valarmind_tui.safety.child_env import child_env
+from valarmind_tui.settings.config import McpServerConfig
 
 OURS = {
     "PATH": "/usr/bin", "HOME": "/home/u", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",

@@ -14,7 +14,7 @@ from valarmind_tui.safety.content import (
     unquote_git_path,
 )
 from valarmind_tui.tools.common import cap_middle
-from valarmind_tui.tools.git_refs import BadRevision, revision_sides
+from valarmind_tui.tools.git.refs import BadRevision, revision_sides
 
 SECRET = "hunter2-secret-value"
 

@@ -8,16 +8,16 @@ from typing import Any
 
 import pytest
 
-from valarmind_tui.bus import EventBus
-from valarmind_tui.config import PermissionSettings, load_settings, remember_allow_rule
-from valarmind_tui.errors import DenialEscalated
-from valarmind_tui.events import ApprovalRequested, Notice
-from valarmind_tui.safety.approval import ApprovalAnswer, PermissionMode, PolicyApprover
-from valarmind_tui.safety.gate import GateDecision, PermissionGate
-from valarmind_tui.safety.permissions import AgentPermissions
-from valarmind_tui.session import InteractiveApprover
+from valarmind_tui.core.bus import EventBus
+from valarmind_tui.core.errors import DenialEscalated
+from valarmind_tui.core.events import ApprovalRequested, Notice
+from valarmind_tui.safety.gate.approval import ApprovalAnswer, PermissionMode, PolicyApprover
+from valarmind_tui.safety.gate.permissions import AgentPermissions
+from valarmind_tui.safety.gate.pipeline import GateDecision, PermissionGate
+from valarmind_tui.session.session import InteractiveApprover
+from valarmind_tui.settings.config import PermissionSettings, load_settings, remember_allow_rule
 from valarmind_tui.tools.base import ToolContext
-from valarmind_tui.tools.builtin import builtin_tools
+from valarmind_tui.tools.catalog import builtin_tools
 
 FULL = AgentPermissions.full()
 REVIEW = AgentPermissions(read=True)  # the review agent: read-only

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from valarmind_tui.errors import PathOutsideProject, ToolError
+from valarmind_tui.core.errors import PathOutsideProject, ToolError
 from valarmind_tui.safety.paths import glob_match, is_sensitive, relative, resolve_in_project
 
 

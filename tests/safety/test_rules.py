@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from valarmind_tui.safety.rules import CallSubject, Rule, RuleError, RuleSet
+from valarmind_tui.safety.gate.rules import CallSubject, Rule, RuleError, RuleSet
 
 
 def bash(command: str) -> CallSubject:
@@ -56,7 +56,7 @@ def test_ruleset_keeps_invalid_rules_aside() -> None:
 
 
 def test_argv_matches_word_by_word() -> None:
-    from valarmind_tui.safety.rules import argv_matches
+    from valarmind_tui.safety.gate.rules import argv_matches
 
     assert argv_matches("rm:*", ("rm", "-rf", "x")) is True
     assert argv_matches("/bin/rm:*", ("rm", "x")) is True

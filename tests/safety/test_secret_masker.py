@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from valarmind_tui.context.breakdown import context_breakdown
-from valarmind_tui.errors import ToolError
+from valarmind_tui.core.errors import ToolError
 from valarmind_tui.safety.secrets import SecretMasker, refuse_marker_writes
 from valarmind_tui.safety.secrets.known import could_be_secret, env_file_values
 

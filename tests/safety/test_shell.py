@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from valarmind_tui.safety.shell import command_intents, parse_command
-from valarmind_tui.safety.shell_writes import git_config_write, written_paths
+from valarmind_tui.safety.shell.command import command_intents, parse_command
+from valarmind_tui.safety.shell.writes import git_config_write, written_paths
 
 
 def argvs(command: str) -> list[tuple[str | None, ...]]:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from valarmind_tui.events import TaskItem, TaskListChanged, ToolCallStarted
+from valarmind_tui.core.events import TaskItem, TaskListChanged, ToolCallStarted
+from valarmind_tui.core.visible_text import approval_warning, unusual, visible
 from valarmind_tui.safety.visible_fields import visible_fields
-from valarmind_tui.visible_text import approval_warning, unusual, visible
 
 
 def test_plain_text_is_returned_as_is() -> None:

@@ -21,7 +21,7 @@ import pytest
 from tests.checkpoints.conftest import SHELL_AGENT, bash, shell_turn
 from tests.conftest import write_user_config
 from tests.test_headless import model_flags, valarmind
-from valarmind_tui.user_dirs import user_config_dir
+from valarmind_tui.core.user_dirs import user_config_dir
 
 ENV = {"FAKE_API_KEY": "sk-test"}
 UTIL = "def util():\n    return 1\n"
@@ -87,7 +87,7 @@ def test_folder_swap_made_inside_the_sandbox_is_undone(
         project: Path, fake_model: Any) -> None:
     """The same swap by a sandboxed command (bubblewrap), the link pointing at a folder the
     sandbox shows read-only (under /var/tmp, not the sandbox's private /tmp)."""
-    from valarmind_tui.safety.sandbox import Sandbox
+    from valarmind_tui.safety.sandbox.wrap import Sandbox
 
     box = Sandbox.detect("auto", False)
     if not box.active:

@@ -19,7 +19,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 LOAD = """
 import os
-from valarmind_tui.context.compaction import context_window_here
+from valarmind_tui.providers.model_info import context_window_here
 
 context_window_here("openai/gpt-4o")  # imports litellm through providers.litellm_call
 print(os.environ.get("OPENAI_API_BASE", "-"), os.environ.get("VALARMIND_DOTENV_PROBE", "-"))

@@ -17,15 +17,15 @@ from tests.fakes.model_server import ScriptedTurn
 from valarmind_tui.agents.loop import LoopDeps, run_gated
 from valarmind_tui.agents.orchestrator import Orchestrator
 from valarmind_tui.agents.registry import AgentRegistry
-from valarmind_tui.bus import EventBus
-from valarmind_tui.config import PermissionSettings, load_settings
-from valarmind_tui.errors import DenialEscalated
-from valarmind_tui.events import AgentFinished
-from valarmind_tui.safety.approval import PermissionMode, PolicyApprover
-from valarmind_tui.safety.gate import PermissionGate
-from valarmind_tui.safety.permissions import AgentPermissions
+from valarmind_tui.core.bus import EventBus
+from valarmind_tui.core.errors import DenialEscalated
+from valarmind_tui.core.events import AgentFinished
+from valarmind_tui.safety.gate.approval import PermissionMode, PolicyApprover
+from valarmind_tui.safety.gate.permissions import AgentPermissions
+from valarmind_tui.safety.gate.pipeline import PermissionGate
+from valarmind_tui.settings.config import PermissionSettings, load_settings
 from valarmind_tui.tools.base import ToolContext
-from valarmind_tui.tools.builtin import builtin_tools
+from valarmind_tui.tools.catalog import builtin_tools
 
 SHELL_AGENT = """---
 name: shell

@@ -32,12 +32,12 @@ import pytest
 
 from tests.conftest import write_user_config
 from tests.fakes.model_server import FakeModelServer, ScriptedTurn
-from valarmind_tui.config import KNOWN_KEYS, Settings
-from valarmind_tui.mcp.server.serve import ValarMindMcpServer
-from valarmind_tui.safety.sandbox import Sandbox
+from valarmind_tui.faces.mcp_server.serve import ValarMindMcpServer
+from valarmind_tui.safety.sandbox.wrap import Sandbox
+from valarmind_tui.settings.config import KNOWN_KEYS, Settings
+from valarmind_tui.settings.trust.decision import remember
 from valarmind_tui.tools.base import ToolContext
-from valarmind_tui.tools.builtin import builtin_tools
-from valarmind_tui.trust import remember
+from valarmind_tui.tools.catalog import builtin_tools
 
 IDENTITY = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
             "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}

@@ -23,14 +23,14 @@ import pytest
 
 from tests.mcp.server.test_serve import stdio_session
 from tests.security.conftest import SENTINEL
-from valarmind_tui.agents.review import run_review
-from valarmind_tui.bus import EventBus
-from valarmind_tui.config import KNOWN_KEYS, McpServerConfig, McpSettings, Settings
-from valarmind_tui.errors import UsageError
-from valarmind_tui.mcp.client.manager import McpManager
-from valarmind_tui.mcp.server.serve import ValarMindMcpServer
+from valarmind_tui.agents.review.runner import run_review
+from valarmind_tui.core.bus import EventBus
+from valarmind_tui.core.errors import UsageError
+from valarmind_tui.faces.mcp_server.serve import ValarMindMcpServer
+from valarmind_tui.mcp_client.manager import McpManager
+from valarmind_tui.settings.config import KNOWN_KEYS, McpServerConfig, McpSettings, Settings
 from valarmind_tui.tools.base import Risk, ToolContext
-from valarmind_tui.tools.builtin import builtin_tools
+from valarmind_tui.tools.catalog import builtin_tools
 from valarmind_tui.tools.registry import ToolRegistry
 
 SOURCE = {"PYTHONPATH": str(Path(__file__).resolve().parents[2])}

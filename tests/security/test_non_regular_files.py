@@ -18,12 +18,12 @@ from typing import Any, TypeVar
 
 import pytest
 
-from valarmind_tui.errors import UsageError
+from valarmind_tui.core.errors import UsageError
 from valarmind_tui.safety.content import NotRegularFile, check_regular, read_regular_bytes
-from valarmind_tui.session import Session
+from valarmind_tui.session.session import Session
 from valarmind_tui.tools.base import ToolContext, ToolResult
-from valarmind_tui.tools.builtin import builtin_tools
-from valarmind_tui.tools.grep import Grep
+from valarmind_tui.tools.catalog import builtin_tools
+from valarmind_tui.tools.files.grep import Grep
 
 GUARD_S = 5.0
 T = TypeVar("T")

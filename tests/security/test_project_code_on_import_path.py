@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.model_server import FakeModelServer, ScriptedTurn
-from valarmind_tui.providers import model_process
 from valarmind_tui.providers.base import ModelRequest, TurnComplete
 from valarmind_tui.providers.litellm_provider import LiteLLMProvider, ProviderConfig
+from valarmind_tui.providers.process import client as model_process
 
 PLANTED = ("litellm", "openai", "httpx", "valarmind_tui")
 

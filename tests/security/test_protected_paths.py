@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 
 from valarmind_tui.agents.loop import run_gated
-from valarmind_tui.config import PermissionSettings
-from valarmind_tui.safety.approval import PermissionMode, PolicyApprover
-from valarmind_tui.safety.gate import PermissionGate
-from valarmind_tui.safety.permissions import AgentPermissions
+from valarmind_tui.safety.gate.approval import PermissionMode, PolicyApprover
+from valarmind_tui.safety.gate.permissions import AgentPermissions
+from valarmind_tui.safety.gate.pipeline import PermissionGate
+from valarmind_tui.settings.config import PermissionSettings
 from valarmind_tui.tools.base import ToolContext
-from valarmind_tui.tools.builtin import builtin_tools
+from valarmind_tui.tools.catalog import builtin_tools
 
 PAYLOAD = "PWNED"
 MODES = [PermissionMode.BYPASS, PermissionMode.ACCEPT_EDITS]

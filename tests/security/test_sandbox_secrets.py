@@ -20,12 +20,12 @@ import pytest
 
 from tests.security.conftest import SENTINEL, home_outside_tmp
 from valarmind_tui.agents.loop import run_gated
-from valarmind_tui.safety.approval import ApprovalAnswer, ApprovalRequest, PermissionMode
-from valarmind_tui.safety.gate import PermissionGate
-from valarmind_tui.safety.permissions import AgentPermissions
-from valarmind_tui.safety.sandbox import Sandbox
+from valarmind_tui.safety.gate.approval import ApprovalAnswer, ApprovalRequest, PermissionMode
+from valarmind_tui.safety.gate.permissions import AgentPermissions
+from valarmind_tui.safety.gate.pipeline import PermissionGate
+from valarmind_tui.safety.sandbox.wrap import Sandbox
 from valarmind_tui.tools.base import ToolContext, ToolResult
-from valarmind_tui.tools.bash import Bash
+from valarmind_tui.tools.shell.bash import Bash
 
 HOME_SECRETS = {
     ".bashrc": f"export GITHUB_TOKEN={SENTINEL}\n",
@@ -246,7 +246,7 @@ async def test_tools_and_git_identity_under_home_still_work(run, home: Path, git
 
 
 async def with_settings(git_repo: Path, command: str) -> str:
-    from valarmind_tui.config import load_settings
+    from valarmind_tui.settings.config import load_settings
 
     settings = load_settings(git_repo, trusted=True)
     box = Sandbox.detect(settings.sandbox, settings.sandbox_network,

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from valarmind_tui.safety.sandbox import Sandbox
+from valarmind_tui.safety.sandbox.wrap import Sandbox
 from valarmind_tui.tools.base import ToolContext, ToolResult
-from valarmind_tui.tools.bash import Bash
+from valarmind_tui.tools.shell.bash import Bash
 
 REPO_CONFIG = (".valarmind", ".mcp.json", "external-agents.json", "plugins", ".envrc",
                ".claude", ".codex", ".gemini", ".opencode", "opencode.json")

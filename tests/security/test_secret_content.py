@@ -22,10 +22,10 @@ from tests.conftest import write_user_config
 from tests.fakes.model_server import ScriptedTurn
 from tests.hooks.conftest import hook_table
 from tests.security.conftest import SENTINEL
-from valarmind_tui.config import load_settings
 from valarmind_tui.context.attachments import with_attachments
-from valarmind_tui.safety.approval import PolicyApprover
-from valarmind_tui.session import Session
+from valarmind_tui.safety.gate.approval import PolicyApprover
+from valarmind_tui.session.session import Session
+from valarmind_tui.settings.config import load_settings
 from valarmind_tui.store.sessions import SessionStore
 
 GITHUB_TOKEN = "ghp_" + "Zq8Lm2Nx4Vb6Tc1Rw9Ky3Hd5Jf7Gp0Ss" + "Ae2U"

@@ -19,10 +19,10 @@ import pytest
 
 from tests.mcp.server.test_serve import stdio_session
 from tests.security.conftest import SENTINEL
-from valarmind_tui.agents.review import run_review
+from valarmind_tui.agents.review.runner import run_review
 from valarmind_tui.tools.base import ToolContext, ToolResult
-from valarmind_tui.tools.builtin import builtin_tools
-from valarmind_tui.tools.grep import Grep
+from valarmind_tui.tools.catalog import builtin_tools
+from valarmind_tui.tools.files.grep import Grep
 
 SOURCE = {"PYTHONPATH": str(Path(__file__).resolve().parents[2])}
 """The server runs this checkout's code (the venv's `valarmind` may be installed from another)."""
@@ -248,8 +248,8 @@ async def test_init_does_not_follow_symlinked_manifests_or_code_out_of_the_proje
         tmp_path: Path) -> None:
     """A repository whose setup.py, README.md and a module are symlinks to a secret outside it:
     /init's signals (what the init agent would be sent) and draft hold none of it."""
-    from valarmind_tui.context.init_agent import generate_valarmind_md, init_task
-    from valarmind_tui.context.init_signals import collect_signals
+    from valarmind_tui.context.init.signals import collect_signals
+    from valarmind_tui.context.init.write import generate_valarmind_md, init_task
 
     secret = tmp_path / "outside" / "id_rsa"
     secret.parent.mkdir()

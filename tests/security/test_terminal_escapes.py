@@ -274,11 +274,11 @@ async def test_tui_dialog_and_tool_block_show_the_exact_command_and_no_markup(
 ) -> None:
     from textual.widgets import Static
 
-    from valarmind_tui.config import Settings
-    from valarmind_tui.session import Session
-    from valarmind_tui.ui.app import ValarMindApp
-    from valarmind_tui.ui.screens.approval import ApprovalScreen
-    from valarmind_tui.ui.widgets.tool_call import ToolCallBlock
+    from valarmind_tui.faces.tui.app import ValarMindApp
+    from valarmind_tui.faces.tui.screens.approval import ApprovalScreen
+    from valarmind_tui.faces.tui.widgets.tool_call import ToolCallBlock
+    from valarmind_tui.session.session import Session
+    from valarmind_tui.settings.config import Settings
 
     monkeypatch.setenv("FAKE_API_KEY", "sk-test")
     command = SPOOF + " [red]x[/red]\u202e"

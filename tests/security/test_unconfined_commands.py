@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 
 from tests.security.conftest import SENTINEL, home_outside_tmp
-from valarmind_tui.safety.sandbox import Sandbox
+from valarmind_tui.safety.sandbox.wrap import Sandbox
 from valarmind_tui.tools.base import ToolContext, ToolResult
-from valarmind_tui.tools.bash import Bash
-from valarmind_tui.tools.builtin import builtin_tools
+from valarmind_tui.tools.catalog import builtin_tools
+from valarmind_tui.tools.shell.bash import Bash
 
 
 @pytest.fixture
@@ -277,7 +277,7 @@ async def test_a_command_plants_a_hook_or_a_filter(run, git_repo: Path) -> None:
 
 async def test_review_runs_a_project_linter_confined(sandbox: Sandbox, git_repo: Path,
                                                      outside: Path) -> None:
-    from valarmind_tui.agents.review import run_review
+    from valarmind_tui.agents.review.runner import run_review
 
     linter = git_repo / ".venv" / "bin" / "ruff"
     linter.parent.mkdir(parents=True)
@@ -292,7 +292,7 @@ async def test_review_runs_a_project_linter_confined(sandbox: Sandbox, git_repo:
 
 
 async def test_review_does_not_run_a_git_filter(git_repo: Path) -> None:
-    from valarmind_tui.agents.review import run_review
+    from valarmind_tui.agents.review.runner import run_review
 
     marker = git_repo / "FILTER_RAN"
     plant_filter(git_repo, marker)

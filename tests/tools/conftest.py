@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 from valarmind_tui.tools.base import ToolContext, ToolResult
-from valarmind_tui.tools.builtin import builtin_tools
+from valarmind_tui.tools.catalog import builtin_tools
 
 
 @pytest.fixture

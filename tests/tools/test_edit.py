@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from valarmind_tui.tools.base import ToolContext
-from valarmind_tui.tools.builtin import builtin_tools
+from valarmind_tui.tools.catalog import builtin_tools
 
 CODE = (
     "class Greeter:\n"

@@ -6,7 +6,7 @@ import subprocess
 from pathlib import Path
 
 from valarmind_tui.tools.base import ToolContext
-from valarmind_tui.tools.builtin import builtin_tools
+from valarmind_tui.tools.catalog import builtin_tools
 
 
 async def test_status_and_diffs(call, git_repo: Path) -> None:

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from valarmind_tui.safety.sandbox import OFF_BY_USER, Sandbox, SandboxPolicy, find_bwrap
+from valarmind_tui.safety.sandbox.wrap import OFF_BY_USER, Sandbox, SandboxPolicy, find_bwrap
 from valarmind_tui.tools.base import ToolContext
-from valarmind_tui.tools.bash import Bash
-from valarmind_tui.tools.builtin import builtin_tools
+from valarmind_tui.tools.catalog import builtin_tools
+from valarmind_tui.tools.shell.bash import Bash
 
 
 def fake_bwrap(tmp_path: Path, stderr: str, code: int = 1) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from valarmind_tui.tools.base import ToolContext
-from valarmind_tui.tools.grep import Grep, find_rg
+from valarmind_tui.tools.files.grep import Grep, find_rg
 
 
 @pytest.fixture

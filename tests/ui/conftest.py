@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from valarmind_tui.config import Settings
-from valarmind_tui.session import Session
-from valarmind_tui.ui.app import ValarMindApp
+from valarmind_tui.faces.tui.app import ValarMindApp
+from valarmind_tui.session.session import Session
+from valarmind_tui.settings.config import Settings
 
 
 @pytest.fixture

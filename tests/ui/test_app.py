@@ -12,18 +12,18 @@ from textual.widgets import OptionList, Static
 from tests.fakes.model_server import ScriptedTurn
 from tests.ui.conftest import wait_for
 from tests.ui.scripts import CHANGED, ORIGINAL, edit_through_code_agent, tool_messages
-from valarmind_tui.config import Settings
-from valarmind_tui.safety.approval import PermissionMode
-from valarmind_tui.session import Session
-from valarmind_tui.ui import theme_files
-from valarmind_tui.ui.app import ValarMindApp
-from valarmind_tui.ui.screens.approval import ApprovalScreen
-from valarmind_tui.ui.widgets.answer import AssistantMessage, CommandOutput, OfflineBanner
-from valarmind_tui.ui.widgets.messages import ShellOutput
-from valarmind_tui.ui.widgets.prompt import PromptInput
-from valarmind_tui.ui.widgets.status import StatusBar
-from valarmind_tui.ui.widgets.tool_call import ToolCallBlock
-from valarmind_tui.user_dirs import user_config_dir
+from valarmind_tui.core.user_dirs import user_config_dir
+from valarmind_tui.faces.tui import theme_files
+from valarmind_tui.faces.tui.app import ValarMindApp
+from valarmind_tui.faces.tui.screens.approval import ApprovalScreen
+from valarmind_tui.faces.tui.widgets.answer import AssistantMessage, CommandOutput, OfflineBanner
+from valarmind_tui.faces.tui.widgets.messages import ShellOutput
+from valarmind_tui.faces.tui.widgets.prompt import PromptInput
+from valarmind_tui.faces.tui.widgets.status import StatusBar
+from valarmind_tui.faces.tui.widgets.tool_call import ToolCallBlock
+from valarmind_tui.safety.gate.approval import PermissionMode
+from valarmind_tui.session.session import Session
+from valarmind_tui.settings.config import Settings
 
 
 async def _send(pilot: Any, text: str) -> None:
@@ -225,7 +225,7 @@ async def test_the_last_words_show_when_the_model_stops_writing_not_at_a_later_f
         make_session, make_app, fake_model, monkeypatch) -> None:  # noqa: ANN001
     """Frames are rare here (30 s apart): the end of the answer must be drawn when the model's
     finish reason arrives, while the response is still being counted and the prompt runs."""
-    from valarmind_tui.ui.widgets import streaming_markdown
+    from valarmind_tui.faces.tui.widgets import streaming_markdown
 
     monkeypatch.setattr(streaming_markdown, "FRAME_S", 30.0)
     monkeypatch.setattr(streaming_markdown, "FAST_FRAME_S", 30.0)

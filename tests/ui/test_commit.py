@@ -12,10 +12,10 @@ from textual.widgets import Static, TextArea
 from tests.agents.commit.conftest import IDENTITY, MAKE_OK, approved, git, head_subject
 from tests.fakes.model_server import ScriptedTurn
 from tests.ui.conftest import wait_for
-from valarmind_tui.ui.screens.approval import ApprovalScreen
-from valarmind_tui.ui.screens.commit_message import CommitMessageScreen
-from valarmind_tui.ui.widgets.answer import CommandOutput
-from valarmind_tui.ui.widgets.messages import NoticeLine
+from valarmind_tui.faces.tui.screens.approval import ApprovalScreen
+from valarmind_tui.faces.tui.screens.commit_message import CommitMessageScreen
+from valarmind_tui.faces.tui.widgets.answer import CommandOutput
+from valarmind_tui.faces.tui.widgets.messages import NoticeLine
 
 
 @pytest.fixture

@@ -13,8 +13,8 @@ import pytest
 
 from tests.fakes.model_server import ScriptedTurn
 from tests.ui.test_tmux_e2e import VALARMIND, Tmux
-from valarmind_tui.ui import skeleton
-from valarmind_tui.ui.theme_files import DEFAULT_THEME, shipped_themes_dir
+from valarmind_tui.faces.tui import skeleton
+from valarmind_tui.faces.tui.theme_files import DEFAULT_THEME, shipped_themes_dir
 
 pytestmark = pytest.mark.slow
 
@@ -41,7 +41,8 @@ def _coloured(tmux: Tmux) -> list[str]:
 
 def _painted_alone(tmux: Tmux, term: str) -> None:
     """The skeleton, painted by itself and left on screen."""
-    code = "from valarmind_tui.ui import skeleton; import time; skeleton.paint(); time.sleep(60)"
+    code = ("from valarmind_tui.faces.tui import skeleton; import time; "
+            "skeleton.paint(); time.sleep(60)")
     tmux.start(["env", f"TERM={term}", sys.executable, "-c", code])
     tmux.wait(lambda: "starting…" in tmux.screen(), 20, "the skeleton")
 
@@ -117,7 +118,7 @@ def test_a_launch_that_never_reaches_textual_gives_the_screen_back(terminal: Tmu
                                                                    tmp_path: Path) -> None:
     """An error or Ctrl+C after the first frame and before Textual starts: the shell's screen
     comes back, with what it showed, and the terminal's modes."""
-    code = ("from valarmind_tui.ui import skeleton; import time; s = skeleton.paint(); "
+    code = ("from valarmind_tui.faces.tui import skeleton; import time; s = skeleton.paint(); "
             "time.sleep(1); s.abandon()")
     before, after = _modes_around(terminal, tmp_path, f"{sys.executable} -c '{code}'")
     terminal.wait(lambda: "after-app" in terminal.screen(), 20, "the shell")

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from valarmind_tui.ui import garbage
+from valarmind_tui.faces.tui import garbage
 
 
 class Node:
@@ -89,7 +89,7 @@ async def test_no_full_collection_pauses_a_prompt_sent_right_after_the_last_one(
     the next prompt already streams by then, it is left to that prompt's end."""
     from tests.fakes.model_server import ScriptedTurn
     from tests.ui.conftest import wait_for
-    from valarmind_tui.ui.widgets.answer import AssistantMessage
+    from valarmind_tui.faces.tui.widgets.answer import AssistantMessage
 
     full: list[bool] = []
     monkeypatch.setattr(garbage, "settle_idle", lambda force=False: full.append(force))

@@ -7,15 +7,15 @@ from typing import Any
 from tests.fakes.model_server import ScriptedTurn
 from tests.ui.conftest import wait_for
 from tests.ui.scripts import edit_through_code_agent
-from valarmind_tui.safety.approval import PermissionMode
-from valarmind_tui.ui.app import ValarMindApp
-from valarmind_tui.ui.screens.approval import ApprovalScreen
-from valarmind_tui.ui.widgets.answer import AssistantMessage, CommandOutput
-from valarmind_tui.ui.widgets.messages import NoticeLine
-from valarmind_tui.ui.widgets.prompt import PromptInput
-from valarmind_tui.ui.widgets.sidebar import TaskList
-from valarmind_tui.ui.widgets.status import StatusBar
-from valarmind_tui.ui.widgets.tool_call import ToolCallBlock
+from valarmind_tui.faces.tui.app import ValarMindApp
+from valarmind_tui.faces.tui.screens.approval import ApprovalScreen
+from valarmind_tui.faces.tui.widgets.answer import AssistantMessage, CommandOutput
+from valarmind_tui.faces.tui.widgets.messages import NoticeLine
+from valarmind_tui.faces.tui.widgets.prompt import PromptInput
+from valarmind_tui.faces.tui.widgets.sidebar import TaskList
+from valarmind_tui.faces.tui.widgets.status import StatusBar
+from valarmind_tui.faces.tui.widgets.tool_call import ToolCallBlock
+from valarmind_tui.safety.gate.approval import PermissionMode
 
 SLOW = ScriptedTurn(text="word " * 400, chunk_size=5, chunk_delay_s=0.05)
 """About 20 s of answer: every test cancels it."""
@@ -135,7 +135,7 @@ async def test_a_second_prompt_mid_turn_is_refused_and_kept(
 async def test_session_refuses_a_second_prompt_while_one_runs(make_session, fake_model) -> None:
     import asyncio
 
-    from valarmind_tui.events import Notice
+    from valarmind_tui.core.events import Notice
 
     fake_model.script(SLOW)
     session = make_session()

@@ -13,12 +13,12 @@ import pytest
 
 from tests.fakes.model_server import ScriptedTurn
 from tests.ui.conftest import wait_for
-from valarmind_tui.config import Settings
-from valarmind_tui.errors import ConfigError
-from valarmind_tui.ui.launch import build_app
-from valarmind_tui.ui.widgets.answer import AssistantMessage
-from valarmind_tui.ui.widgets.prompt import PromptInput
-from valarmind_tui.ui.widgets.status import StatusBar
+from valarmind_tui.core.errors import ConfigError
+from valarmind_tui.faces.tui.launch import build_app
+from valarmind_tui.faces.tui.widgets.answer import AssistantMessage
+from valarmind_tui.faces.tui.widgets.prompt import PromptInput
+from valarmind_tui.faces.tui.widgets.status import StatusBar
+from valarmind_tui.settings.config import Settings
 
 ARGS = argparse.Namespace(resume=None)
 
@@ -63,8 +63,8 @@ async def test_config_error_while_starting_ends_the_app(git_repo: Path) -> None:
 
 def test_the_user_directories_come_without_importing_config() -> None:
     """The UI reads them before the first frame, which must not wait for pydantic."""
-    code = ("import sys, valarmind_tui.user_dirs; "
-            "print(sorted({'pydantic', 'valarmind_tui.config'} & set(sys.modules)))")
+    code = ("import sys, valarmind_tui.core.user_dirs; "
+            "print(sorted({'pydantic', 'valarmind_tui.settings.config'} & set(sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -72,9 +72,9 @@ def test_the_user_directories_come_without_importing_config() -> None:
 _IMPORTS_WHILE_BUILDING = r"""
 import argparse, asyncio, sys, time
 from pathlib import Path
-from valarmind_tui.config import Settings
+from valarmind_tui.settings.config import Settings
 from valarmind_tui.providers import litellm_call
-from valarmind_tui.ui.launch import build_app
+from valarmind_tui.faces.tui.launch import build_app
 
 def load():  # the session waits for the model library: it must be importing already
     deadline = time.monotonic() + 120

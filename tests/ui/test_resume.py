@@ -10,15 +10,15 @@ from textual.widget import Widget
 
 from tests.fakes.model_server import ScriptedTurn
 from tests.ui.conftest import wait_for
-from valarmind_tui.config import Settings
-from valarmind_tui.session import Session
-from valarmind_tui.ui.app import ValarMindApp
-from valarmind_tui.ui.widgets.answer import AssistantMessage
-from valarmind_tui.ui.widgets.chat import ChatView
-from valarmind_tui.ui.widgets.messages import NoticeLine, UserMessage
-from valarmind_tui.ui.widgets.sidebar import AgentMonitor, TaskList
-from valarmind_tui.ui.widgets.status import StatusBar
-from valarmind_tui.ui.widgets.tool_call import ToolCallBlock
+from valarmind_tui.faces.tui.app import ValarMindApp
+from valarmind_tui.faces.tui.widgets.answer import AssistantMessage
+from valarmind_tui.faces.tui.widgets.chat import ChatView
+from valarmind_tui.faces.tui.widgets.messages import NoticeLine, UserMessage
+from valarmind_tui.faces.tui.widgets.sidebar import AgentMonitor, TaskList
+from valarmind_tui.faces.tui.widgets.status import StatusBar
+from valarmind_tui.faces.tui.widgets.tool_call import ToolCallBlock
+from valarmind_tui.session.session import Session
+from valarmind_tui.settings.config import Settings
 
 
 def _open(root: Path, fake_model: Any, resume: str | None = None) -> Session:

@@ -13,9 +13,8 @@ from typing import Any
 import pytest
 
 from tests.ui.conftest import wait_for
-from valarmind_tui.bus import EventBus
-from valarmind_tui.config import Settings
-from valarmind_tui.events import (
+from valarmind_tui.core.bus import EventBus
+from valarmind_tui.core.events import (
     AgentSpawned,
     ApprovalRequested,
     PromptFinished,
@@ -28,13 +27,14 @@ from valarmind_tui.events import (
     TurnStarted,
     UsageUpdated,
 )
-from valarmind_tui.safety.sandbox import Sandbox
-from valarmind_tui.session import Session
-from valarmind_tui.ui.app import ValarMindApp
-from valarmind_tui.ui.widgets.answer import AssistantMessage
-from valarmind_tui.ui.widgets.prompt import PromptInput
-from valarmind_tui.ui.widgets.sidebar import AgentMonitor
-from valarmind_tui.ui.widgets.tool_call import ToolCallBlock
+from valarmind_tui.faces.tui.app import ValarMindApp
+from valarmind_tui.faces.tui.widgets.answer import AssistantMessage
+from valarmind_tui.faces.tui.widgets.prompt import PromptInput
+from valarmind_tui.faces.tui.widgets.sidebar import AgentMonitor
+from valarmind_tui.faces.tui.widgets.tool_call import ToolCallBlock
+from valarmind_tui.safety.sandbox.wrap import Sandbox
+from valarmind_tui.session.session import Session
+from valarmind_tui.settings.config import Settings
 
 T0 = 1_700_000_000.0
 DIFF = (

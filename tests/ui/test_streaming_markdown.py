@@ -14,11 +14,11 @@ from textual.geometry import Offset, Region
 from textual.selection import Selection
 
 from tests.ui.conftest import wait_for
-from valarmind_tui.ui.markdown import split
-from valarmind_tui.ui.markdown.render import Line
-from valarmind_tui.ui.markdown.split import MarkdownSplitter, open_fence
-from valarmind_tui.ui.widgets import streaming_markdown
-from valarmind_tui.ui.widgets.streaming_markdown import StreamingMarkdown
+from valarmind_tui.faces.tui.markdown import split
+from valarmind_tui.faces.tui.markdown.render import Line
+from valarmind_tui.faces.tui.markdown.split import MarkdownSplitter, open_fence
+from valarmind_tui.faces.tui.widgets import streaming_markdown
+from valarmind_tui.faces.tui.widgets.streaming_markdown import StreamingMarkdown
 
 DOCUMENT = (
     "# Plan\n\nWe change `greet` in **app.py** so that it *returns* a greeting, and we keep "

@@ -11,8 +11,8 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Static
 
-from valarmind_tui.ui.widgets.answer import AssistantMessage
-from valarmind_tui.ui.widgets.styled_lines import KeepsStyledLinesWhenTaller
+from valarmind_tui.faces.tui.widgets.answer import AssistantMessage
+from valarmind_tui.faces.tui.widgets.styled_lines import KeepsStyledLinesWhenTaller
 
 
 class Box(KeepsStyledLinesWhenTaller, Vertical):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from valarmind_tui.ui import theme_files, themes
+from valarmind_tui.faces.tui import theme_files, themes
 
 SHIPPED = {"valarmind-dark", "valarmind-light", "valarmind-high-contrast"}
 

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from tests.ui.conftest import wait_for
-from valarmind_tui.config import Settings, load_settings
-from valarmind_tui.trust import decide, remember, remembered
-from valarmind_tui.ui.launch import build_app
-from valarmind_tui.ui.screens.trust import TrustScreen
+from valarmind_tui.faces.tui.launch import build_app
+from valarmind_tui.faces.tui.screens.trust import TrustScreen
+from valarmind_tui.settings.config import Settings, load_settings
+from valarmind_tui.settings.trust.decision import decide, remember, remembered
 
 ARGS = type("Args", (), {"resume": None})()
 
@@ -77,7 +77,7 @@ def _plugin_folder(repo: Path) -> Path:
     (repo / "plugins" / "fine.py").write_text("VALUE = 1\n")
     remember(repo, True)
     (repo / "plugins" / "added.py").write_text(
-        "from valarmind_tui.hookspecs import hookimpl\n"
+        "from valarmind_tui.plugins.specs import hookimpl\n"
         "@hookimpl\ndef register_commands(register):\n"
         "    from valarmind_tui.commands.registry import Command\n"
         "    async def run(ctx, args): ...\n"

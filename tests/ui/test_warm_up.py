@@ -14,7 +14,7 @@ import pytest
 
 from tests.fakes.model_server import ScriptedTurn
 from tests.ui.conftest import wait_for
-from valarmind_tui.ui import garbage
+from valarmind_tui.faces.tui import garbage
 
 
 def test_imports_then_freeze_pauses_collection_and_freezes_what_was_imported() -> None:
@@ -35,9 +35,9 @@ def test_the_warm_up_imports_litellm_after_the_first_frame(git_repo: Path) -> No
     code = textwrap.dedent(f"""
         import asyncio, sys
         from pathlib import Path
-        from valarmind_tui.config import Settings
-        from valarmind_tui.session import Session
-        from valarmind_tui.ui.app import ValarMindApp
+        from valarmind_tui.settings.config import Settings
+        from valarmind_tui.session.session import Session
+        from valarmind_tui.faces.tui.app import ValarMindApp
 
         async def main():
             session = Session(Settings(model="openai/fake", api_base="http://127.0.0.1:9/v1"),
@@ -73,7 +73,7 @@ async def test_a_failing_warm_up_is_logged_and_shown(
 
     monkeypatch.setattr(session, "warm_up", broken)
     app = make_app(session)
-    with caplog.at_level(logging.ERROR, logger="valarmind_tui.ui.app"):
+    with caplog.at_level(logging.ERROR, logger="valarmind_tui.faces.tui.app"):
         async with app.run_test(size=(100, 30)) as pilot:
             await wait_for(pilot, lambda: any("warm-up" in n.message
                                               for n in app._notifications))
@@ -90,8 +90,8 @@ def test_the_warm_up_readies_the_first_request(git_repo: Path, fake_model: Any) 
     code = textwrap.dedent(f"""
         import asyncio, sys
         from pathlib import Path
-        from valarmind_tui.config import Settings
-        from valarmind_tui.session import Session
+        from valarmind_tui.settings.config import Settings
+        from valarmind_tui.session.session import Session
 
         session = Session(Settings(model="openai/fake-model",
                                    api_base={fake_model.openai_base!r}), Path({str(git_repo)!r}))

@@ -9,9 +9,9 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.widgets import OptionList, Static
 
-from valarmind_tui.bus import EventBus
 from valarmind_tui.commands.registry import Command, CommandRegistry, CommandResult
-from valarmind_tui.events import (
+from valarmind_tui.core.bus import EventBus
+from valarmind_tui.core.events import (
     AgentFinished,
     AgentSpawned,
     ApprovalRequested,
@@ -25,16 +25,16 @@ from valarmind_tui.events import (
     TurnStarted,
     UsageUpdated,
 )
-from valarmind_tui.safety.approval import ApprovalAnswer
-from valarmind_tui.ui.bridge import SessionEvent, pump_events
-from valarmind_tui.ui.completion import complete_command, complete_path
-from valarmind_tui.ui.history import PromptHistory
-from valarmind_tui.ui.screens.approval import ApprovalScreen
-from valarmind_tui.ui.widgets.chat import ChatView
-from valarmind_tui.ui.widgets.prompt import PromptBar, PromptInput
-from valarmind_tui.ui.widgets.sidebar import AgentMonitor, Sidebar, TaskList
-from valarmind_tui.ui.widgets.streaming_markdown import StreamingMarkdown
-from valarmind_tui.ui.widgets.tool_call import ToolCallBlock
+from valarmind_tui.faces.tui.bridge import SessionEvent, pump_events
+from valarmind_tui.faces.tui.completion import complete_command, complete_path
+from valarmind_tui.faces.tui.history import PromptHistory
+from valarmind_tui.faces.tui.screens.approval import ApprovalScreen
+from valarmind_tui.faces.tui.widgets.chat import ChatView
+from valarmind_tui.faces.tui.widgets.prompt import PromptBar, PromptInput
+from valarmind_tui.faces.tui.widgets.sidebar import AgentMonitor, Sidebar, TaskList
+from valarmind_tui.faces.tui.widgets.streaming_markdown import StreamingMarkdown
+from valarmind_tui.faces.tui.widgets.tool_call import ToolCallBlock
+from valarmind_tui.safety.gate.approval import ApprovalAnswer
 
 DIFF = "--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-old line\n+new line\n"
 
@@ -249,7 +249,7 @@ async def test_approval_shows_command_and_cwd() -> None:
 
 
 async def test_a_long_conversation_folds_old_items_and_unfolds_them_on_scroll_up() -> None:
-    from valarmind_tui.ui.widgets import chat as chat_module
+    from valarmind_tui.faces.tui.widgets import chat as chat_module
 
     bus = EventBus()
     app = Host(bus)
@@ -300,7 +300,7 @@ async def test_the_chats_scrollbar_shows_once_the_person_scrolls_up() -> None:
 
 
 async def test_status_bar_shows_the_sandbox() -> None:
-    from valarmind_tui.ui.widgets.status import StatusBar
+    from valarmind_tui.faces.tui.widgets.status import StatusBar
 
     class Host(App[None]):
         def compose(self) -> ComposeResult:
@@ -319,7 +319,7 @@ async def test_status_bar_shows_the_sandbox() -> None:
 
 async def test_a_narrow_status_bar_keeps_the_sandbox_and_drops_the_rest_first() -> None:
     """At 40 columns the sandbox's state fell off the end of the bar."""
-    from valarmind_tui.ui.widgets.status import StatusBar
+    from valarmind_tui.faces.tui.widgets.status import StatusBar
 
     class Host(App[None]):
         def compose(self) -> ComposeResult:
@@ -347,7 +347,7 @@ async def test_a_growing_answer_costs_one_layout_pass_per_frame(monkeypatch) -> 
     every frame of a stream was laid out and drawn twice."""
     from textual.screen import Screen
 
-    from valarmind_tui.events import TextDelta
+    from valarmind_tui.core.events import TextDelta
 
     passes: list[float] = []
     real = Screen._refresh_layout

@@ -10,8 +10,8 @@ import asyncio
 import time
 from typing import Any
 
-from valarmind_tui.bus import EventBus
-from valarmind_tui.events import AgentSpawned, ApprovalRequested, ApprovalResolved, Event
+from valarmind_tui.core.bus import EventBus
+from valarmind_tui.core.events import AgentSpawned, ApprovalRequested, ApprovalResolved, Event
 
 
 class ApprovalClock:

@@ -13,10 +13,10 @@ import dataclasses
 from pydantic import BaseModel
 
 from valarmind_tui.agents.post_tool_hooks import after_tool
-from valarmind_tui.errors import ToolDenied, ToolError
-from valarmind_tui.events import ToolStatus
-from valarmind_tui.safety.gate import PermissionGate
-from valarmind_tui.safety.permissions import AgentPermissions
+from valarmind_tui.core.errors import ToolDenied, ToolError
+from valarmind_tui.core.events import ToolStatus
+from valarmind_tui.safety.gate.permissions import AgentPermissions
+from valarmind_tui.safety.gate.pipeline import PermissionGate
 from valarmind_tui.safety.secrets import project_masker
 from valarmind_tui.tools.base import Risk, Tool, ToolContext, ToolResult
 

@@ -6,16 +6,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from valarmind_tui.agents.delegate import Delegator
+from valarmind_tui.agents.delegation.delegate import Delegator
 from valarmind_tui.agents.results import InitResult as AgentInitResult
-from valarmind_tui.context.init_agent import (
+from valarmind_tui.context.init.signals import Signals
+from valarmind_tui.context.init.valarmind_md import section_key, split_markdown
+from valarmind_tui.context.init.write import (
     InitResult,
     ModelDraft,
     generate_valarmind_md,
     init_task,
 )
-from valarmind_tui.context.init_signals import Signals
-from valarmind_tui.context.valarmind_md import section_key, split_markdown
 
 
 async def init_valarmind_md(root: Path, delegator: Delegator | None = None) -> InitResult:

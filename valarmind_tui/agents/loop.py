@@ -14,15 +14,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from valarmind_tui.agents.gated_call import run_gated
-from valarmind_tui.agents.loop_reviews import LoopReviews, with_appeal_tool
+from valarmind_tui.agents.loop_oversight import LoopReviews, with_appeal_tool
 from valarmind_tui.agents.spec import AgentSpec
-from valarmind_tui.bus import EventBus
-from valarmind_tui.errors import (
+from valarmind_tui.core.bus import EventBus
+from valarmind_tui.core.errors import (
     DenialEscalated,
     ProviderError,
     ToolError,
 )
-from valarmind_tui.events import (
+from valarmind_tui.core.events import (
     Notice,
     ReasoningDelta,
     RunStatus,
@@ -46,7 +46,7 @@ from valarmind_tui.providers.base import (
     Usage,
     UsageTotals,
 )
-from valarmind_tui.safety.gate import PermissionGate
+from valarmind_tui.safety.gate.pipeline import PermissionGate
 from valarmind_tui.safety.secrets import project_masker
 from valarmind_tui.tools.base import CURRENT_CALL_ID, ToolContext, ToolResult
 from valarmind_tui.tools.common import cap_middle

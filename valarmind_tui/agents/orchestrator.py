@@ -21,23 +21,23 @@ from dataclasses import replace
 from typing import Any
 
 from valarmind_tui.agents.approval_clock import ApprovalClock
-from valarmind_tui.agents.delegate import DelegationResult, Delegator, raise_if_escalated
-from valarmind_tui.agents.delegate_tool import DelegateTool
-from valarmind_tui.agents.gate_verdicts import qa_verdicts, review_verdict, test_verdict
+from valarmind_tui.agents.delegation.delegate import DelegationResult, Delegator, raise_if_escalated
+from valarmind_tui.agents.delegation.tool import DelegateTool
 from valarmind_tui.agents.loop import AgentLoop, AgentOutcome, LoopDeps
-from valarmind_tui.agents.quality_gates import ChangeTracker, GateReport, gates_required
 from valarmind_tui.agents.registry import AgentRegistry
 from valarmind_tui.agents.results import QAResult, ReviewResult
 from valarmind_tui.agents.spec import AgentSpec
 from valarmind_tui.agents.tasks import DelegationFollower, TaskList
 from valarmind_tui.agents.time_limit import bounded
-from valarmind_tui.config import Settings
-from valarmind_tui.errors import DenialEscalated
-from valarmind_tui.events import AgentFinished, AgentSpawned, Event, RunStatus
-from valarmind_tui.tools.exit_plan_mode import ExitPlanModeTool
+from valarmind_tui.agents.verification.policy import ChangeTracker, GateReport, gates_required
+from valarmind_tui.agents.verification.verdicts import qa_verdicts, review_verdict, test_verdict
+from valarmind_tui.core.errors import DenialEscalated
+from valarmind_tui.core.events import AgentFinished, AgentSpawned, Event, RunStatus
+from valarmind_tui.settings.config import Settings
+from valarmind_tui.tools.planning.exit_plan_mode import ExitPlanModeTool
+from valarmind_tui.tools.planning.task_tools import task_tools
 from valarmind_tui.tools.registry import ToolRegistry
-from valarmind_tui.tools.task_tools import task_tools
-from valarmind_tui.tools.web_fetch import WebFetchTool
+from valarmind_tui.tools.web.web_fetch import WebFetchTool
 
 MAX_FIX_ROUNDS = 2
 

@@ -6,8 +6,8 @@ import dataclasses
 
 from pydantic import BaseModel
 
-from valarmind_tui.errors import HookStopped
-from valarmind_tui.safety.hook_points import GateHooks
+from valarmind_tui.core.errors import HookStopped
+from valarmind_tui.safety.gate.hook_points import GateHooks
 from valarmind_tui.tools.base import Tool, ToolContext, ToolResult
 
 

@@ -6,8 +6,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from valarmind_tui.config import AgentProfile, Settings
-from valarmind_tui.errors import ConfigError, UsageError
+from valarmind_tui.core.errors import ConfigError, UsageError
+from valarmind_tui.settings.config import AgentProfile, Settings
 
 EXTERNAL_AGENTS_FILE = "external-agents.json"
 

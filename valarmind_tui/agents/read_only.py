@@ -6,13 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from valarmind_tui.agents.delegate import Delegator
-from valarmind_tui.bus import EventBus
-from valarmind_tui.config import Settings
+from valarmind_tui.agents.delegation.delegate import Delegator
+from valarmind_tui.core.bus import EventBus
 from valarmind_tui.providers.base import Provider
+from valarmind_tui.settings.config import Settings
 
 if TYPE_CHECKING:
-    from valarmind_tui.safety.sandbox import Sandbox
+    from valarmind_tui.safety.sandbox.wrap import Sandbox
 
 
 def read_only_delegator(
@@ -22,10 +22,10 @@ def read_only_delegator(
     """A Delegator whose specialists may only read (plan mode, no approver to ask)."""
     from valarmind_tui.agents.loop import LoopDeps
     from valarmind_tui.agents.registry import AgentRegistry
-    from valarmind_tui.safety.approval import PermissionMode, PolicyApprover
-    from valarmind_tui.safety.gate import PermissionGate
+    from valarmind_tui.safety.gate.approval import PermissionMode, PolicyApprover
+    from valarmind_tui.safety.gate.pipeline import PermissionGate
     from valarmind_tui.tools.base import ToolContext
-    from valarmind_tui.tools.builtin import builtin_tools
+    from valarmind_tui.tools.catalog import builtin_tools
 
     bus = bus or EventBus()
     gate = PermissionGate(root, PolicyApprover(), mode=PermissionMode.PLAN, bus=bus)

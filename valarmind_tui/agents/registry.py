@@ -14,17 +14,17 @@ from typing import Any
 
 from valarmind_tui.agents.profiles import Profile, all_profiles
 from valarmind_tui.agents.spec import AgentSpec
-from valarmind_tui.config import PROJECT_DIR, Settings
 from valarmind_tui.context.project_commands import (
     ProjectCommand,
     commands_of,
     detect_commands,
     render_commands,
 )
-from valarmind_tui.errors import ConfigError, UsageError
-from valarmind_tui.safe_files import read_regular_text
-from valarmind_tui.safety.permissions import AgentPermissions
-from valarmind_tui.user_dirs import user_config_dir
+from valarmind_tui.core.errors import ConfigError, UsageError
+from valarmind_tui.core.safe_files import read_regular_text
+from valarmind_tui.core.user_dirs import user_config_dir
+from valarmind_tui.safety.gate.permissions import AgentPermissions
+from valarmind_tui.settings.config import PROJECT_DIR, Settings
 
 _KEYS = {
     "name", "description", "tools", "permissions", "timeout", "model", "max_turns",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from valarmind_tui.safety.permissions import AgentPermissions
+from valarmind_tui.safety.gate.permissions import AgentPermissions
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,9 @@ import re
 from collections.abc import Collection, Mapping
 from dataclasses import replace
 
-from valarmind_tui.bus import EventBus
-from valarmind_tui.errors import ToolError
-from valarmind_tui.events import RunStatus, TaskItem, TaskListChanged
+from valarmind_tui.core.bus import EventBus
+from valarmind_tui.core.errors import ToolError
+from valarmind_tui.core.events import RunStatus, TaskItem, TaskListChanged
 
 STATUSES: tuple[str, ...] = ("pending", "in_progress", "completed", "blocked", "cancelled")
 _MARK = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]", "blocked": "[!]",

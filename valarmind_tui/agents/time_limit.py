@@ -12,7 +12,7 @@ from collections.abc import Awaitable
 
 from valarmind_tui.agents.approval_clock import ApprovalClock
 from valarmind_tui.agents.loop import TIMEOUT, AgentOutcome
-from valarmind_tui.events import RunStatus
+from valarmind_tui.core.events import RunStatus
 from valarmind_tui.providers.base import Usage
 
 

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from valarmind_tui.checkpoints.turns import Restored, SessionCheckpoints
 from valarmind_tui.context.attachments import split_attachments
 from valarmind_tui.context.compaction import SUMMARY_HEADER
-from valarmind_tui.errors import UsageError
+from valarmind_tui.core.errors import UsageError
 from valarmind_tui.store.sessions import SessionStore
 
 Scope = Literal["files", "conversation", "both"]

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from valarmind_tui.checkpoints.tree_files import remove_file, under_real_dirs, write_file
-from valarmind_tui.errors import ValarMindError
+from valarmind_tui.core.errors import ValarMindError
 from valarmind_tui.safety.child_env import child_env
 from valarmind_tui.safety.git_hardening import GIT_ENV, SAFE_FLAGS
 

@@ -12,7 +12,7 @@ import os
 import stat
 from pathlib import Path
 
-from valarmind_tui.safe_files import atomic_write
+from valarmind_tui.core.safe_files import atomic_write
 
 
 def under_real_dirs(root: Path, relpath: str, known: dict[str, bool]) -> bool:

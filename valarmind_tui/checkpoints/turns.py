@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from valarmind_tui.bus import EventBus
 from valarmind_tui.checkpoints.shadow import (
     RestoreReport,
     ShadowError,
@@ -34,10 +33,11 @@ from valarmind_tui.checkpoints.shadow import (
     shadow_dir,
 )
 from valarmind_tui.checkpoints.upkeep import REF_ROOT, warm_up
-from valarmind_tui.config_sections import CheckpointSettings
-from valarmind_tui.errors import UsageError
-from valarmind_tui.events import CheckpointCreated, FilesRestored, Notice
-from valarmind_tui.user_dirs import user_data_dir
+from valarmind_tui.core.bus import EventBus
+from valarmind_tui.core.errors import UsageError
+from valarmind_tui.core.events import CheckpointCreated, FilesRestored, Notice
+from valarmind_tui.core.user_dirs import user_data_dir
+from valarmind_tui.settings.sections import CheckpointSettings
 
 Action = Literal["undo", "redo", "rewind"]
 

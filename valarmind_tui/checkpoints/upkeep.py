@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from valarmind_tui.checkpoints.shadow import ShadowError, ShadowRepo
-from valarmind_tui.config_sections import CheckpointSettings
+from valarmind_tui.settings.sections import CheckpointSettings
 
 REF_ROOT = "refs/valarmind"
 PRUNE_EVERY_S = 24 * 3600.0

@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING
 from valarmind_tui.commands.registry import Command, CommandRegistry, CommandResult, Handler
 
 if TYPE_CHECKING:
-    from valarmind_tui.commands.context import CommandContext
-    from valarmind_tui.mcp.client.manager import McpPrompt
+    from valarmind_tui.commands.api import CommandContext
+    from valarmind_tui.mcp_client.manager import McpPrompt
 
 
 async def review(ctx: CommandContext, args: str) -> CommandResult:
-    from valarmind_tui.agents.review import run_review
+    from valarmind_tui.agents.review.runner import run_review
 
     words = shlex.split(args)
     as_json = "--json" in words

@@ -5,12 +5,12 @@ from __future__ import annotations
 import shlex
 from typing import TYPE_CHECKING
 
-from valarmind_tui.agents.commit_chain import ChainDeps, CommitOptions, run_commit_chain
+from valarmind_tui.agents.commit.chain import ChainDeps, CommitOptions, run_commit_chain
 from valarmind_tui.commands.registry import Command, CommandResult
-from valarmind_tui.errors import UsageError, ValarMindError
+from valarmind_tui.core.errors import UsageError, ValarMindError
 
 if TYPE_CHECKING:
-    from valarmind_tui.commands.context import CommandContext
+    from valarmind_tui.commands.api import CommandContext
 
 USAGE = "[--push] [--no-review] [--all] [-m MESSAGE]"
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from valarmind_tui.commands.registry import Command, CommandResult, refused_while_busy
-from valarmind_tui.reviewers.spending import session_usage
-from valarmind_tui.safety.approval import PermissionMode
+from valarmind_tui.oversight.spending import session_usage
+from valarmind_tui.safety.gate.approval import PermissionMode
 
 if TYPE_CHECKING:
-    from valarmind_tui.commands.context import CommandContext
+    from valarmind_tui.commands.api import CommandContext
 
 
 HELP_KEYS = """Keys (TUI):
@@ -85,7 +85,7 @@ async def sandbox(ctx: CommandContext, args: str) -> CommandResult:
 
 
 async def trust(ctx: CommandContext, args: str) -> CommandResult:
-    from valarmind_tui.trust import CHANGED, decide, remember, repository_config
+    from valarmind_tui.settings.trust.decision import CHANGED, decide, remember, repository_config
 
     present = ", ".join(repository_config(ctx.project_root)) or "none"
     now = "trusted" if ctx.settings.project_trusted else "not trusted"

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 
 from valarmind_tui.commands.registry import Command, CommandResult
 from valarmind_tui.repomap.show import format_map
-from valarmind_tui.safety.approval import ApprovalRequest
+from valarmind_tui.safety.gate.approval import ApprovalRequest
 
 if TYPE_CHECKING:
-    from valarmind_tui.commands.context import CommandContext
+    from valarmind_tui.commands.api import CommandContext
 
 
 INIT_USAGE = "[--yes]"
@@ -38,8 +38,8 @@ async def init(ctx: CommandContext, args: str) -> CommandResult:
         return CommandResult(yes, ok=False)
     from valarmind_tui.agents.init_run import init_valarmind_md
     from valarmind_tui.agents.read_only import read_only_delegator
-    from valarmind_tui.context.init_agent import write_valarmind_md
-    from valarmind_tui.events import Notice
+    from valarmind_tui.context.init.write import write_valarmind_md
+    from valarmind_tui.core.events import Notice
 
     delegator = None if ctx.offline else read_only_delegator(
         ctx.project_root, ctx.provider(), ctx.settings, ctx.bus, ctx.sandbox)

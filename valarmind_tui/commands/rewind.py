@@ -16,12 +16,11 @@ from valarmind_tui.checkpoints.rewind import (
     Scope,
 )
 from valarmind_tui.commands.registry import Command, CommandResult
-from valarmind_tui.errors import UsageError, ValarMindError
+from valarmind_tui.core.errors import UsageError, ValarMindError
 from valarmind_tui.store.sessions import SessionSummary
 
 if TYPE_CHECKING:
-    from valarmind_tui.commands.context import CommandContext
-    from valarmind_tui.session import Session
+    from valarmind_tui.commands.api import CommandContext
 
 REWOUND = "rewound-conversation"
 """The action of a /rewind that cut the conversation: faces show it again."""
@@ -138,12 +137,3 @@ def describe_summary(summary: SessionSummary) -> str:
     cost = f"${summary.cost_usd:.4f}" if summary.cost_usd is not None else "$-"
     return (f"{when}  {title}  · {info.model or 'no model'} · {cost} · "
             f"{summary.files_changed} files · {info.id}")
-
-
-async def switch_session(session: Session, session_id: str) -> Session:
-    """Open stored session `session_id` of the same project with the same settings, then close
-    `session`; the face attaches to the one returned."""
-    opened = await asyncio.to_thread(type(session).open, session.settings, session.project_root,
-                                     resume=session_id)
-    await session.close()
-    return opened

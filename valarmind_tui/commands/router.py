@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from valarmind_tui.commands.registry import CommandResult, refused_while_busy
-from valarmind_tui.errors import UsageError
+from valarmind_tui.core.errors import UsageError
 
 if TYPE_CHECKING:
-    from valarmind_tui.commands.context import CommandContext
+    from valarmind_tui.commands.api import CommandContext
 
 
 @dataclass(frozen=True)

@@ -16,12 +16,12 @@ from valarmind_tui.commands.rewind import (
     rewind_help,
     rewind_to_prompt,
 )
-from valarmind_tui.errors import ValarMindError
+from valarmind_tui.core.errors import ValarMindError
 from valarmind_tui.safety.secrets import project_masker
 
 if TYPE_CHECKING:
     from valarmind_tui.checkpoints import Restored
-    from valarmind_tui.commands.context import CommandContext
+    from valarmind_tui.commands.api import CommandContext
 
 
 async def undo(ctx: CommandContext, args: str) -> CommandResult:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from valarmind_tui.errors import UsageError
+from valarmind_tui.core.errors import UsageError
 from valarmind_tui.safety.content import not_regular_reason, read_regular_bytes
 from valarmind_tui.safety.paths import resolve_in_project
 

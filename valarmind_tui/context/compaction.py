@@ -11,9 +11,7 @@ import json
 from typing import Any
 
 from valarmind_tui.context.tokens import count_message_tokens
-from valarmind_tui.errors import ProviderError
 
-DEFAULT_CONTEXT_WINDOW = 128_000
 DEFAULT_THRESHOLD = 0.85
 KEEP_LAST_MESSAGES = 6
 TRUNCATED_TOOL_CHARS = 400
@@ -24,34 +22,6 @@ SUMMARY_PROMPT = (
 )
 SUMMARY_HEADER = "[Summary of the earlier conversation]"
 """First line of the user message that replaces compacted turns."""
-
-
-def context_window(model: str | None) -> int:
-    """The model's input window from LiteLLM's offline model info; 128k when unknown. Asked of
-    the model process when there is one (blocking: not on an event loop)."""
-    from valarmind_tui.providers import model_process
-
-    process = model_process.running() if model else None
-    if process is None:
-        return context_window_here(model)
-    try:
-        return int(process.call("context_window", model=model))
-    except (ProviderError, TypeError, ValueError):
-        return DEFAULT_CONTEXT_WINDOW
-
-
-def context_window_here(model: str | None) -> int:
-    """`context_window` from litellm imported in this process."""
-    if not model:
-        return DEFAULT_CONTEXT_WINDOW
-    from valarmind_tui.providers.litellm_call import load_litellm
-
-    try:
-        info = load_litellm().get_model_info(model)
-    except Exception:  # unknown models raise; offline maps may lack them
-        return DEFAULT_CONTEXT_WINDOW
-    window = info.get("max_input_tokens") or info.get("max_tokens")
-    return int(window) if window else DEFAULT_CONTEXT_WINDOW
 
 
 def should_compact(messages: list[dict[str, Any]], context_window: int,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from valarmind_tui.context.manifests import Manifests, read_manifests, read_text
+from valarmind_tui.context.manifests.read import Manifests, read_manifests, read_text
 
 Kind = Literal["build", "lint", "typecheck", "test"]
 KINDS: tuple[Kind, ...] = ("build", "lint", "typecheck", "test")

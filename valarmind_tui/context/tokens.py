@@ -1,5 +1,5 @@
 """Token counting that works offline: tiktoken's cl100k_base through its own API, from the
-encoding files LiteLLM ships (`valarmind_tui.tokenizer`), else about 4 characters per token.
+encoding files LiteLLM ships (`valarmind_tui.core.tokenizer`), else about 4 characters per token.
 """
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from valarmind_tui.tokenizer import count_tokens, estimate_tokens
+from valarmind_tui.core.tokenizer import count_tokens, estimate_tokens
 
 __all__ = ["count_json_tokens", "count_message_tokens", "count_tokens", "estimate_tokens"]
 

@@ -17,14 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from valarmind_tui.bus import EventBus
-from valarmind_tui.config import HOOK_EVENTS, Settings
-from valarmind_tui.events import HookRan, Notice
+from valarmind_tui.core.bus import EventBus
+from valarmind_tui.core.events import HookRan, Notice
 from valarmind_tui.hooks.names import hook_tool_name, matcher_matches, to_hook_input
 from valarmind_tui.hooks.process import DEFAULT_TIMEOUT_S, ActiveHook, HookResult, run_handler
 from valarmind_tui.hooks.verdicts import permission_verdict, post_feedback, pre_tool_verdict
-from valarmind_tui.safety.hook_points import HookVerdict, PostToolFeedback
+from valarmind_tui.safety.gate.hook_points import HookVerdict, PostToolFeedback
 from valarmind_tui.safety.secrets import project_masker
+from valarmind_tui.settings.config import HOOK_EVENTS, Settings
 
 
 @dataclass(frozen=True)

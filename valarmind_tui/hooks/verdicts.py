@@ -11,7 +11,7 @@ from typing import Any
 
 from valarmind_tui.hooks.names import from_hook_input
 from valarmind_tui.hooks.process import HookResult
-from valarmind_tui.safety.hook_points import (
+from valarmind_tui.safety.gate.hook_points import (
     NO_OPINION,
     HookDecision,
     HookVerdict,

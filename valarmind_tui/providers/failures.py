@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-from valarmind_tui.errors import AuthError, ProviderError
+from valarmind_tui.core.errors import AuthError, ProviderError
 
 _TRANSIENT_NAMES = {"InternalServerError", "ServiceUnavailableError", "APIConnectionError",
                     "Timeout", "APITimeoutError", "BadGatewayError"}

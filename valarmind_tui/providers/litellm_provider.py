@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
-from valarmind_tui.errors import AuthError, ProviderError
-from valarmind_tui.providers import model_process
+from valarmind_tui.core.errors import AuthError, ProviderError
 from valarmind_tui.providers.base import (
     ModelRequest,
     RetryNotice,
@@ -35,12 +34,13 @@ from valarmind_tui.providers.litellm_call import (
     classify_call_error,
     completion_events,
 )
-from valarmind_tui.providers.model_process import RemoteFailure
 from valarmind_tui.providers.normalize import TurnAccumulator, _counter_ids
+from valarmind_tui.providers.process import client as model_process
+from valarmind_tui.providers.process.client import RemoteFailure
 from valarmind_tui.safety.secrets import SecretMasker, project_masker
 
 if TYPE_CHECKING:
-    from valarmind_tui.config import Settings
+    from valarmind_tui.settings.config import Settings
 
 LOCAL_PREFIXES = ("ollama/", "ollama_chat/", "lm_studio/", "hosted_vllm/", "llamafile/",
                   "vllm/", "lemonade/", "docker_model_runner/")

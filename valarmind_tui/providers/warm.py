@@ -15,13 +15,13 @@ import contextlib
 import socket
 from typing import Any
 
-from valarmind_tui.providers import model_process
 from valarmind_tui.providers.io_thread import io_loop
 from valarmind_tui.providers.litellm_call import (
     imports_without_collection,
     load_litellm,
     load_litellm_async,
 )
+from valarmind_tui.providers.process import client as model_process
 
 WARMED_PROVIDERS = frozenset({
     "openai", "anthropic", "ollama", "ollama_chat", "hosted_vllm", "lm_studio", "openrouter",

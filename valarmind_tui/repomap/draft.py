@@ -19,6 +19,7 @@ from collections import Counter
 from functools import cache
 from typing import Any
 
+from valarmind_tui.core.safe_files import read_regular_bytes
 from valarmind_tui.repomap.imports import extract_imports
 from valarmind_tui.repomap.tags import (
     MAX_SIG_LINES,
@@ -27,7 +28,6 @@ from valarmind_tui.repomap.tags import (
     signature_lines,
     skip_reason,
 )
-from valarmind_tui.safe_files import read_regular_bytes
 
 DRAFT_LANGS = frozenset({"python"})
 _DEF = re.compile(  # starts with a newline: the engine skips from one to the next fast

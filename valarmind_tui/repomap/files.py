@@ -84,7 +84,7 @@ def _git_files(root: Path) -> list[str] | None:
 def _ignore_files_readable(root: Path) -> bool:
     """False when a top ignore file git reads is there but not a regular file: git blocks
     reading a FIFO until GIT_TIMEOUT_S, so walk at once."""
-    from valarmind_tui.safe_files import NotRegular, check_regular
+    from valarmind_tui.core.safe_files import NotRegular, check_regular
 
     for path in (root / ".gitignore", root / ".git" / "info" / "exclude"):
         try:
@@ -98,7 +98,7 @@ def _ignore_files_readable(root: Path) -> bool:
 
 def _walk(root: str, wanted: Callable[[str], bool]) -> list[Entry]:
     """A walk that never enters ignored folders; symlinks are not followed."""
-    from valarmind_tui.safe_files import is_system_tree
+    from valarmind_tui.core.safe_files import is_system_tree
     from valarmind_tui.safety.ignore import is_ignored, read_rules  # only when git is absent
 
     out: list[Entry] = []

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from valarmind_tui.core.safe_files import read_regular_bytes
 from valarmind_tui.repomap.cache import TagCache
 from valarmind_tui.repomap.draft import DRAFT_LANGS, draft_file
 from valarmind_tui.repomap.graph import (
@@ -26,7 +27,6 @@ from valarmind_tui.repomap.imports import Resolver
 from valarmind_tui.repomap.languages import language_for, queries
 from valarmind_tui.repomap.render import fit
 from valarmind_tui.repomap.tags import MAX_FILE_BYTES, extract, skip_reason
-from valarmind_tui.safe_files import read_regular_bytes
 
 RANKED_KEPT = 200
 _POOL_MIN_BYTES = 1_000_000
@@ -121,7 +121,7 @@ def resolve_imports(files: list[str], imports: list[list]) -> list[dict[int, lis
 def rank_and_render(state: dict, token_budget: int, chat: list[str],
                     mentioned: list[str]) -> dict[str, Any]:
     """The fields of a RepoMapResult for this request."""
-    from valarmind_tui.tokenizer import budget_tokens
+    from valarmind_tui.core.tokenizer import budget_tokens
 
     graph = Graph(*state["graph"])
     index = {f: i for i, f in enumerate(graph.files)}
@@ -198,7 +198,7 @@ def _gather_drafts(results: Iterable[tuple[str, str | None, tuple[Any, ...] | No
 
 
 def _load_budget_encodings() -> None:
-    from valarmind_tui.tokenizer import BUDGET_ENCODINGS, encoding
+    from valarmind_tui.core.tokenizer import BUDGET_ENCODINGS, encoding
 
     for name in BUDGET_ENCODINGS:
         encoding(name)

@@ -18,8 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from valarmind_tui import safe_files
-from valarmind_tui.errors import ToolError
+from valarmind_tui.core import safe_files
+from valarmind_tui.core.errors import ToolError
 from valarmind_tui.safety.paths import is_sensitive, relative
 
 LEFT_OUT = "content left out: the file may hold secrets"

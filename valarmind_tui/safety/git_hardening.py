@@ -40,8 +40,8 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
-from valarmind_tui.errors import ValarMindError
-from valarmind_tui.safe_files import read_regular_text
+from valarmind_tui.core.errors import ValarMindError
+from valarmind_tui.core.safe_files import read_regular_text
 from valarmind_tui.safety.child_env import child_env
 
 LIST_TIMEOUT_S = 10.0

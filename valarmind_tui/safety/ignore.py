@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from valarmind_tui.safe_files import is_system_tree
+from valarmind_tui.core.safe_files import is_system_tree
 from valarmind_tui.safety.content import NotRegularFile, read_regular_bytes
 from valarmind_tui.safety.paths import glob_regex
 

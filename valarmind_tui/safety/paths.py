@@ -11,7 +11,7 @@ import re
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
-from valarmind_tui.errors import PathOutsideProject
+from valarmind_tui.core.errors import PathOutsideProject
 
 SENSITIVE_DIRS = frozenset(
     {".ssh", ".aws", ".gnupg", ".kube", ".azure", ".docker", ".password-store"}

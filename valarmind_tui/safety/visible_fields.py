@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, TypeVar
 
-from valarmind_tui.visible_text import visible
+from valarmind_tui.core.visible_text import visible
 
 __all__ = ["visible_fields"]
 

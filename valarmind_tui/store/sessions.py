@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from valarmind_tui.events import Event, event_to_dict, event_type
+from valarmind_tui.core.events import Event, event_to_dict, event_type
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (

@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ValidationError
 
-from valarmind_tui.errors import ToolError
+from valarmind_tui.core.errors import ToolError
 from valarmind_tui.tools.services import ToolServices
 
 if TYPE_CHECKING:
-    from valarmind_tui.safety.sandbox import Sandbox
+    from valarmind_tui.safety.sandbox.wrap import Sandbox
 
 
 CURRENT_CALL_ID: ContextVar[str | None] = ContextVar("valarmind_tool_call_id", default=None)

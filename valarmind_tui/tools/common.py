@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from valarmind_tui.errors import ToolError
+from valarmind_tui.core.errors import ToolError
 from valarmind_tui.safety.child_env import child_env
 from valarmind_tui.safety.content import read_regular_bytes
 from valarmind_tui.safety.paths import relative, resolve_in_project

@@ -14,9 +14,9 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Protocol
 
-from valarmind_tui.bus import EventBus
-from valarmind_tui.events import ModeChanged, TaskItem
-from valarmind_tui.safety.approval import Approver, PermissionMode
+from valarmind_tui.core.bus import EventBus
+from valarmind_tui.core.events import ModeChanged, TaskItem
+from valarmind_tui.safety.gate.approval import Approver, PermissionMode
 
 if TYPE_CHECKING:
     from valarmind_tui.tools.base import ToolResult

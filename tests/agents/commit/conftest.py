@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 
 from tests.fakes.model_server import ScriptedTurn
-from valarmind_tui.config import Settings
 from valarmind_tui.context.project_commands import commands_of, detect_commands
-from valarmind_tui.events import CommitStepFinished, Event
-from valarmind_tui.safety.approval import PolicyApprover
-from valarmind_tui.session import Session
+from valarmind_tui.core.events import CommitStepFinished, Event
+from valarmind_tui.safety.gate.approval import PolicyApprover
+from valarmind_tui.session.session import Session
+from valarmind_tui.settings.config import Settings
 
 IDENTITY = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
             "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}

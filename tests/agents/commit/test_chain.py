@@ -16,9 +16,9 @@ from tests.agents.commit.conftest import (
     head_subject,
 )
 from tests.fakes.model_server import ScriptedTurn
-from valarmind_tui.agents.commit_chain import CommitOutcome
-from valarmind_tui.agents.commit_git import StagedFile
-from valarmind_tui.agents.commit_message import files_message
+from valarmind_tui.agents.commit.chain import CommitOutcome
+from valarmind_tui.agents.commit.git import StagedFile
+from valarmind_tui.agents.commit.message import files_message
 
 PRE_COMMIT_FAILS = "#!/bin/sh\necho 'pre-commit: trailing whitespace in util.py' >&2\nexit 1\n"
 

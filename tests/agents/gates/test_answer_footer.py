@@ -5,9 +5,9 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from valarmind_tui.events import RunStatus
-from valarmind_tui.ui.widgets.chat import ChatView
-from valarmind_tui.ui.widgets.streaming_markdown import StreamingMarkdown
+from valarmind_tui.core.events import RunStatus
+from valarmind_tui.faces.tui.widgets.chat import ChatView
+from valarmind_tui.faces.tui.widgets.streaming_markdown import StreamingMarkdown
 
 REPORT = "## Quality gates (NOT verified)\nRequired because the change touches 2 files."
 

@@ -16,8 +16,8 @@ from tests.agents.gates.conftest import (
     qa_claims_passed,
 )
 from tests.fakes.model_server import ScriptedTurn
-from valarmind_tui.events import AgentSpawned, ToolCallFinished
-from valarmind_tui.safety.approval import PermissionMode, PolicyApprover
+from valarmind_tui.core.events import AgentSpawned, ToolCallFinished
+from valarmind_tui.safety.gate.approval import PermissionMode, PolicyApprover
 
 
 async def test_qa_whose_command_was_denied_is_not_run_and_the_prompt_unverified(

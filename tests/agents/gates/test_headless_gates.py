@@ -18,7 +18,7 @@ from tests.agents.gates.conftest import (
 )
 from tests.fakes.model_server import ScriptedTurn
 from tests.test_headless import configure_key, model_flags, valarmind
-from valarmind_tui.headless import EXIT_CODES
+from valarmind_tui.faces.headless import EXIT_CODES
 
 KEY = {"FAKE_API_KEY": "sk-test"}
 

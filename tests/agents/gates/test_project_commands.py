@@ -23,10 +23,10 @@ from tests.agents.gates.conftest import (
 from tests.conftest import write_user_config
 from tests.fakes.model_server import ScriptedTurn
 from tests.test_headless import configure_key, model_flags, valarmind
-from valarmind_tui.config import load_settings
-from valarmind_tui.events import ToolCallFinished
-from valarmind_tui.safety.allowed_commands import allowed_by_prefix
-from valarmind_tui.safety.approval import ApprovalRequest, PolicyApprover
+from valarmind_tui.core.events import ToolCallFinished
+from valarmind_tui.safety.gate.allowed_commands import allowed_by_prefix
+from valarmind_tui.safety.gate.approval import ApprovalRequest, PolicyApprover
+from valarmind_tui.settings.config import load_settings
 
 
 @pytest.mark.parametrize(("command", "allowed"), [

@@ -14,8 +14,8 @@ from tests.agents.gates.conftest import (
 )
 from tests.fakes.model_server import ScriptedTurn
 from valarmind_tui.agents.tasks import TaskList, agents_named
-from valarmind_tui.events import TaskItem, TaskListChanged
-from valarmind_tui.safety.approval import PermissionMode, PolicyApprover
+from valarmind_tui.core.events import TaskItem, TaskListChanged
+from valarmind_tui.safety.gate.approval import PermissionMode, PolicyApprover
 
 
 def _plan() -> list[ScriptedTurn]:

@@ -10,10 +10,10 @@ from typing import Any
 from tests.agents.gates.conftest import call, commit_all
 from tests.fakes.model_server import ScriptedTurn
 from valarmind_tui.agents.registry import parse_agent_file
-from valarmind_tui.events import ApprovalRequested, ApprovalResolved, ToolCallFinished
+from valarmind_tui.core.events import ApprovalRequested, ApprovalResolved, ToolCallFinished
 from valarmind_tui.providers.litellm_call import load_litellm
-from valarmind_tui.safety.approval import ApprovalAnswer, PolicyApprover
-from valarmind_tui.session import InteractiveApprover
+from valarmind_tui.safety.gate.approval import ApprovalAnswer, PolicyApprover
+from valarmind_tui.session.session import InteractiveApprover
 
 SLOW_AGENT = """---
 name: slowpoke

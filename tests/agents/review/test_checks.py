@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 from tests.agents.review.conftest import commit, write
-from valarmind_tui.agents.review import run_review
-from valarmind_tui.agents.review_checks import added_lines, scrub
-from valarmind_tui.agents.review_output import fails, sarif
+from valarmind_tui.agents.review.checks import added_lines, scrub
+from valarmind_tui.agents.review.output import fails, sarif
+from valarmind_tui.agents.review.runner import run_review
 
 AWS_KEY = "AKIAZ3MXQ7RT5PLW2KVN"
 GITHUB_TOKEN = "ghp_" + "Zq8wLmN3vB6xT1yR4uE7iO0pA2sD5fG9hJkK"

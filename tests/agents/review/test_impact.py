@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.agents.review.conftest import CORE, commit, git, write
-from valarmind_tui.agents.review import run_review
-from valarmind_tui.agents.review_impact import breaking_params
+from valarmind_tui.agents.review.impact import breaking_params
+from valarmind_tui.agents.review.runner import run_review
 
 
 def impact(report):  # noqa: ANN001, ANN201 - a ReviewReport in, findings out

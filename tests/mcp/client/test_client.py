@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from valarmind_tui.bus import EventBus
-from valarmind_tui.config import McpServerConfig, McpSettings
-from valarmind_tui.events import Notice
-from valarmind_tui.mcp.client.config_files import server_configs
-from valarmind_tui.mcp.client.manager import McpManager
+from valarmind_tui.core.bus import EventBus
+from valarmind_tui.core.events import Notice
+from valarmind_tui.mcp_client.config_files import server_configs
+from valarmind_tui.mcp_client.manager import McpManager
 from valarmind_tui.safety.child_env import ENV_ALLOWLIST
+from valarmind_tui.settings.config import McpServerConfig, McpSettings
 from valarmind_tui.tools.base import Risk, ToolContext
 from valarmind_tui.tools.registry import ToolRegistry
 

@@ -9,13 +9,13 @@ from typing import Any
 import mcp_types as types
 
 from tests.fakes.model_server import ScriptedTurn
-from valarmind_tui.bus import EventBus
-from valarmind_tui.config import McpServerConfig, McpSettings
-from valarmind_tui.events import Event, ToolCallFinished, ToolCallStarted
-from valarmind_tui.mcp.client.manager import McpManager
-from valarmind_tui.mcp.client.sampling import SamplingHandler
+from valarmind_tui.core.bus import EventBus
+from valarmind_tui.core.events import Event, ToolCallFinished, ToolCallStarted
+from valarmind_tui.mcp_client.manager import McpManager
+from valarmind_tui.mcp_client.sampling import SamplingHandler
 from valarmind_tui.providers.litellm_provider import LiteLLMProvider, ProviderConfig
-from valarmind_tui.safety.approval import PolicyApprover
+from valarmind_tui.safety.gate.approval import PolicyApprover
+from valarmind_tui.settings.config import McpServerConfig, McpSettings
 
 
 def _handler(fake: Any, *, allow: bool = True, max_iterations: int = 5) -> tuple[

@@ -16,9 +16,9 @@ import pytest
 
 from tests.conftest import write_user_config
 from tests.fakes.model_server import ScriptedTurn
-from valarmind_tui.config import load_settings
-from valarmind_tui.safety.approval import PolicyApprover
-from valarmind_tui.session import Session
+from valarmind_tui.safety.gate.approval import PolicyApprover
+from valarmind_tui.session.session import Session
+from valarmind_tui.settings.config import load_settings
 
 SAMPLE_TOOL = "mcp__everything__trigger-sampling-request"
 

@@ -14,9 +14,9 @@ import pytest
 
 from tests.conftest import write_user_config
 from tests.fakes.model_server import ScriptedTurn
-from valarmind_tui.config import load_settings
-from valarmind_tui.safety.approval import ApprovalAnswer, ApprovalRequest
-from valarmind_tui.session import Session
+from valarmind_tui.safety.gate.approval import ApprovalAnswer, ApprovalRequest
+from valarmind_tui.session.session import Session
+from valarmind_tui.settings.config import load_settings
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "mcp"
 

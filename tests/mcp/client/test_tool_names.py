@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from valarmind_tui.mcp.client.tools import tool_name, unique_tool_name
+from valarmind_tui.mcp_client.tools import tool_name, unique_tool_name
 
 VALID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 

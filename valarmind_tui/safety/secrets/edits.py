@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from valarmind_tui.errors import ToolError
+from valarmind_tui.core.errors import ToolError
 from valarmind_tui.safety.secrets.masker import MARKER
 
 

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from valarmind_tui import safe_files
+from valarmind_tui.core import safe_files
 
 MIN_LENGTH = 8
 MAX_ENV_FILE_BYTES = 256_000

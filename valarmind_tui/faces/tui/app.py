@@ -1,0 +1,350 @@
+"""The Textual face: a chat pane, a sidebar (tasks, agents), the prompt and a status bar.
+
+The app reaches the core only through `Session` methods and renders the events of `session.bus`
+(bridge.py brings them, event_routing.py hands them to the widgets). It never imports litellm:
+the session builds its provider on first use.
+
+Launch paints first (launch.py): the app gets a factory, the first frame (prompt focused, status
+"starting…") is drawn before the Session and its imports (settings, agents, gate...) are built in
+a thread (session_start.py). Prompts sent before the session is ready are queued and sent, in
+order, once it is. Themes: theming.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.events import Resize
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState
+
+from valarmind_tui.commands.router import SlashLine, parse, run
+from valarmind_tui.context.attachments import with_attachments
+from valarmind_tui.core.visible_text import visible
+from valarmind_tui.faces.tui import environment, garbage, session_start, themes
+from valarmind_tui.faces.tui.bridge import SessionEvent, pump_events
+from valarmind_tui.faces.tui.completion import (
+    complete_command,
+    complete_path,
+    mentioned_paths,
+)
+from valarmind_tui.faces.tui.event_routing import EventRouter
+from valarmind_tui.faces.tui.history import PromptHistory, default_history_file
+from valarmind_tui.faces.tui.skeleton import SIDEBAR_MIN_WIDTH
+from valarmind_tui.faces.tui.theming import AppTheming
+from valarmind_tui.faces.tui.widgets.chat import ChatView
+from valarmind_tui.faces.tui.widgets.messages import NoticeLine, ShellOutput, UserMessage
+from valarmind_tui.faces.tui.widgets.prompt import Completion, PromptBar, PromptInput
+from valarmind_tui.faces.tui.widgets.sidebar import Sidebar
+from valarmind_tui.faces.tui.widgets.status import StatusBar
+
+if TYPE_CHECKING:
+    from valarmind_tui.session.session import Session
+
+_log = logging.getLogger(__name__)
+QUIT_WINDOW_S = 2.0
+
+
+class MainScreen(Screen):
+    """The conversation's screen. The prompt has the focus from the moment it exists: keys typed
+    while ValarMind starts are read as soon as Textual is, and go there (the first focusable
+    widget, the chat view, would drop them)."""
+
+    AUTO_FOCUS = "PromptInput"
+
+
+class ValarMindApp(App[int]):
+    """One Session, rendered."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "ValarMind"
+    BINDINGS = [
+        Binding("shift+tab", "cycle_mode", "Mode", priority=True),
+        Binding("escape", "cancel", "Cancel"),
+        Binding("ctrl+c", "quit_twice", "Quit", priority=True, show=False),
+        Binding("ctrl+b", "toggle_sidebar", "Sidebar"),
+    ]
+    ollama_address: tuple[str, int] = (environment.OLLAMA_HOST, environment.OLLAMA_PORT)
+
+    def __init__(
+        self, session: Session | None = None, *, history_file: Path | None = None,
+        theme_dirs: tuple[Path, ...] | None = None, remember_theme: bool = True,
+        session_factory: Callable[..., Session] | None = None, project_root: Path | None = None,
+        ask_trust: bool = False, first_prompt: str | None = None,
+    ) -> None:
+        """Give a ready `session`, or a `session_factory` run in a thread after the first frame
+        (then `project_root` names the project until the session exists). With `ask_trust`,
+        the factory takes the person's trust answer when the folder needed one; a
+        `first_prompt` (`valarmind "TASK"`) is sent once the session is ready."""
+        super().__init__()
+        if (session is None) == (session_factory is None):
+            raise ValueError("give either a session or a session_factory")
+        self.session: Session | None = session
+        self._session_factory = session_factory
+        self._ask_trust = ask_trust
+        self.project_root = session.project_root if session else (project_root or Path.cwd())
+        self.startup_error: BaseException | None = None
+        self._pending: list[str] = [first_prompt] if first_prompt else []
+        self.prompt_history = PromptHistory(history_file or default_history_file())
+        self.theming = AppTheming(self, theme_dirs, remember_theme)
+        self.event_router = EventRouter(self)
+        self._sidebar_forced: bool | None = None
+        self._last_ctrl_c = 0.0
+        self.turn_running = False
+
+    # -- set-up -----------------------------------------------------------------------------
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return themes.default_variables()
+
+    def get_default_screen(self) -> Screen:
+        return MainScreen(id="_default")
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="body"):
+            yield ChatView(id="chat")
+            yield Sidebar(id="sidebar")
+        yield PromptBar(self.prompt_history, completer=self._complete)
+        yield StatusBar(id="status")
+
+    async def on_mount(self) -> None:
+        self.set_interval(garbage.SETTLE_EVERY_S, self._settle_while_working)
+        self.theming.load()
+        status = self.query_one(StatusBar)
+        status.branch = environment.git_branch(self.project_root)
+        self.query_one(Sidebar).display = self.size.width >= SIDEBAR_MIN_WIDTH
+        self.query_one(PromptInput).focus()
+        if self.session is not None:
+            await self.attach(self.session)
+        else:
+            status.starting = True
+            self.call_after_refresh(self._open_session)
+
+    def _open_session(self) -> None:
+        """After the first frame: build the Session off the UI thread, and meanwhile import the
+        model library (the longest part of the warm-up: started only once the session was
+        attached, it was not done when a prompt typed 3 s after launch was sent)."""
+        self.run_worker(session_start.import_model_library, thread=True, name="model library",
+                        group="session", exit_on_error=False)
+        self.run_worker(self._build_session(), name="session", group="session",
+                        exit_on_error=False)
+
+    async def _build_session(self) -> None:
+        assert self._session_factory is not None
+        factory = self._session_factory
+        if self._ask_trust:
+            factory = await session_start.with_trust_answer(self, self.project_root, factory)
+        try:
+            session = await asyncio.to_thread(session_start.warm_then, factory)
+        except Exception as exc:  # a config or usage error: shown by run_app after exit
+            self.startup_error = exc
+            self.exit(1, return_code=1)
+            return
+        await self.attach(session)
+
+    async def attach(self, session: Session) -> None:
+        """The session exists: listen to its bus, show its state, send what was queued."""
+        self.session = session
+        session.message_editor.interactive = True  # /commit's message opens the editor
+        self.run_worker(pump_events(session.bus, self), name="bridge", group="bridge")
+        status = self.query_one(StatusBar)
+        status.model, status.mode = session.model, session.mode.value
+        sandbox = getattr(session, "sandbox", None)
+        if sandbox is not None:
+            status.sandbox, status.sandbox_alert = sandbox.status_label(), sandbox.unavailable
+        status.starting = False
+        self.theming.apply_configured(session.settings.theme)
+        if session.history:
+            await self.show_resumed(session)
+        if session.offline:
+            from valarmind_tui.faces.tui.widgets.answer import OfflineBanner
+
+            await self.query_one(ChatView).add(
+                OfflineBanner(environment.offline_help(None), id="offline")
+            )
+            self.detect_ollama()
+        self.run_worker(session.start(), name="session-start", group="session",
+                        exit_on_error=False)
+        self.run_worker(partial(session_start.warm_up, session), thread=True, name="warm-up",
+                        group="session", exit_on_error=False)
+        pending, self._pending = self._pending, []
+        for text in pending:
+            await self._dispatch(text)
+
+    async def show_resumed(self, session: Session) -> None:
+        """A resumed session: its conversation again, then a notice saying so."""
+        from valarmind_tui.context.transcript import resume_notice  # only for a resumed session
+
+        transcript = await asyncio.to_thread(session.transcript)  # the event log can be large
+        chat = self.query_one(ChatView)
+        await chat.replay(transcript)
+        await chat.add(NoticeLine(resume_notice(session.session_id or "?", transcript)))
+
+    @work(exclusive=True, group="ollama", exit_on_error=False)
+    async def detect_ollama(self) -> None:
+        host, port = self.ollama_address
+        found = await environment.ollama_running(host, port)
+        from valarmind_tui.faces.tui.widgets.answer import OfflineBanner
+
+        for banner in self.query(OfflineBanner):
+            banner.update(environment.offline_help(found))
+
+    async def on_unmount(self) -> None:
+        if self.session is not None:  # the TUI ends only when the person quits it
+            await self.session.close("prompt_input_exit")
+
+    # -- events from the core ----------------------------------------------------------------
+    @on(SessionEvent)
+    async def _on_session_event(self, message: SessionEvent) -> None:
+        await self.event_router.route(message.event)
+
+    def _settle_while_working(self) -> None:
+        if self.working:
+            garbage.settle_turn()
+
+    # -- what the person sends ----------------------------------------------------------------
+    def _complete(self, before_cursor: str) -> list[Completion]:
+        found = (complete_command(self.session.commands, before_cursor, self.session,
+                                  {"theme": self.theming.names()})
+                 if self.session else [])
+        return found or complete_path(self.project_root, before_cursor)
+
+    @property
+    def live(self) -> Session:
+        """The session; only called on paths that run once it is attached."""
+        assert self.session is not None, "the session is not ready yet"
+        return self.session
+
+    @property
+    def working(self) -> bool:
+        """A prompt runs: one sent from the prompt, or a turn a command runs (/plan QUESTION,
+        an MCP prompt), which the session counts as busy."""
+        return self.turn_running or (self.session is not None and self.session.busy)
+
+    @on(PromptInput.Submitted)
+    async def _on_submitted(self, message: PromptInput.Submitted) -> None:
+        if refusal := self._refusal(message.text):
+            message.prompt_input.load_text(message.text)
+            self.notify(refusal, severity="warning")
+            return
+        if self.session is None:
+            self._pending.append(message.text)
+            self.notify("Starting… it will be sent as soon as the session is ready.", timeout=3)
+            return
+        await self._dispatch(message.text)
+
+    def _refusal(self, text: str) -> str:
+        """Why `text` cannot be sent now, or "". One prompt at a time: a second one is refused
+        and left in the input, not queued (it was written before the first one's answer).
+        Commands and `!shell` still run; those a running turn would undo refuse themselves
+        (Command.idle_only)."""
+        if not _is_prompt(text):
+            return ""
+        if self.working:
+            return "The agent is still working: wait for the answer or press Esc."
+        if self.session is None and any(_is_prompt(t) for t in self._pending):
+            return ("A prompt is already waiting for the session to start: send this one after "
+                    "its answer.")
+        return ""
+
+    async def _dispatch(self, text: str) -> None:
+        if (slash := parse(text)) is not None:
+            self.run_command(text, slash)
+        elif text.startswith("!"):
+            self.run_shell(text[1:].strip())
+        else:
+            await self._send_prompt(text)
+
+    async def _send_prompt(self, text: str) -> None:
+        files: dict[str, str] = {}
+        for path in mentioned_paths(text):
+            try:
+                files[path] = self.live.attach(path)
+            except Exception as exc:  # any refusal is the person's to read, not a crash
+                self.notify(visible(f"@{path} not attached: {exc}"), severity="warning",
+                            markup=False)
+        await self.query_one(ChatView).add(UserMessage(text, tuple(files)))
+        self.turn_running = True
+        self.query_one(StatusBar).busy = True
+        self.run_turn(with_attachments(text, files))
+
+    @work(exclusive=True, group="turn", exit_on_error=False)
+    async def run_turn(self, prompt: str) -> None:
+        try:
+            await self.live.submit(prompt)
+        finally:
+            self.turn_running = False
+            self.query_one(StatusBar).busy = False
+
+    @work(group="command", exit_on_error=False)
+    async def run_command(self, line: str, slash: SlashLine) -> None:
+        result = await run(self.live, slash)
+        from valarmind_tui.faces.tui import pickers
+        from valarmind_tui.faces.tui.widgets.answer import CommandOutput
+
+        kind, _, argument = (result.action or "").partition(":")
+        if kind not in pickers.LISTS_ITSELF:
+            await self.query_one(ChatView).add(CommandOutput(line, result.text, result.ok))
+        status = self.query_one(StatusBar)
+        status.model, status.mode = self.live.model, self.live.mode.value
+        if (perform := pickers.ACTIONS.get(kind)) is not None:
+            await perform(self, argument)
+
+    @work(group="shell", exit_on_error=False)
+    async def run_shell(self, command: str) -> None:
+        block = ShellOutput(command)
+        await self.query_one(ChatView).add(block)
+        result = await self.live.run_shell(command)
+        block.show(result.output, result.is_error)
+
+    # -- keys ---------------------------------------------------------------------------------
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A background job that fails (the warm-up, MCP start-up...) is said, never swallowed."""
+        if event.state is WorkerState.ERROR:
+            error = event.worker.error
+            self.log.error(f"worker {event.worker.name} failed: {error!r}")
+            _log.error("background task %r failed", event.worker.name, exc_info=error)
+            self.notify(visible(f"Background task {event.worker.name!r} failed: {error}"),
+                        severity="warning", timeout=8, markup=False)
+
+    def action_cycle_mode(self) -> None:
+        if self.session is None:
+            return
+        self.session.set_mode(self.session.mode.next())
+        self.query_one(StatusBar).mode = self.session.mode.value
+
+    def action_cancel(self) -> None:
+        """Esc: stop the running prompt, whether the prompt bar or a command started it."""
+        if self.working and self.live.cancel():
+            self.notify("Cancelling…", timeout=2)
+
+    def action_quit_twice(self) -> None:
+        now = time.monotonic()
+        if now - self._last_ctrl_c <= QUIT_WINDOW_S:
+            self.exit(0)
+            return
+        self._last_ctrl_c = now
+        self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW_S)
+
+    def action_toggle_sidebar(self) -> None:
+        sidebar = self.query_one(Sidebar)
+        self._sidebar_forced = not sidebar.display
+        sidebar.display = self._sidebar_forced
+
+    def on_resize(self, event: Resize) -> None:
+        if self._sidebar_forced is None:
+            self.query_one(Sidebar).display = event.size.width >= SIDEBAR_MIN_WIDTH
+
+
+def _is_prompt(text: str) -> bool:
+    """Text for the model: not a slash command (the router reads those) nor a `!shell` line."""
+    return parse(text) is None and not text.startswith("!")

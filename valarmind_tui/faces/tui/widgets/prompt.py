@@ -1,0 +1,225 @@
+"""The prompt: multi-line input, history, and completion of /commands and @paths."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from textual import events, on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import OptionList, TextArea
+from textual.widgets.option_list import Option
+
+from valarmind_tui.core.visible_text import visible
+from valarmind_tui.faces.tui.history import PromptHistory
+
+
+@dataclass(frozen=True)
+class Completion:
+    """Replace the text before the cursor from `start` (a column on the cursor's line)."""
+
+    value: str
+    help: str
+    start: int
+
+
+Completer = Callable[[str], list[Completion]]
+"""Given the cursor line's text before the cursor, the completions to offer."""
+
+
+class PromptInput(TextArea):
+    """Enter sends; Shift+Enter or Ctrl+J add a line; Up/Down walk history or completions."""
+
+    DEFAULT_CSS = """
+    PromptInput { height: auto; min-height: 3; max-height: 10; border: tall $primary 50%; }
+    PromptInput:focus { border: tall $primary; }
+    """
+
+    class Submitted(Message):
+        """The person sent `text`."""
+
+        def __init__(self, prompt_input: PromptInput, text: str) -> None:
+            super().__init__()
+            self.prompt_input = prompt_input
+            self.text = text
+
+        @property
+        def control(self) -> PromptInput:
+            return self.prompt_input
+
+    def __init__(self, history: PromptHistory, **kwargs: object) -> None:
+        # why the ignore below: Textual's typed keywords; ours pass through
+        super().__init__(soft_wrap=True, show_line_numbers=False, **kwargs)  # type: ignore[arg-type]  # why: above
+        self.prompt_history = history
+        self.completer: Completer | None = None
+        self.completions: OptionList | None = None
+        self._offered: list[Completion] = []
+        self._offered_for: str | None = None
+        """The text before the cursor the offer was made for: keys typed fast or pasted arrive
+        before the offer is refreshed, so an older offer must never replace newer text."""
+        self._choosing = False
+        """The person moved through the offer with the arrow keys since it was made."""
+
+    # -- completion ---------------------------------------------------------------------------
+    def _before_cursor(self) -> str:
+        row, col = self.cursor_location
+        return self.document.get_line(row)[:col]
+
+    def refresh_completions(self) -> None:
+        """Recompute what to offer for the text before the cursor."""
+        if self.completions is None:
+            return
+        before = self._before_cursor()
+        found = self.completer(before) if self.completer else []
+        self._offered = [c for c in found if before[c.start:] != c.value][:12]
+        self._offered_for = before
+        self._choosing = False
+        self.completions.clear_options()
+        if not self._offered:
+            self.completions.display = False
+            return
+        self.completions.add_options(
+            Option(Content.assemble((visible(c.value), "bold"),
+                                    ("  " + visible(c.help), "$text-muted")))
+            for c in self._offered
+        )
+        self.completions.highlighted = 0
+        self.completions.display = True
+
+    @property
+    def completing(self) -> bool:
+        return bool(self.completions is not None and self.completions.display and self._offered)
+
+    def accept_completion(self) -> bool:
+        """Put the highlighted completion in place of the word being typed (from its start
+        to its end, so typed text after the cursor's word stays); False when it changes
+        nothing."""
+        assert self.completions is not None
+        chosen = self._offered[self.completions.highlighted or 0]
+        row, col = self.cursor_location
+        line = self.document.get_line(row)
+        end = col + _word_length(line[col:])
+        if line[chosen.start:end] == chosen.value:
+            self.hide_completions()
+            return False
+        self.replace(chosen.value, (row, chosen.start), (row, end))
+        if not chosen.value.endswith("/"):
+            self.hide_completions()
+        return True
+
+    def _offer_is_current(self) -> bool:
+        return self._offered_for == self._before_cursor()
+
+    def _complete_on_tab(self) -> None:
+        """Complete what is typed now (the offer is made again when keys arrived since)."""
+        if not self._offer_is_current():
+            self.refresh_completions()
+        if self.completing:
+            self.accept_completion()
+
+    def hide_completions(self) -> None:
+        self._offered = []
+        if self.completions is not None:
+            self.completions.display = False
+
+    def _on_text_area_changed(self, _event: TextArea.Changed) -> None:
+        self.refresh_completions()
+
+    # -- keys ---------------------------------------------------------------------------------
+    async def _on_key(self, event: events.Key) -> None:
+        handled = self._handle_key(event.key)
+        if handled:
+            event.stop()
+            event.prevent_default()
+
+    def _handle_key(self, key: str) -> bool:
+        if key == "tab":
+            self._complete_on_tab()
+            return True  # Tab completes or does nothing: it never takes the focus away
+        if self.completing:
+            assert self.completions is not None
+            if key == "enter" and self._choosing and self._offer_is_current():
+                self.accept_completion()
+                return True
+            if key == "escape":
+                self.hide_completions()
+                return True
+            if key in ("up", "down"):
+                getattr(self.completions, f"action_cursor_{key}")()
+                self._choosing = True
+                return True
+        if key == "enter":
+            self._submit()
+            return True
+        if key in ("shift+enter", "ctrl+j"):
+            self.insert("\n")
+            return True
+        if key == "up" and self.cursor_location[0] == 0:
+            return self._recall(self.prompt_history.previous(self.text))
+        if key == "down" and self.cursor_location[0] == self.document.line_count - 1:
+            return self._recall(self.prompt_history.following())
+        return False
+
+    def _recall(self, text: str | None) -> bool:
+        if text is None:
+            return False
+        self.load_text(text)
+        self.move_cursor(self.document.end)
+        self.hide_completions()
+        return True
+
+    def _submit(self) -> None:
+        text = self.text.strip()
+        if not text:
+            return
+        self.prompt_history.add(text)
+        self.load_text("")
+        self.hide_completions()
+        self.post_message(self.Submitted(self, text))
+
+
+def _word_length(text: str) -> int:
+    """How many characters of `text` belong to the word it starts with."""
+    for i, ch in enumerate(text):
+        if ch.isspace():
+            return i
+    return len(text)
+
+
+class PromptBar(Vertical):
+    """The completion list above the input."""
+
+    DEFAULT_CSS = """
+    PromptBar { height: auto; dock: bottom; }
+    PromptBar #completions {
+        display: none; height: auto; max-height: 8; border: round $secondary;
+        background: $surface;
+    }
+    """
+
+    def __init__(self, history: PromptHistory, completer: Completer | None = None) -> None:
+        super().__init__()
+        self._history = history
+        self._completer = completer
+
+    def compose(self) -> ComposeResult:
+        yield OptionList(id="completions")
+        prompt = PromptInput(self._history, id="prompt")
+        prompt.completer = self._completer
+        yield prompt
+
+    def on_mount(self) -> None:
+        prompt = self.query_one(PromptInput)
+        prompt.completions = self.query_one("#completions", OptionList)
+        prompt.completions.can_focus = False
+
+    @on(OptionList.OptionSelected, "#completions")
+    def _clicked(self, event: OptionList.OptionSelected) -> None:
+        prompt = self.query_one(PromptInput)
+        # why the ignore below: the list exists while its events arrive
+        prompt.completions.highlighted = event.option_index  # type: ignore[union-attr]  # why: above
+        prompt.accept_completion()
+        prompt.focus()

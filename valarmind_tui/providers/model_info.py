@@ -1,0 +1,35 @@
+"""What a model offers, from LiteLLM's offline model information: its context window."""
+
+from __future__ import annotations
+
+from valarmind_tui.core.errors import ProviderError
+
+DEFAULT_CONTEXT_WINDOW = 128_000
+
+
+def context_window(model: str | None) -> int:
+    """The model's input window from LiteLLM's offline model info; 128k when unknown. Asked of
+    the model process when there is one (blocking: not on an event loop)."""
+    from valarmind_tui.providers.process import client as model_process
+
+    process = model_process.running() if model else None
+    if process is None:
+        return context_window_here(model)
+    try:
+        return int(process.call("context_window", model=model))
+    except (ProviderError, TypeError, ValueError):
+        return DEFAULT_CONTEXT_WINDOW
+
+
+def context_window_here(model: str | None) -> int:
+    """`context_window` from litellm imported in this process."""
+    if not model:
+        return DEFAULT_CONTEXT_WINDOW
+    from valarmind_tui.providers.litellm_call import load_litellm
+
+    try:
+        info = load_litellm().get_model_info(model)
+    except Exception:  # unknown models raise; offline maps may lack them
+        return DEFAULT_CONTEXT_WINDOW
+    window = info.get("max_input_tokens") or info.get("max_tokens")
+    return int(window) if window else DEFAULT_CONTEXT_WINDOW

@@ -1,0 +1,210 @@
+"""The model process's own side (`python -P -m valarmind_tui.providers.process.worker`): import
+litellm at once, then serve the requests of providers/model_process.py until stdin closes.
+
+Messages go out on the descriptor named by $VALARMIND_MODEL_FD, not stdout, so a library's
+print can never pass for one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import threading
+from collections.abc import Callable
+from contextlib import aclosing
+from typing import IO, Any
+
+from valarmind_tui.providers.io_thread import BATCH_S
+
+Message = dict[str, Any]
+
+DELTA_FIELDS = ("content", "reasoning_content", "reasoning", "reasoning_details",
+                "thinking_blocks", "tool_calls")
+"""What normalize.TurnAccumulator reads of a delta or message."""
+
+
+def plain(value: Any) -> Any:
+    """`value` as JSON-able data: pydantic objects and their nesting become dicts and lists."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    if hasattr(value, "model_dump"):
+        return plain(value.model_dump(exclude_none=True))
+    if hasattr(value, "__dict__"):
+        return plain(vars(value))
+    return str(value)
+
+
+def wire_delta(delta: Any) -> Message:
+    """The fields of a LiteLLM delta (or message) that the accumulator reads, as plain data."""
+    from valarmind_tui.providers.normalize import _get
+
+    wired: Message = {}
+    for name in DELTA_FIELDS:
+        value = _get(delta, name)
+        if value is not None and value != "" and value != []:
+            wired[name] = plain(value)
+    return wired
+
+
+def encode(request_id: int, event: Any) -> Message:
+    """One litellm_call event as a protocol message."""
+    from valarmind_tui.providers.litellm_call import DeltaEvent, MessageEvent
+
+    if isinstance(event, DeltaEvent):
+        return {"i": request_id, "d": wire_delta(event.delta), "f": event.finish_reason}
+    if isinstance(event, MessageEvent):
+        return {"i": request_id, "m": wire_delta(event.message), "f": event.finish_reason}
+    usage = event.usage
+    return {"i": request_id, "u": [usage.prompt_tokens, usage.completion_tokens, usage.cost_usd]}
+
+
+_TEXT_ONLY = ({"content"}, {"reasoning_content"})
+
+
+def _merged(last: Message, message: Message) -> bool:
+    """Fold `message` into `last` when both are plain text of one stream (no finish, no tool
+    call, the same kind of text): one line on the pipe instead of two. True when folded."""
+    if "d" not in message or "d" not in last or last["i"] != message["i"]:
+        return False
+    if last["f"] or message["f"] or set(last["d"]) != set(message["d"]):
+        return False
+    if set(message["d"]) not in _TEXT_ONLY:
+        return False
+    for key, text in message["d"].items():
+        last["d"][key] += text
+    return True
+
+
+class Worker:
+    """Runs requests as tasks on one event loop; writes their messages in batches: a stream's
+    text at most every BATCH_S (consecutive pieces merged), anything else at once."""
+
+    def __init__(self, out: IO[bytes], loop: asyncio.AbstractEventLoop) -> None:
+        self._out, self._loop = out, loop
+        self._tasks: dict[int, asyncio.Task[None]] = {}
+        self._unsent: list[Message] = []
+        self._flush_at: float | None = None
+        """When the scheduled write runs (loop time); None when none is scheduled."""
+        self._flush_handle: asyncio.Handle | None = None
+        self._last_flush = 0.0
+        self.done = asyncio.Event()
+
+    def send(self, message: Message, *, text: bool = False) -> None:
+        """Queue `message`; `text` (a delta of plain text) may wait up to BATCH_S for more."""
+        if not (text and self._unsent and _merged(self._unsent[-1], message)):
+            self._unsent.append(message)
+        now = self._loop.time()
+        due = max(now, self._last_flush + BATCH_S) if text else now
+        if self._flush_at is not None and self._flush_at <= due:
+            return
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+        self._flush_at = due
+        if due <= now:
+            self._flush_handle = self._loop.call_soon(self._flush)
+        else:
+            self._flush_handle = self._loop.call_at(due, self._flush)
+
+    def _flush(self) -> None:
+        messages, self._unsent = self._unsent, []
+        self._flush_at, self._flush_handle = None, None
+        self._last_flush = self._loop.time()
+        data = b"".join(json.dumps(message).encode() + b"\n" for message in messages)
+        try:
+            self._out.write(data)
+            self._out.flush()
+        except (BrokenPipeError, OSError):
+            self.done.set()  # nobody reads any more
+
+    def handle(self, line: bytes | None) -> None:
+        """One request line (None: stdin closed)."""
+        if line is None:
+            self.done.set()
+            return
+        try:
+            message = json.loads(line)
+            request_id, op = message["i"], message["op"]
+        except (ValueError, KeyError, TypeError):
+            return
+        if op == "cancel":
+            task = self._tasks.pop(request_id, None)
+            if task is not None:
+                task.cancel()
+            return
+        job: Callable[[int, Message], Any] | None = {
+            "stream": self._stream, "warm": self._warm, "context_window": self._context_window,
+        }.get(op)
+        if job is None:
+            self.send({"i": request_id, "fail": [f"unknown request {op!r}", None, "fatal", None]})
+            return
+        task = self._loop.create_task(job(request_id, message))
+        self._tasks[request_id] = task
+        task.add_done_callback(lambda _t: self._tasks.pop(request_id, None))
+
+    async def _stream(self, request_id: int, message: Message) -> None:
+        from valarmind_tui.providers.litellm_call import classify_call_error, completion_events
+
+        kwargs = message["kwargs"]
+        try:
+            async with aclosing(completion_events(kwargs)) as events:
+                async for event in events:
+                    message = encode(request_id, event)
+                    self.send(message, text="d" in message and not message["f"])
+        except asyncio.CancelledError:
+            return
+        except Exception as exc:  # noqa: BLE001 - classified here, raised in the face
+            failure = classify_call_error(exc, kwargs.get("api_key"))
+            self.send({"i": request_id, "fail": [failure.message, failure.status, failure.kind,
+                                                  failure.retry_after_s]})
+            return
+        self.send({"i": request_id, "end": 1})
+
+    async def _warm(self, request_id: int, message: Message) -> None:
+        from valarmind_tui.providers.warm import warm_request, warm_tokenizer
+
+        model = message.get("model")
+        await warm_request(model)
+        # in a thread: a real request arriving meanwhile is not held up by the tokenizer load
+        await asyncio.to_thread(warm_tokenizer, model)
+        self.send({"i": request_id, "r": True})
+
+    async def _context_window(self, request_id: int, message: Message) -> None:
+        from valarmind_tui.providers.model_info import context_window_here
+
+        self.send({"i": request_id, "r": context_window_here(message.get("model"))})
+
+
+def _read_requests(stdin: IO[bytes], loop: asyncio.AbstractEventLoop,
+                   handle: Callable[[bytes | None], None]) -> None:
+    for line in stdin:
+        loop.call_soon_threadsafe(handle, line)
+    loop.call_soon_threadsafe(handle, None)
+
+
+def main() -> int:
+    out = os.fdopen(int(os.environ.pop("VALARMIND_MODEL_FD")), "wb")
+    loop = asyncio.new_event_loop()
+    worker = Worker(out, loop)
+    # requests queue on the loop while litellm imports
+    threading.Thread(target=_read_requests, args=(sys.stdin.buffer, loop, worker.handle),
+                     name="requests", daemon=True).start()
+    from valarmind_tui.providers.litellm_call import load_litellm
+
+    load_litellm()
+    worker.send({"ready": 1})
+    loop.run_until_complete(worker.done.wait())
+    return 0
+
+
+if __name__ == "__main__":
+    from valarmind_tui.core.fast_exit import exit_without_teardown
+
+    # the face waits 0.2 s for this process when it quits, then ends it by a signal: the
+    # teardown of everything litellm loaded took longer than that, on every quit of the TUI
+    exit_without_teardown(main())

@@ -1,0 +1,7 @@
+"""One conversation and how it is built: `wiring.py` is the composition root (settings with the
+trust decision applied → gate, sandbox, tools, agents, providers, MCP manager, plugins, hooks),
+`session.py` the object every face drives, `records.py` what it keeps in SQLite, `approver.py`
+how an interactive face answers an approval, `switch.py` moving to another stored session.
+
+May import every package below the faces. Start with `Session.open` in `session.py`.
+"""

@@ -1,0 +1,74 @@
+"""What a Session keeps outside memory: the SQLite store it opens or resumes, the transcript
+file hooks read, and the repair of a conversation whose process died mid-turn."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from valarmind_tui.context.interrupted import close_interrupted
+from valarmind_tui.core.errors import UsageError
+from valarmind_tui.core.events import TurnFinished
+from valarmind_tui.core.user_dirs import user_data_dir
+from valarmind_tui.settings.config import KNOWN_KEYS
+from valarmind_tui.store.sessions import SessionStore
+
+
+def open_store(project_root: Path, resume: str | None) -> tuple[SessionStore, str | None]:
+    """The user's session store and the id to resume (`resume` is an id or "last"), or None
+    for a new session."""
+    store = SessionStore(user_data_dir() / "sessions.db")
+    if not resume:
+        return store, None
+    known = store.list(project_root.resolve(), limit=1 if resume == "last" else 1000)
+    matches = [s.id for s in known if resume in ("last", s.id)]
+    if not matches:
+        store.close()
+        raise UsageError(f"no stored session {resume!r} for {project_root}")
+    return store, matches[0]
+
+
+def export_transcript(history: list[dict[str, Any]], hook_session_id: str) -> str:
+    """The conversation so far as JSONL (one message a line), for hooks' `transcript_path`."""
+    path = user_data_dir() / "transcripts" / f"{hook_session_id}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [json.dumps(m, default=str) for m in history]
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return str(path)
+
+
+def restore_interrupted(
+    history: list[dict[str, Any]], store: SessionStore, session_id: str
+) -> list[dict[str, Any]]:
+    """The messages that close a session whose process died mid-turn (already stored): what was
+    streamed becomes an answer marked interrupted, and tool calls left without a result get one
+    (else the next request is rejected)."""
+    added = close_interrupted(history, store.interrupted_text(session_id))
+    for message in added:
+        store.append_message(session_id, message)
+    if added:
+        text = added[-1]["content"] if added[-1]["role"] == "assistant" else ""
+        store.append_event(session_id, TurnFinished(turn=0, text=text,
+                                                    finish_reason="interrupted"))
+    return added
+
+
+def offline_help(headless: bool = False) -> str:
+    """How to get a model, in the words of the face that shows it: slash commands in the TUI,
+    REPL and ACP; subcommands and flags headless."""
+    keys = ", ".join(KNOWN_KEYS)
+    if headless:
+        return (
+            "No model is configured. Without one, `valarmind init`, `valarmind map` and "
+            "`valarmind review` still work. To use a model, set a provider key LiteLLM knows "
+            f"({keys}), or pass --model NAME, or set `model = \"...\"` in "
+            "~/.config/valarmind/config.toml. Ollama on localhost:11434 works with "
+            "--model ollama/<name>."
+        )
+    return (
+        "No model is configured, so ValarMind is in offline mode: /init, /map, /review and /qa "
+        "still work without one. To use a model, set a provider key LiteLLM knows "
+        f"({keys}), or choose one with /model NAME, or set `model = \"...\"` in "
+        "~/.config/valarmind/config.toml. Ollama on localhost:11434 works with `ollama/<name>`."
+    )

@@ -1,0 +1,403 @@
+"""One conversation: the object every face drives.
+
+Faces call `submit`, `run_command`, `run_shell`, `cancel`, `answer_approval`, `set_mode`,
+`set_model`, and render the events they receive from `session.bus`. Nothing here knows which face
+is running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from valarmind_tui.agents.loop import LoopDeps, run_gated
+from valarmind_tui.agents.orchestrator import Orchestrator
+from valarmind_tui.agents.spec import AgentSpec
+from valarmind_tui.commands.agent import register_mcp_prompts
+from valarmind_tui.commands.registry import CommandResult
+from valarmind_tui.commands.router import run_line
+from valarmind_tui.context.attachments import read_attachment
+from valarmind_tui.context.breakdown import ContextBreakdown, context_breakdown
+from valarmind_tui.context.compaction import compact as compact_history
+from valarmind_tui.context.compaction import should_compact
+from valarmind_tui.context.prompt_builder import build_agent_prompt
+from valarmind_tui.context.tokens import count_tokens
+from valarmind_tui.context.transcript import SHOWN_MESSAGES, Transcript, build_transcript
+from valarmind_tui.core.errors import HookStopped, ValarMindError
+from valarmind_tui.core.events import Notice, PromptFinished, RunStatus
+from valarmind_tui.mcp_client.catalog import schema_source, servers_section
+from valarmind_tui.providers.base import Provider
+from valarmind_tui.providers.model_info import context_window
+from valarmind_tui.repomap import RepoMapResult
+from valarmind_tui.repomap.refine import build_map, stop_refiners
+from valarmind_tui.safety.gate.approval import ApprovalAnswer, Approver, PermissionMode
+from valarmind_tui.safety.gate.permissions import AgentPermissions
+from valarmind_tui.session.approver import InteractiveApprover
+from valarmind_tui.session.records import export_transcript, offline_help, open_store
+from valarmind_tui.session.wiring import build_stack, wire_session
+from valarmind_tui.settings.config import Settings
+from valarmind_tui.store.sessions import SessionStore
+from valarmind_tui.tools.base import ToolContext, ToolResult
+from valarmind_tui.tools.registry import ToolRegistry
+from valarmind_tui.tools.services import switch_mode
+
+
+@dataclass(frozen=True)
+class PromptResult:
+    """The outcome of one submitted prompt."""
+
+    status: RunStatus
+    text: str
+    gates: tuple[dict[str, Any], ...] = ()
+    """The quality gates' verdicts when they were required: {name, verdict, evidence}."""
+
+
+class Session:
+    """One conversation with the project; see the module docstring for the faces' contract."""
+
+    def __init__(
+        self, settings: Settings, project_root: Path, *, approver: Approver | None = None,
+        provider: Provider | None = None, tools: ToolRegistry | None = None,
+        store: SessionStore | None = None, session_id: str | None = None,
+    ) -> None:
+        self.settings = settings
+        self.project_root = project_root.resolve()
+        self._model = settings.resolve_model()
+        self._provider = provider
+        stack = build_stack(
+            settings, self.project_root, tools=tools, provider=self.provider,
+            approver=lambda bus: approver or InteractiveApprover(bus),
+        )
+        self.bus = stack.bus
+        self.sandbox = stack.sandbox
+        self.approver: Approver = stack.approver
+        self.gate = stack.gate
+        self.tools = stack.tools
+        self.agents = stack.agents
+        self.commands = stack.commands
+        self.plugins = stack.plugins
+        self.mcp = stack.mcp
+        self.hooks = stack.hooks
+        self.startup_notices = stack.notices
+        self._hook_context = ""
+        self._ended = False
+        self._running: asyncio.Task[PromptResult] | None = None
+        self.store = store
+        parts = wire_session(stack, store=store, session_id=session_id, model=self._model,
+                             transcript=self._export_transcript)
+        self.session_id = parts.session_id
+        self.history = parts.history
+        self.totals = parts.totals
+        self.checkpoints = parts.checkpoints
+        self._context = parts.context
+        self.tasks = parts.tasks
+        self.message_editor = parts.message_editor
+        self.services = parts.services
+        self.secrets = parts.secrets
+
+    async def start(self) -> None:
+        """Call once a face listens to the bus: reports plugin warnings, then starts the
+        configured MCP servers in parallel (their tools join the registry).
+
+        Failures are Notices and a status in /mcp, never exceptions."""
+        for warning in self.startup_notices:
+            self.bus.publish(Notice(level="warning", message=warning))
+        self.checkpoints.start_warm_up()
+        self._hook_context = await self.hooks.session_start(
+            "resume" if self.history else "startup")
+        if self.mcp.names():
+            await self.mcp.start()
+            window = await asyncio.to_thread(context_window, self._model)  # may import litellm
+            self.mcp.schema_budget = int(window * self.settings.mcp.schema_share)
+            self.mcp.register_into(self.tools)
+            register_mcp_prompts(self.commands, self.mcp.prompts())
+
+    @classmethod
+    def open(
+        cls, settings: Settings, project_root: Path, *, approver: Approver | None = None,
+        resume: str | None = None,
+    ) -> Session:
+        """A session persisted in the user's SQLite store; `resume` is an id or "last"."""
+        store, session_id = open_store(project_root, resume)
+        return cls(settings, project_root, approver=approver, store=store, session_id=session_id)
+
+    # -- state the faces read -------------------------------------------------------------
+    @property
+    def mode(self) -> PermissionMode:
+        return self.gate.mode
+
+    @property
+    def model(self) -> str | None:
+        return self._model
+
+    @property
+    def offline(self) -> bool:
+        """True when no model is configured: deterministic commands still work."""
+        return self._model is None
+
+    @property
+    def busy(self) -> bool:
+        return self._running is not None and not self._running.done()
+
+    def set_mode(self, mode: PermissionMode | str) -> None:
+        switch_mode(self.gate, self.bus, mode)
+
+    def set_model(self, model: str) -> None:
+        self._model = self.settings.resolve_model(model)
+        self._provider = None
+
+    # -- intents --------------------------------------------------------------------------
+    async def submit(self, prompt: str) -> PromptResult:
+        """Run the prompt through the main agent; events stream on the bus meanwhile. One
+        prompt at a time: while one runs, another is refused (not queued) with a Notice. Never
+        reads a slash: faces route lines first (commands/router.py)."""
+        if self.busy:
+            return self._refuse_while_busy()
+        task = asyncio.create_task(self._run_prompt(prompt))
+        self._running = task
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+        finally:
+            self._running = None
+
+    def _refuse_while_busy(self) -> PromptResult:
+        message = "The agent is still working: wait for the answer or press Esc to cancel it."
+        self.bus.publish(Notice(level="warning", message=message))
+        return PromptResult(RunStatus.FAILED, message)
+
+    async def _run_prompt(self, prompt: str) -> PromptResult:
+        prompt = self.secrets.mask(prompt, fresh=True)  # a pasted token, an attached .env
+        verdict = await self.hooks.user_prompt_submit(prompt)
+        if verdict.blocked is not None:
+            message = ("The prompt was not sent: a UserPromptSubmit hook blocked it. "
+                       + verdict.blocked)
+            self.bus.publish(Notice(level="warning", message=message))
+            return self._finish(RunStatus.FAILED, message)
+        context = "\n".join(c for c in (self._hook_context, verdict.context) if c)
+        if context:
+            self._hook_context = ""
+            prompt = f"{prompt}\n\n<hook-context>\n{context}\n</hook-context>"
+        if self.offline:  # the prompt names the session all the same (`valarmind sessions`)
+            if self.store is not None and self.session_id is not None:
+                self.store.name_session(self.session_id, prompt)
+            return self._finish(RunStatus.FAILED, offline_help())
+        try:
+            provider = self.provider()
+        except ValarMindError as exc:
+            self.bus.publish(Notice(level="error", message=str(exc)))
+            return self._finish(RunStatus.FAILED, str(exc))
+        # The tokenizer the prompt is measured with, off the loop: the warm-up may still be
+        # loading it, and waiting for it here froze the screen (0.2-0.5 s).
+        await asyncio.to_thread(count_tokens, "")
+        await self._compact_if_needed()
+        ctx = ToolContext(project_root=self.project_root, sandbox=self.sandbox,
+                          services=self.services)
+        deps = LoopDeps(
+            provider=provider, tools=self.tools, gate=self.gate, bus=self.bus, ctx=ctx,
+            totals=self.totals, on_message=self._persist_message,
+        )
+        orchestrator = Orchestrator(
+            deps, self.agents, model=self._model, settings=self.settings, tasks=self.tasks,
+            max_turns=self.settings.max_turns, system_prompt_for=self.system_prompt,
+        )
+        self.checkpoints.begin(prompt)
+        try:
+            outcome = await orchestrator.run(
+                prompt, history=self.history or None,
+                system_prompt=self.system_prompt(orchestrator.spec),
+            )
+        finally:
+            await self.checkpoints.end()
+        self.history = outcome.messages
+        failed = outcome.status == RunStatus.FAILED
+        if failed and outcome.error:
+            self.bus.publish(Notice(level="error", message=outcome.error))
+        text = (outcome.error or outcome.text) if failed else outcome.text
+        gates = tuple(orchestrator.gates.gates()) if orchestrator.gates is not None else ()
+        return self._finish(outcome.status, text, gates)
+
+    def _finish(
+        self, status: RunStatus, text: str, gates: tuple[dict[str, Any], ...] = ()
+    ) -> PromptResult:
+        self.bus.publish(PromptFinished(status=status, text=text, gates=gates))
+        return PromptResult(status, text, gates)
+
+    def system_prompt(self, spec: AgentSpec, *, repo_map: str = "") -> str:
+        """The agent's prompt plus what it should know about this project."""
+        project = "" if spec.exclude_project_context else self._context.load().text
+        state = f"Project root: {self.project_root}\nPermission mode: {self.mode.value}"
+        servers = servers_section(self.mcp, self.tools, spec.name, spec.tools)
+        state += f"\n\n{servers}" if servers else ""
+        return build_agent_prompt(
+            spec, project_context=project, repo_map=repo_map, working_state=state
+        ).text
+
+    def invalidate_context(self) -> None:
+        """Forget the cached project context (after VALARMIND.md was written)."""
+        self._context.invalidate()
+
+    def repo_map(
+        self, tokens: int = 1024, chat_files: tuple[str, ...] = (), idents: tuple[str, ...] = ()
+    ) -> RepoMapResult:
+        """Build the repo map (blocking: faces run it in a thread). The disk cache keeps it warm;
+        a cold big tree gives a draft, refined in the background (`repomap/refine.py`)."""
+        return build_map(self.project_root, tokens, chat_files, idents)[0]
+
+    async def compact(self, trigger: str = "manual") -> str:
+        """Summarize older history (by the model; without one, old tool outputs are cut).
+        PreCompact hooks run first (`trigger`: manual for /compact, auto when the context
+        is full)."""
+        await self.hooks.pre_compact(trigger)
+        provider = None if self.offline else self.provider()
+        self.history, notice = await compact_history(self.history, provider, self._model)
+        self.bus.publish(Notice(level="info", message=notice))
+        return notice
+
+    async def _compact_if_needed(self) -> None:
+        if not self.history:
+            return
+        # off the loop: the model's window comes from litellm, which may still be importing
+        window = await asyncio.to_thread(context_window, self._model)
+        if should_compact(self.history, window):
+            await self.compact("auto")
+
+    def context_breakdown(self) -> ContextBreakdown:
+        spec = self.agents.get("orchestrator")
+        schemas: dict[str, list[dict[str, Any]]] = {}
+        for tool in self.tools:
+            source = schema_source(tool)
+            schemas.setdefault(source, []).append(tool.schema())
+        return context_breakdown(
+            system_prompt=self.system_prompt(spec), project_context=self._context.load().text,
+            tool_schemas=schemas, history=self.history,
+            context_window=context_window(self._model),
+            secrets_masked=(self.secrets.values_masked, self.secrets.occurrences),
+        )
+
+    async def run_command(self, line: str) -> CommandResult:
+        """Run a slash line through the router."""
+        return await run_line(self, line)
+
+    async def run_shell(self, command: str) -> ToolResult:
+        """`!command` and /qa from a face: the bash tool, through the gate like any agent call.
+        Checkpointed like one: when no prompt runs, the command is a turn of its own (/undo)."""
+        tool = self.tools.get("bash")
+        if tool is None:
+            return ToolResult.error("the bash tool is not available")
+        params = tool.parse({"command": command})
+        ctx = ToolContext(project_root=self.project_root, agent_id="user", sandbox=self.sandbox,
+                          services=self.services)
+        own_turn = not self.busy
+        if own_turn:
+            self.checkpoints.begin(f"!{command}")
+        try:
+            status, result = await run_gated(tool, params, ctx, self.gate,
+                                             AgentPermissions.full())
+        except HookStopped as exc:  # nothing to stop but this command
+            return ToolResult.error(str(exc))
+        finally:
+            if own_turn:
+                await self.checkpoints.end()
+        if status == "denied":  # it never ran: /qa and the like say "not run", not "failed"
+            return ToolResult(result.output, is_error=True, data={"denied": True})
+        return result
+
+    def cancel(self) -> bool:
+        """Stop the running prompt (stream stopped, tools killed, partial answer kept)."""
+        if isinstance(self.approver, InteractiveApprover):
+            self.approver.cancel_all()
+        if self._running is not None and not self._running.done():
+            self._running.cancel()
+            return True
+        return False
+
+    def answer_approval(self, request_id: str, answer: ApprovalAnswer) -> bool:
+        if isinstance(self.approver, InteractiveApprover):
+            return self.approver.answer(request_id, answer)
+        return False
+
+    def answer_commit_message(self, request_id: str, message: str | None) -> bool:
+        """A face's answer to CommitMessageRequested: the edited message, None to cancel."""
+        return self.message_editor.answer(request_id, message)
+
+    def attach(self, path: str) -> str:
+        """The text of a project file for an `@path` mention (checked like any tool path)."""
+        return read_attachment(self.project_root, path)
+
+    def transcript(self, limit: int = SHOWN_MESSAGES) -> Transcript:
+        """The stored conversation as the faces show it again (blocking: reads the event log,
+        which can be large)."""
+        events = []
+        if self.store is not None and self.session_id is not None:
+            events = self.store.events(self.session_id)
+        return build_transcript(self.history, events, limit)
+
+    def clear(self) -> None:
+        """Forget the conversation (and the denials counted in it)."""
+        self.history = []
+        self.gate.reset_denials()
+
+    async def clear_with_hooks(self) -> None:
+        """/clear as Claude Code does it: SessionEnd (reason `clear`, the old transcript), the
+        conversation forgotten, SessionStart (source `clear`; its context joins the next
+        prompt). For hooks what follows is a new session: a new `session_id` and transcript."""
+        await self.hooks.session_end("clear")
+        self.clear()
+        self.hooks.session_id = uuid.uuid4().hex
+        self._hook_context = await self.hooks.session_start("clear")
+
+    def warm_up(self) -> None:
+        """Import the model library and run its request path once (providers/warm.py), and
+        load the tokenizer the prompt is measured with, so the first prompt does not wait for
+        them. Blocking: a face calls it off its UI thread."""
+        self._context.load()  # the first prompt's system prompt reads it
+        count_tokens("warm-up")
+        if not self.offline:
+            from valarmind_tui.providers.warm import warm_model_path
+
+            warm_model_path(self._model)
+
+    def provider(self) -> Provider:
+        """The model provider, built on first use (this is where litellm gets imported)."""
+        if self._provider is None:
+            from valarmind_tui.providers.litellm_provider import provider_from_settings
+
+            self._provider = provider_from_settings(self.settings, self._model,
+                                                    self.project_root)
+        return self._provider
+
+    async def close(self, reason: str = "other") -> None:
+        """End the session; `reason` is SessionEnd's: `prompt_input_exit` when the person left
+        at the prompt (/quit, Ctrl+D), `other` otherwise."""
+        self.cancel()
+        if not self._ended:
+            self._ended = True
+            await self.hooks.session_end(reason)
+        await self.mcp.close()
+        stop_refiners()  # a map's background work ends with the session that asked for it
+        if self.store is not None:
+            self.store.close()
+
+    # -- persistence ----------------------------------------------------------------------
+    def _export_transcript(self) -> str:
+        """The conversation so far as JSONL, for hooks' `transcript_path`."""
+        return export_transcript(self.secrets.mask_data(self.history, cached=True),
+                                 self.hooks.session_id)
+
+    def _persist_message(self, message: dict[str, Any]) -> None:
+        if self.store is not None and self.session_id is not None:
+            self.store.append_message(self.session_id, message)
+
+
+if TYPE_CHECKING:
+    from valarmind_tui.commands.api import CommandContext
+
+    def _session_is_a_context(session: Session) -> CommandContext:
+        """Never called: mypy fails here when Session stops satisfying the Protocol."""
+        return session
