@@ -29,7 +29,11 @@ from valarmind_tui.agents.results import QAResult, ReviewResult
 from valarmind_tui.agents.spec import AgentSpec
 from valarmind_tui.agents.tasks import DelegationFollower, TaskList
 from valarmind_tui.agents.time_limit import bounded
-from valarmind_tui.agents.verification.policy import ChangeTracker, GateReport, gates_required
+from valarmind_tui.agents.verification.policy import (
+    ChangeTracker,
+    VerificationReport,
+    gates_required,
+)
 from valarmind_tui.agents.verification.verdicts import qa_verdicts, review_verdict, test_verdict
 from valarmind_tui.core.errors import DenialEscalated
 from valarmind_tui.core.events import AgentFinished, AgentSpawned, Event, RunStatus
@@ -76,7 +80,7 @@ class Orchestrator:
         # set after the delegator is built (it is one of the services); it shares these deps
         services = replace(deps.ctx.services, tasks=self.tasks, delegator=self.delegator)
         self.deps.ctx = replace(deps.ctx, services=services)
-        self.gates: GateReport | None = None
+        self.gates: VerificationReport | None = None
 
     @property
     def agent_id(self) -> str:
@@ -101,7 +105,7 @@ class Orchestrator:
             reasons = gates_required(tracker.files)
             if not reasons or outcome.status == RunStatus.ESCALATED:
                 return outcome
-            report = GateReport(reasons, tracker.files)
+            report = VerificationReport(reasons, tracker.files)
             self.gates = report
             if outcome.status != RunStatus.DONE:
                 report.notes.append(f"Gates not run: the run ended {outcome.status}.")
@@ -157,7 +161,7 @@ class Orchestrator:
         return on_event
 
     def _reported(
-        self, outcome: AgentOutcome, report: GateReport, status: RunStatus, text: str
+        self, outcome: AgentOutcome, report: VerificationReport, status: RunStatus, text: str
     ) -> AgentOutcome:
         """The outcome with the gates' report appended to its text and kept in its history."""
         rendered = report.render()
@@ -168,7 +172,8 @@ class Orchestrator:
         return replace(outcome, status=status,
                        text=f"{text}\n\n{rendered}".strip())
 
-    async def _enforce(self, report: GateReport, tracker: ChangeTracker, prompt: str) -> None:
+    async def _enforce(self, report: VerificationReport, tracker: ChangeTracker,
+                       prompt: str) -> None:
         """Review (with fix rounds), then QA; each verdict from what the agents really did."""
         review = tracker.latest("review")
         if review is None:
@@ -205,7 +210,7 @@ class Orchestrator:
         return result
 
 
-def _as(result: DelegationResult, kind: type, report: GateReport) -> Any:
+def _as(result: DelegationResult, kind: type, report: VerificationReport) -> Any:
     if isinstance(result.result, kind):
         return result.result
     report.notes.append(

@@ -16,7 +16,11 @@ from typing import Any
 
 from valarmind_tui.agents.delegation.delegate import DelegationResult
 from valarmind_tui.agents.results import QAResult, ReviewResult
-from valarmind_tui.agents.verification.verdicts import CommandRun, GateVerdict, prompt_status
+from valarmind_tui.agents.verification.verdicts import (
+    CommandRun,
+    VerificationVerdict,
+    prompt_status,
+)
 from valarmind_tui.core.bus import EventBus
 from valarmind_tui.core.events import (
     AgentSpawned,
@@ -127,7 +131,7 @@ def _path_of(arguments: dict[str, Any]) -> str | None:
 
 
 @dataclass
-class GateReport:
+class VerificationReport:
     """What the quality gates required, ran and found; `verdicts` are the evidence-based
     outcome (gate_verdicts), the review and QA results what the agents claimed."""
 
@@ -139,8 +143,8 @@ class GateReport:
     ran: list[str] = field(default_factory=list)
     """Gates the orchestrator ran itself because the model had not."""
     notes: list[str] = field(default_factory=list)
-    verdicts: list[GateVerdict] = field(default_factory=list)
-    checks: list[GateVerdict] = field(default_factory=list)
+    verdicts: list[VerificationVerdict] = field(default_factory=list)
+    checks: list[VerificationVerdict] = field(default_factory=list)
     """QA's checks one by one (the qa verdict sums them up)."""
 
     @property

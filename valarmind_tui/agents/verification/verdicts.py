@@ -48,7 +48,7 @@ class CommandRun:
 
 
 @dataclass
-class GateVerdict:
+class VerificationVerdict:
     """One gate's verdict and the evidence for it."""
 
     name: str
@@ -63,7 +63,7 @@ class GateVerdict:
         return f"{self.name}: {VERDICT_WORDS[self.verdict]}" + (f" ({why})" if why else "")
 
 
-def prompt_status(verdicts: list[GateVerdict]) -> RunStatus:
+def prompt_status(verdicts: list[VerificationVerdict]) -> RunStatus:
     """done, rejected (a gate failed) or unverified (a gate could not run)."""
     if any(v.verdict == "failed" for v in verdicts):
         return RunStatus.REJECTED
@@ -96,45 +96,46 @@ def _not_run_reason(command: str, matches: list[CommandRun]) -> str:
     return f"`{command}` was never run"
 
 
-def review_verdict(result: DelegationResult | None) -> GateVerdict:
+def review_verdict(result: DelegationResult | None) -> VerificationVerdict:
     if result is None:
-        return GateVerdict("review", "not_run", ["the review agent did not run"])
+        return VerificationVerdict("review", "not_run", ["the review agent did not run"])
     if result.status not in RAN_TO_END:
-        return GateVerdict("review", "not_run", [f"the review agent ended {result.status}"
+        return VerificationVerdict("review", "not_run", [f"the review agent ended {result.status}"
                                                  + (f": {result.problem}" if result.problem
                                                     else "")])
     review = result.result
     if not isinstance(review, ReviewResult):
-        return GateVerdict("review", "failed", [f"invalid ReviewResult: {result.problem or '?'}"])
+        return VerificationVerdict("review", "failed",
+                                   [f"invalid ReviewResult: {result.problem or '?'}"])
     blocking = review.blocking()
     evidence = [f"{len(review.findings)} finding(s), {len(blocking)} blocking"]
     evidence += [f"[{f.severity}] {f.file}:{f.line or '?'} {f.message}" for f in blocking]
     if not review.approved:
         evidence.append("not approved")
     ok = review.approved and not blocking
-    return GateVerdict("review", "passed" if ok else "failed", evidence)
+    return VerificationVerdict("review", "passed" if ok else "failed", evidence)
 
 
 def check_verdict(
     check: QACheck, runs: list[CommandRun], detected: tuple[str, ...], *, reported: bool = True
-) -> GateVerdict:
+) -> VerificationVerdict:
     """One QA check against the QA agent's own runs (`reported`: QA named it, so its claim is
     quoted; a detected command QA left out is checked the same way, with no claim)."""
     command = check.command or _detected_for(check.name, detected)
     name = check.name
     if not command:
-        return GateVerdict(name, "not_run", ["no command was given for the check"])
+        return VerificationVerdict(name, "not_run", ["no command was given for the check"])
     matches = runs_of(command, runs)
     ran = [r for r in matches if r.ran]
     if not ran:
         claim = " (QA reported it passed)" if check.passed and reported else ""
-        return GateVerdict(name, "not_run", [_not_run_reason(command, matches) + claim])
+        return VerificationVerdict(name, "not_run", [_not_run_reason(command, matches) + claim])
     last = ran[-1]
     if last.exit_code != 0:
-        return GateVerdict(name, "failed", [last.describe()])
+        return VerificationVerdict(name, "failed", [last.describe()])
     if not check.passed:
-        return GateVerdict(name, "failed", [f"{last.describe()}; QA reported it failed"])
-    return GateVerdict(name, "passed", [last.describe()])
+        return VerificationVerdict(name, "failed", [f"{last.describe()}; QA reported it failed"])
+    return VerificationVerdict(name, "passed", [last.describe()])
 
 
 def _detected_for(name: str, detected: tuple[str, ...]) -> str | None:
@@ -148,18 +149,19 @@ def _detected_for(name: str, detected: tuple[str, ...]) -> str | None:
 
 def qa_verdicts(
     result: DelegationResult | None, runs: list[CommandRun], detected: tuple[str, ...]
-) -> tuple[GateVerdict, list[GateVerdict]]:
+) -> tuple[VerificationVerdict, list[VerificationVerdict]]:
     """The QA gate and its checks: every reported check, plus every detected command QA did
     not report (run by QA or not)."""
     if result is None:
-        return GateVerdict("qa", "not_run", ["the QA agent did not run"]), []
+        return VerificationVerdict("qa", "not_run", ["the QA agent did not run"]), []
     if result.status not in RAN_TO_END:
         why = f"the QA agent ended {result.status}" + (
             f": {result.problem}" if result.problem else "")
-        return GateVerdict("qa", "not_run", [why]), []
+        return VerificationVerdict("qa", "not_run", [why]), []
     qa = result.result
     if not isinstance(qa, QAResult):
-        return GateVerdict("qa", "failed", [f"invalid QAResult: {result.problem or '?'}"]), []
+        return VerificationVerdict("qa", "failed",
+                                   [f"invalid QAResult: {result.problem or '?'}"]), []
     checks = [check_verdict(c, runs, detected) for c in qa.checks]
     required = [v for c, v in zip(qa.checks, checks, strict=True) if c.required]
     reported = {c.command or _detected_for(c.name, detected) for c in qa.checks}
@@ -175,35 +177,36 @@ def qa_verdicts(
     if failed or (not qa.passed and not not_run):
         if not failed:
             evidence.append("QA rejected the delivery")
-        return GateVerdict("qa", "failed", evidence), checks
+        return VerificationVerdict("qa", "failed", evidence), checks
     if not_run or not required:
         if not required:
             evidence.append("no check was run")
-        return GateVerdict("qa", "not_run", evidence), checks
-    return GateVerdict("qa", "passed", evidence), checks
+        return VerificationVerdict("qa", "not_run", evidence), checks
+    return VerificationVerdict("qa", "passed", evidence), checks
 
 
-def test_verdict(result: DelegationResult, runs: list[CommandRun]) -> GateVerdict:
+def test_verdict(result: DelegationResult, runs: list[CommandRun]) -> VerificationVerdict:
     """The test agent's claim against the test commands it ran."""
     if result.status not in RAN_TO_END:
-        return GateVerdict("test", "not_run", [f"the test agent ended {result.status}"])
+        return VerificationVerdict("test", "not_run", [f"the test agent ended {result.status}"])
     tests = result.result
     if not isinstance(tests, TestResult):
-        return GateVerdict("test", "failed", [f"invalid TestResult: {result.problem or '?'}"])
+        return VerificationVerdict("test", "failed",
+                                   [f"invalid TestResult: {result.problem or '?'}"])
     matches = runs_of(tests.command, runs) if tests.command.strip() else []
     ran = [r for r in (matches or runs) if r.ran]
     if not ran:
         why = _not_run_reason(tests.command, matches or runs)
-        return GateVerdict("test", "not_run", [why + (" (the test agent reported it passed)"
+        return VerificationVerdict("test", "not_run", [why + (" (the test agent reported it passed)"
                                                       if tests.passed else "")])
     last = ran[-1]
     evidence = [last.describe()]
     if last.exit_code != 0:
-        return GateVerdict("test", "failed", evidence)
+        return VerificationVerdict("test", "failed", evidence)
     if not tests.passed or tests.failed_count:
         evidence.append(f"the test agent reported {tests.failed_count} failure(s)")
-        return GateVerdict("test", "failed", evidence)
-    return GateVerdict("test", "passed", evidence)
+        return VerificationVerdict("test", "failed", evidence)
+    return VerificationVerdict("test", "passed", evidence)
 
 
 test_verdict.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
