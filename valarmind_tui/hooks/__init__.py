@@ -1,7 +1,9 @@
 """The person's hooks, in Claude Code's format: config → matching handlers → verdicts.
 
-Between agents and tools in the layers: it runs commands with the tools' allowlisted
-environment (tools.common) and answers the gate through safety.hook_points.GateHooks.
+`runner.py` (HookRunner at each hook point) is the start; `process.py` runs one handler,
+`verdicts.py` combines answers, `names.py` gives Claude's tool names. May import `tools`,
+`safety`, `settings`, `core`: it runs commands with the tools' allowlisted environment and
+answers the gate through safety.gate.hook_points.GateHooks.
 """
 
 from valarmind_tui.hooks.names import hook_tool_name, matcher_matches

@@ -1,1 +1,3 @@
-"""Widgets of the ValarMind TUI."""
+"""Widgets of the ValarMind TUI: the conversation (`chat.py`, `answer.py`, `tool_call.py`,
+`messages.py`, `diff.py`), the sidebar, the status bar and the prompt.
+"""
