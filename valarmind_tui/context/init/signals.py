@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from valarmind_tui.context.init.tree import core_files, is_junk, is_test, rank_files
-from valarmind_tui.context.manifests.read import Manifests, normalize, read_manifests
-from valarmind_tui.context.manifests.read import read_text as _read
+from valarmind_tui.context.manifests.facts import Manifests, normalize
+from valarmind_tui.context.manifests.read import read_manifests
+from valarmind_tui.context.manifests.facts import read_text as _read
 from valarmind_tui.context.project_commands import detect_commands, make_targets, node_runner
 from valarmind_tui.repomap.files import list_files
 from valarmind_tui.repomap.languages import language_for

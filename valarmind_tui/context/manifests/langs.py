@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from valarmind_tui.context.manifests.read import Manifests, read_text
+from valarmind_tui.context.manifests.facts import Manifests, read_text
 from valarmind_tui.core.safe_files import is_system_tree
 
 
