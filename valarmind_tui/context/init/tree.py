@@ -38,6 +38,26 @@ def is_test(path: str) -> bool:
                 or re.search(r"Tests?\.\w+$", name))
 
 
+NOT_SHIPPED_DIRS = frozenset({
+    "tests", "test", "testing", "__tests__", "spec", "specs", "fixtures", "fixture",
+    "testdata", "test_data", "test-data", "snapshots", "__snapshots__", "examples", "example",
+    "samples", "sample", "demo", "demos", "vendor", "vendored", "third_party", "third-party",
+    "thirdparty", "3rdparty", "external", "extern", "generated", "gen", "benches",
+    "benchmarks", "bench", "docs", "doc", "e2e", "playground", "bindings", "scripts",
+    "contrib",
+})
+_GENERATED = re.compile(r"(\.min\.js|_pb2(_grpc)?\.pyi?|\.pb\.go|\.pb\.cc|\.pb\.h|"
+                        r"\.generated\.\w+|\.g\.dart|_generated\.\w+|\.d\.ts)$")
+
+
+def is_shipped(path: str) -> bool:
+    """Code the project ships: not its tests, fixtures, examples, benchmarks, docs, vendored
+    or generated files (a Rust linter's 3,000 Python test fixtures do not make it Python)."""
+    parts = path.split("/")
+    return not (is_test(path) or any(p.lower() in NOT_SHIPPED_DIRS for p in parts[:-1])
+                or _GENERATED.search(parts[-1]) is not None)
+
+
 def rank_files(root: Path, files: list[str]) -> list[str]:
     """`files` best first: the repo map's ranking, then entry points, then shallow paths."""
     scores: dict[str, float] = defaultdict(float)
@@ -59,8 +79,8 @@ def rank_files(root: Path, files: list[str]) -> list[str]:
 
 
 def core_files(ranked: list[str], code: set[str], limit: int = 8) -> list[str]:
-    """The best-ranked source files that are not tests."""
-    return [f for f in ranked if f in code and not is_test(f)
+    """The best-ranked shipped source files (no tests, examples, fixtures or build scripts)."""
+    return [f for f in ranked if f in code and is_shipped(f)
             and PurePosixPath(f).name not in _NOT_CORE][:limit]
 
 

@@ -60,14 +60,29 @@ def _go(root: Path, m: Manifests) -> None:
     go = re.search(r"(?m)^go\s+(\S+)", text)
     m.found["go.mod"] = {"module": module and module.group(1)}
     if module:
-        parts = module.group(1).strip('"').split("/")
-        # example.com/x/tool/v2: the name is `tool`, not the major version
-        m.named(parts[-2] if re.fullmatch(r"v\d+", parts[-1]) and len(parts) > 1 else parts[-1])
+        m.named(go_module_name(module.group(1).strip('"'), root.name))
     if go:
         m.runtime.setdefault("Go", go.group(1))
     for dep, version, rest in re.findall(
             r"(?m)^(?:require\s+|\s+)([\w./~-]+\.[\w./~-]+)\s+(v[\w.+-]+)(.*)$", text):
         m.add(dep, version, dev="// indirect" in rest)
+
+
+_GENERIC = {"server", "api", "app", "cmd", "core", "pkg", "service", "backend", "go", "lib",
+            "src", "main", "client", "sdk", "module", "v1", "internal"}
+
+
+def go_module_name(path: str, folder: str) -> str:
+    """The project's name from its module path: `example.com/x/tool/v2` is `tool`, and
+    `github.com/acme/shop/server` is `shop`, the repository, as the last word is generic."""
+    parts = [p for p in path.split("/") if p]
+    if len(parts) > 1 and re.fullmatch(r"v\d+", parts[-1]):
+        parts = parts[:-1]
+    if parts and parts[-1].lower() in _GENERIC:
+        if len(parts) >= 3 and "." in parts[0]:
+            return parts[2]  # host/owner/repository/...
+        return parts[-2] if len(parts) > 1 else folder
+    return parts[-1] if parts else folder
 
 
 def _rust(root: Path, m: Manifests) -> None:

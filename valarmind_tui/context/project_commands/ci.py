@@ -117,7 +117,7 @@ def _elsewhere(node: dict[Any, Any]) -> bool:
 def split_script(text: str) -> Iterator[str]:
     """The simple commands of a shell script: lines joined at `\\`, split at `&&`; a script
     that changes folder (`cd`, `pushd`) stops being read there."""
-    for line in re.sub(r"\\\n\s*", " ", text).splitlines():
+    for line in re.sub(r"[ \t]*\\\n\s*", " ", text).splitlines():
         line = line.strip()
         if not line or line.startswith("#"):
             continue

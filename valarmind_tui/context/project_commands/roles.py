@@ -194,6 +194,7 @@ def _role_of_target(tool: str, rest: list[str]) -> Kind | None:
         tasks = [_GRADLE_TASKS.get(w) or role_of_name(w) for w in rest if not w.startswith("-")]
         return next((t for t in tasks if t), None)
     if tool in ("tox", "nox"):
+        names = [w for w in names if w not in ("run", "r", "run-parallel", "p")]
         env = _option_value(rest, ("-e", "-s", "--session", "--env"))
         if env is None:
             return "test" if not names else None  # plain `tox` / `nox` runs the test envs
