@@ -42,6 +42,7 @@ def _prose(para: str) -> str:
     text = " ".join(" ".join(lines).split())
     plain = _HTML.sub("", _LINK.sub(lambda m: m.group(1) or m.group(2) or "", text)).strip()
     plain = re.sub(r"\|[\w -]+\|", "", plain).strip()  # reST substitutions (badges)
+    plain = re.sub(r"\*\*|__", "", plain)  # bold marks
     linked = len(_LINK.findall(text))
     words = re.findall(r"[A-Za-z]{2,}", plain)
     if len(words) < MIN_WORDS or (linked >= 3 and linked * 4 > len(words)):

@@ -56,12 +56,24 @@ def detect(root: Path, manifests: Manifests | None = None,
         ofkind = [c for c in candidates if c.kind == kind]
         if not ofkind:
             continue
-        best = ofkind[0]
-        found.chosen.append(best)
-        others = [c for c in ofkind if c.command != best.command]
-        unique = list({c.command: c for c in reversed(others)}.values())[::-1]
-        found.alternatives += unique[:MAX_ALTERNATIVES]
+        found.chosen.append(ofkind[0])
+        seen = {_gist(ofkind[0].command)}
+        others = []
+        for command in ofkind[1:]:
+            if _gist(command.command) not in seen:
+                seen.add(_gist(command.command))
+                others.append(command)
+        found.alternatives += others[:MAX_ALTERNATIVES]
     return found
+
+
+def _gist(command: str) -> tuple[str, ...]:
+    """What a command runs, options aside: `pytest -q` is `pytest`, `npm test` `npm run test`
+    (an alternative that only differs so is no alternative)."""
+    words = [w for w in command.split() if not w.startswith("-")]
+    if len(words) == 2 and words[0] in ("npm", "pnpm", "yarn", "bun"):
+        words.insert(1, "run")
+    return tuple(words)
 
 
 def ecosystems_by_code(root: Path, m: Manifests,
