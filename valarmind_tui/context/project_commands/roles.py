@@ -72,7 +72,8 @@ _BY_TOOL: dict[str, Kind] = {
     "goimports": "format", "autopep8": "format", "yapf": "format", "rustfmt": "format",
     "mypy": "typecheck", "pyright": "typecheck", "basedpyright": "typecheck",
     "pytype": "typecheck", "phpstan": "typecheck", "psalm": "typecheck", "vue-tsc": "typecheck",
-    "build": "build", "webpack": "build", "rollup": "build", "esbuild": "build", "tsup": "build", "vite": "build",
+    "build": "build", "webpack": "build", "rollup": "build", "esbuild": "build",
+    "tsup": "build", "vite": "build",
 }
 _SUBCOMMANDS: dict[str, dict[str, Kind]] = {
     "go": {"test": "test", "vet": "lint", "build": "build", "fmt": "format"},

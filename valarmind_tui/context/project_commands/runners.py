@@ -29,7 +29,7 @@ _NPM_PLACEHOLDER = "no test specified"
 _MAKE_TARGET = re.compile(r"^([A-Za-z0-9_.-]+)\s*:(?![=:])", re.MULTILINE)
 _JUST_RECIPE = re.compile(r"^@?([A-Za-z0-9_-]+)(?:\s+[^:=\n]*)?:(?!=)", re.MULTILINE)
 _JUST_KEYWORDS = {"set", "alias", "export", "import", "mod"}
-_MAKE_ONLY = {"check": "test"}
+_MAKE_ONLY: dict[str, Kind] = {"check": "test"}
 """Names that stand for a role in a Makefile only (`make check` is the GNU test target)."""
 
 
