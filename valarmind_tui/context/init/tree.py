@@ -19,6 +19,8 @@ JUNK_DIRS = frozenset({
     ".ruff_cache", "htmlcov", "node_modules", ".venv", "venv", "target",
     ".gradle", ".next", "coverage", "obj",
 })
+BIG_TREE_FILES = 5_000
+"""Files past which /init ranks a cold tree from draft tags whatever their size."""
 _NOT_CORE = frozenset({"setup.py", "noxfile.py", "conftest.py", "fabfile.py", "Rakefile",
                        "build.rs"})
 _ENTRY = re.compile(r"(^|/)(main|app|index|server|cli|__main__|__init__|lib|mod|Program)\.\w+$")
@@ -31,11 +33,13 @@ def is_junk(path: str) -> bool:
         PurePosixPath(path).suffix in (".pyc", ".pyo", ".class"))
 
 
+_TEST_DIR = re.compile(r"(^|/)(tests?|__tests__|spec|testing)/")
+_TEST_NAME = re.compile(r"^test_|[._](test|spec)\.\w+$|Tests?\.\w+$")
+
+
 def is_test(path: str) -> bool:
-    name = PurePosixPath(path).name
-    return bool(re.search(r"(^|/)(tests?|__tests__|spec|testing)/", path)
-                or name.startswith("test_") or re.search(r"[._](test|spec)\.\w+$", name)
-                or re.search(r"Tests?\.\w+$", name))
+    name = path.rsplit("/", 1)[-1]  # string operations: /init asks this of every file
+    return _TEST_DIR.search(path) is not None or _TEST_NAME.search(name) is not None
 
 
 NOT_SHIPPED_DIRS = frozenset({
@@ -53,8 +57,8 @@ _GENERATED = re.compile(r"(\.min\.js|_pb2(_grpc)?\.pyi?|\.pb\.go|\.pb\.cc|\.pb\.
 def is_shipped(path: str) -> bool:
     """Code the project ships: not its tests, fixtures, examples, benchmarks, docs, vendored
     or generated files (a Rust linter's 3,000 Python test fixtures do not make it Python)."""
-    parts = path.split("/")
-    return not (is_test(path) or any(p.lower() in NOT_SHIPPED_DIRS for p in parts[:-1])
+    parts = path.lower().split("/")
+    return not (any(p in NOT_SHIPPED_DIRS for p in parts[:-1]) or is_test(path)
                 or _GENERATED.search(parts[-1]) is not None)
 
 
@@ -62,11 +66,14 @@ def rank_files(root: Path, files: list[str]) -> list[str]:
     """`files` best first: the repo map's ranking, then entry points, then shallow paths."""
     scores: dict[str, float] = defaultdict(float)
     try:
+        from valarmind_tui.repomap.builder import DRAFT_ABOVE_BYTES
         from valarmind_tui.repomap.refine import build_map
 
         # the session's map: a big cold tree is ranked from draft tags (sympy: /init 10.3 s ->
-        # 7.0 s) while the refiner parses it exactly in the background
-        result, _ = build_map(root, token_budget=4096)
+        # 7.0 s) while the refiner parses it exactly in the background; a tree of many small
+        # files is big too (30,000 files, 1 MB of Python: drafted, 28 s -> see README)
+        draft_above = 0 if len(files) > BIG_TREE_FILES else DRAFT_ABOVE_BYTES
+        result, _ = build_map(root, token_budget=4096, draft_above=draft_above)
         for item in result.ranked:
             scores[item["file"]] += float(item["rank"])
         for position, path in enumerate(result.files):
