@@ -101,6 +101,8 @@ def _rust(root: Path, m: Manifests) -> None:
     for table, dev in ((data.get("dependencies"), False), (workspace.get("dependencies"), False),
                        (data.get("dev-dependencies"), True)):
         for name, spec in _table(table).items():
+            if isinstance(spec, dict) and "path" in spec:
+                continue  # one of the workspace's own crates: the project, not a dependency
             m.add(name, spec.get("version", "") if isinstance(spec, dict) else spec, dev=dev)
 
 
