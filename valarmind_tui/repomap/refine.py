@@ -19,7 +19,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from valarmind_tui.repomap.builder import DRAFT_ABOVE_BYTES, RepoMap, RepoMapResult
+from valarmind_tui.repomap.builder import RepoMap, RepoMapResult
 from valarmind_tui.repomap.cache import TagCache, default_cache_dir
 
 _ENV_KEPT = ("PATH", "HOME", "XDG_CACHE_HOME", "PYTHONPATH", "LANG", "LC_ALL", "TMPDIR")
@@ -27,13 +27,11 @@ _ENV_KEPT = ("PATH", "HOME", "XDG_CACHE_HOME", "PYTHONPATH", "LANG", "LC_ALL", "
 
 
 def build_map(root: Path | str, token_budget: int = 1024, chat_files: Iterable[str] = (),
-              mentioned_idents: Iterable[str] = (), cache_dir: Path | None = None,
-              draft_above: int = DRAFT_ABOVE_BYTES
+              mentioned_idents: Iterable[str] = (), cache_dir: Path | None = None
               ) -> tuple[RepoMapResult, subprocess.Popen[bytes] | None]:
-    """The map now, and the refiner started when it is a draft (None otherwise); a cold map
-    with more than `draft_above` bytes of draftable source changed is drafted."""
+    """The map now, and the refiner started when it is a draft (None otherwise)."""
     chat, mentioned = list(chat_files), list(mentioned_idents)
-    repo_map = RepoMap(root, cache_dir, draft_above=draft_above)
+    repo_map = RepoMap(root, cache_dir)
     try:
         result = repo_map.build(token_budget, chat, mentioned, draft=True)
     finally:

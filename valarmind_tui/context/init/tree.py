@@ -19,8 +19,6 @@ JUNK_DIRS = frozenset({
     ".ruff_cache", "htmlcov", "node_modules", ".venv", "venv", "target",
     ".gradle", ".next", "coverage", "obj",
 })
-BIG_TREE_FILES = 5_000
-"""Files past which /init ranks a cold tree from draft tags whatever their size."""
 _NOT_CORE = frozenset({"setup.py", "noxfile.py", "conftest.py", "fabfile.py", "Rakefile",
                        "build.rs"})
 _ENTRY = re.compile(r"(^|/)(main|app|index|server|cli|__main__|__init__|lib|mod|Program)\.\w+$")
@@ -66,14 +64,11 @@ def rank_files(root: Path, files: list[str]) -> list[str]:
     """`files` best first: the repo map's ranking, then entry points, then shallow paths."""
     scores: dict[str, float] = defaultdict(float)
     try:
-        from valarmind_tui.repomap.builder import DRAFT_ABOVE_BYTES
         from valarmind_tui.repomap.refine import build_map
 
         # the session's map: a big cold tree is ranked from draft tags (sympy: /init 10.3 s ->
-        # 7.0 s) while the refiner parses it exactly in the background; a tree of many small
-        # files is big too (30,000 files, 1 MB of Python: drafted, 28 s -> see README)
-        draft_above = 0 if len(files) > BIG_TREE_FILES else DRAFT_ABOVE_BYTES
-        result, _ = build_map(root, token_budget=4096, draft_above=draft_above)
+        # 7.0 s) while the refiner parses it exactly in the background
+        result, _ = build_map(root, token_budget=4096)
         for item in result.ranked:
             scores[item["file"]] += float(item["rank"])
         for position, path in enumerate(result.files):
