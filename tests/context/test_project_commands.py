@@ -33,7 +33,8 @@ def _write(root: Path, files: dict[str, str]) -> Path:
 REAL = {
     # folder: {role: (command, source)}
     "flask-3.0.3": {"test": ("tox", "tox.ini"), "lint": ("tox -e style", "tox.ini"),
-                    "typecheck": ("tox -e typing", "tox.ini")},
+                    "typecheck": ("tox -e typing", "tox.ini"),
+                    "build": ("python -m build", "pyproject.toml")},
     "ws-8.17.0": {"test": ("npm run test", "package.json"),
                   "lint": ("npm run lint", "package.json")},
     "minimist-1.2.8": {"test": ("npm run test", "package.json"),
@@ -239,3 +240,10 @@ def test_a_broken_workflow_is_skipped(tmp_path: Path) -> None:
     root = _write(tmp_path, {".github/workflows/ci.yml": "jobs: [\n  - run: pytest\n",
                              "Makefile": "test:\n\tpytest\n"})
     assert _chosen(root) == {"test": ("make test", "Makefile")}
+
+
+def test_a_python_package_builds_with_the_tool_of_its_lock_file(tmp_path: Path) -> None:
+    root = _write(tmp_path, {"pyproject.toml": (
+        '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n'
+        '[project]\nname = "p"\n'), "uv.lock": ""})
+    assert _chosen(root)["build"] == ("uv build", "pyproject.toml")

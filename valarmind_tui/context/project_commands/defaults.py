@@ -62,7 +62,21 @@ def _python(root: Path, m: Manifests) -> list[ProjectCommand]:
     uses_pytest = any(d == "pytest" or d.startswith("pytest-") for d in deps)
     if "pytest" in m.tools or uses_pytest or has_tests:
         out.append(ProjectCommand("test", f"{_tool(root, 'pytest')} -q", src))
+    build = _python_build(root)
+    if build:
+        out.append(ProjectCommand("build", build, "pyproject.toml"))
     return out
+
+
+def _python_build(root: Path) -> str:
+    """How a package with a `[build-system]` is built, by the tool its lock file names."""
+    if "[build-system]" not in read_text(root / "pyproject.toml"):
+        return ""
+    for lock, tool in (("uv.lock", "uv build"), ("poetry.lock", "poetry build"),
+                       ("pdm.lock", "pdm build")):
+        if (root / lock).is_file():
+            return tool
+    return "python -m build"
 
 
 def _mypy_names_its_targets(root: Path) -> bool:
