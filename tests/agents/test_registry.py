@@ -151,21 +151,21 @@ def test_detects_commands_across_ecosystems(tmp_path: Path) -> None:
     (tmp_path / "Makefile").write_text("VAR := 1\nlint:\n\techo\ntest: lint\n\techo\n")
     (tmp_path / "go.mod").write_text("module x\n")
     found = [(c.kind, c.command, c.source) for c in detect_commands(tmp_path)]
+    # one per role: the task runners (Makefile first) before the Go defaults
     assert found == [
-        ("build", "pnpm run build", "package.json"), ("build", "go build ./...", "go.mod"),
-        ("lint", "pnpm run lint", "package.json"), ("lint", "make lint", "Makefile"),
-        ("lint", "go vet ./...", "go.mod"), ("typecheck", "pnpm run type-check", "package.json"),
-        ("test", "pnpm run test", "package.json"), ("test", "make test", "Makefile"),
-        ("test", "go test ./...", "go.mod"),
+        ("build", "pnpm run build", "package.json"), ("lint", "make lint", "Makefile"),
+        ("format", "gofmt -l .", "go.mod"), ("typecheck", "pnpm run type-check", "package.json"),
+        ("test", "make test", "Makefile"),
     ]
     rust = tmp_path / "rust"
     rust.mkdir()
     (rust / "Cargo.toml").write_text("[package]\nname='x'\n")
     assert [c.command for c in detect_commands(rust)] == ["cargo build", "cargo clippy",
-                                                          "cargo test"]
+                                                          "cargo fmt", "cargo test"]
     py = tmp_path / "py"
     (py / "tests").mkdir(parents=True)
     (py / "pyproject.toml").write_text('[project]\nname="x"\ndependencies=["ruff"]\n')
     (py / ".venv" / "bin").mkdir(parents=True)
     (py / ".venv" / "bin" / "pytest").write_text("")
-    assert [c.command for c in detect_commands(py)] == ["ruff check .", ".venv/bin/pytest -q"]
+    assert [c.command for c in detect_commands(py)] == ["ruff check .", "ruff format .",
+                                                        ".venv/bin/pytest -q"]

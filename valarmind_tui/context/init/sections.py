@@ -34,7 +34,7 @@ def section_bodies(s: Signals, tree_depth: int, max_deps: int) -> dict[str, str]
         "architecture": _architecture(s),
         "design": _design(s),
         "practices": _practices(s),
-        "commands": _table(("Task", "Command"), [(k, f"`{v}`") for k, v in s.commands.items()]),
+        "commands": _commands(s),
         "endpoints": "\n".join(f"- `{e}`" for e in s.endpoints),
         "core": _core(s),
         "sensitive": _sensitive(s),
@@ -51,6 +51,15 @@ def _table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def _commands(s: Signals) -> str:
+    """One row per role with where it came from, then the alternatives on one line."""
+    rows = [(kind, f"`{command}`", s.command_sources.get(kind, "")) for kind, command in
+            s.commands.items()]
+    text = _table(("Task", "Command", "From"), rows)
+    also = ", ".join(f"`{c.command}` ({c.kind})" for c in s.command_alternatives)
+    return f"{text}\n\nAlso: {also}." if text and also else text
 
 
 def _objective(s: Signals) -> str:

@@ -10,10 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from valarmind_tui.context.init.tree import core_files, is_junk, is_test, rank_files
-from valarmind_tui.context.manifests.read import Manifests, normalize, read_manifests
-from valarmind_tui.context.manifests.read import read_text as _read
-from valarmind_tui.context.project_commands import detect_commands, make_targets, node_runner
+from valarmind_tui.context.init.readme import readme_summary
+from valarmind_tui.context.init.tree import core_files, is_junk, is_shipped, rank_files
+from valarmind_tui.context.manifests.facts import normalize
+from valarmind_tui.context.manifests.facts import read_text as _read
+from valarmind_tui.context.manifests.read import read_manifests
+from valarmind_tui.context.project_commands import ProjectCommand, detect
 from valarmind_tui.repomap.files import list_files
 from valarmind_tui.repomap.languages import language_for
 
@@ -67,6 +69,11 @@ class Signals:
     dependencies: dict[str, str] = field(default_factory=dict)
     dev_dependencies: dict[str, str] = field(default_factory=dict)
     commands: dict[str, str] = field(default_factory=dict)
+    """The project's command per role (test, lint, format, typecheck, build)."""
+    command_sources: dict[str, str] = field(default_factory=dict)
+    """Where each role's command came from (a workflow, the Makefile, CONTRIBUTING.md...)."""
+    command_alternatives: list[ProjectCommand] = field(default_factory=list)
+    """Other commands found for the roles: VALARMIND.md's short 'also' line."""
     configs: list[str] = field(default_factory=list)
     docs: dict[str, str] = field(default_factory=dict)
     ci: list[str] = field(default_factory=list)
@@ -98,9 +105,14 @@ def collect_signals(root: Path) -> Signals:
                       dependencies=found.dependencies, dev_dependencies=found.dev_dependencies,
                       runtime=found.runtime, tools=sorted(found.tools),
                       ecosystems=found.ecosystems)
+    # the language of what the project ships, not of its tests, fixtures or vendored code
+    shipped = [f for f in files if is_shipped(f)]
     signals.languages = dict(Counter(
-        lang for f in files if (lang := language_for(f))).most_common())
-    signals.commands = _commands(root, found)
+        lang for f in shipped if (lang := language_for(f))).most_common())
+    commands = detect(root, found, signals.languages)
+    signals.commands = {c.kind: c.command for c in commands.chosen}
+    signals.command_sources = {c.kind: c.source for c in commands.chosen}
+    signals.command_alternatives = commands.alternatives
     signals.configs = [c for c in CONFIG_FILES if (root / c).is_file()]
     signals.ci = [f for f in files if _is_ci(f)]
     names = {f.lower(): f for f in files if "/" not in f}
@@ -110,14 +122,14 @@ def collect_signals(root: Path) -> Signals:
             signals.docs[real] = _read(root / real, 4000)
     signals.docs.update({f: "" for f in files if _is_adr(f)})
     if not signals.description:
-        signals.description = _readme_summary(signals.docs)
+        signals.description = readme_summary(signals.docs)
     signals.env_vars = _env_vars(root, files)
     signals.top_dirs = dict(Counter(
         f.split("/", 1)[0] for f in files if "/" in f).most_common())
     signals.test_dirs = sorted({f.split("/")[0] for f in files
                                 if re.search(r"(^|/)(tests?|__tests__|spec)/", f)})
     signals.ranked = rank_files(root, files)
-    code = {f for f in files if language_for(f) and not is_test(f)}
+    code = {f for f in shipped if language_for(f)}
     signals.core = core_files(signals.ranked, code)
     signals.samples = {rel: "\n".join(_read(root / rel, 20_000).splitlines()[:SAMPLE_LINES])
                        for rel in signals.core[:SAMPLE_FILES]}
@@ -131,44 +143,10 @@ def collect_signals(root: Path) -> Signals:
     return signals
 
 
-def _commands(root: Path, found: Manifests) -> dict[str, str]:
-    """The shared detector's commands first (build, lint, typecheck, test), then the project's
-    other scripts and make targets, for people to read."""
-    commands: dict[str, str] = {}
-    for cmd in detect_commands(root, found):
-        commands.setdefault(cmd.kind, cmd.command)
-    if "package.json" in found.found:
-        runner = node_runner(root, found)
-        for script in found.scripts:
-            if f"{runner} run {script}" not in commands.values():
-                commands.setdefault(script, f"{runner} run {script}")
-    elif "composer.json" in found.found:
-        for script in found.scripts:
-            commands.setdefault(script, f"composer {script}")
-    for script in (found.found.get("pyproject.toml") or {}).get("scripts", {}):
-        commands.setdefault(f"run {script}", script)
-    _, targets = make_targets(root)
-    for target in targets[:12]:
-        if f"make {target}" not in commands.values():
-            commands.setdefault(target, f"make {target}")
-    return dict(list(commands.items())[:24])
-
-
 def _is_ci(path: str) -> bool:
     return path.startswith((".github/workflows/", ".circleci/", ".buildkite/")) or path in (
         ".gitlab-ci.yml", ".travis.yml", "azure-pipelines.yml", "Jenkinsfile",
         "bitbucket-pipelines.yml", "appveyor.yml", ".drone.yml")
-
-
-def _readme_summary(docs: dict[str, str]) -> str:
-    for name, text in docs.items():
-        if not name.lower().startswith("readme"):
-            continue
-        for para in re.split(r"\n\s*\n", text):
-            para = para.strip()
-            if para and not para.startswith(("#", "[!", "!", "<", "=", "-", "|", "```", "..")):
-                return " ".join(para.split())[:400]
-    return ""
 
 
 def _is_adr(path: str) -> bool:
@@ -200,7 +178,7 @@ def _scan_code(root: Path, code: list[str]) -> tuple[list[str], set[str]]:
 
 def _sensitive(files: list[str]) -> list[str]:
     hits = [f for f in files if any(h in f.lower() for h in SENSITIVE_HINTS)
-            and not is_test(f)]
+            and is_shipped(f)]
     return hits[:15]
 
 

@@ -31,11 +31,33 @@ def is_junk(path: str) -> bool:
         PurePosixPath(path).suffix in (".pyc", ".pyo", ".class"))
 
 
+_TEST_DIR = re.compile(r"(^|/)(tests?|__tests__|spec|testing)/")
+_TEST_NAME = re.compile(r"^test_|[._](test|spec)\.\w+$|Tests?\.\w+$")
+
+
 def is_test(path: str) -> bool:
-    name = PurePosixPath(path).name
-    return bool(re.search(r"(^|/)(tests?|__tests__|spec|testing)/", path)
-                or name.startswith("test_") or re.search(r"[._](test|spec)\.\w+$", name)
-                or re.search(r"Tests?\.\w+$", name))
+    name = path.rsplit("/", 1)[-1]  # string operations: /init asks this of every file
+    return _TEST_DIR.search(path) is not None or _TEST_NAME.search(name) is not None
+
+
+NOT_SHIPPED_DIRS = frozenset({
+    "tests", "test", "testing", "__tests__", "spec", "specs", "fixtures", "fixture",
+    "testdata", "test_data", "test-data", "snapshots", "__snapshots__", "examples", "example",
+    "samples", "sample", "demo", "demos", "vendor", "vendored", "third_party", "third-party",
+    "thirdparty", "3rdparty", "external", "extern", "generated", "gen", "benches",
+    "benchmarks", "bench", "docs", "doc", "e2e", "playground", "bindings", "scripts",
+    "contrib",
+})
+_GENERATED = re.compile(r"(\.min\.js|_pb2(_grpc)?\.pyi?|\.pb\.go|\.pb\.cc|\.pb\.h|"
+                        r"\.generated\.\w+|\.g\.dart|_generated\.\w+|\.d\.ts)$")
+
+
+def is_shipped(path: str) -> bool:
+    """Code the project ships: not its tests, fixtures, examples, benchmarks, docs, vendored
+    or generated files (a Rust linter's 3,000 Python test fixtures do not make it Python)."""
+    parts = path.lower().split("/")
+    return not (any(p in NOT_SHIPPED_DIRS for p in parts[:-1]) or is_test(path)
+                or _GENERATED.search(parts[-1]) is not None)
 
 
 def rank_files(root: Path, files: list[str]) -> list[str]:
@@ -59,8 +81,8 @@ def rank_files(root: Path, files: list[str]) -> list[str]:
 
 
 def core_files(ranked: list[str], code: set[str], limit: int = 8) -> list[str]:
-    """The best-ranked source files that are not tests."""
-    return [f for f in ranked if f in code and not is_test(f)
+    """The best-ranked shipped source files (no tests, examples, fixtures or build scripts)."""
+    return [f for f in ranked if f in code and is_shipped(f)
             and PurePosixPath(f).name not in _NOT_CORE][:limit]
 
 

@@ -153,7 +153,10 @@ def init_task(signals: Signals) -> str:
         "languages": signals.languages, "manifests": signals.manifests,
         "dependencies": dict(list(signals.dependencies.items())[:40]),
         "dev_dependencies": dict(list(signals.dev_dependencies.items())[:25]),
-        "commands": signals.commands, "configs": signals.configs, "ci": signals.ci,
+        "commands": {kind: {"command": command, "from": signals.command_sources.get(kind)}
+                     for kind, command in signals.commands.items()},
+        "other_commands": [c.command for c in signals.command_alternatives],
+        "configs": signals.configs, "ci": signals.ci,
         "env_vars": signals.env_vars, "endpoints": signals.endpoints,
         "integrations": signals.integrations, "sensitive_files": signals.sensitive,
         "core_files_by_rank": signals.core, "test_dirs": signals.test_dirs,

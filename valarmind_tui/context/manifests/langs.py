@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from valarmind_tui.context.manifests.read import Manifests, read_text
+from valarmind_tui.context.manifests.facts import Manifests, read_text
 from valarmind_tui.core.safe_files import is_system_tree
 
 
@@ -60,14 +60,29 @@ def _go(root: Path, m: Manifests) -> None:
     go = re.search(r"(?m)^go\s+(\S+)", text)
     m.found["go.mod"] = {"module": module and module.group(1)}
     if module:
-        parts = module.group(1).strip('"').split("/")
-        # example.com/x/tool/v2: the name is `tool`, not the major version
-        m.named(parts[-2] if re.fullmatch(r"v\d+", parts[-1]) and len(parts) > 1 else parts[-1])
+        m.named(go_module_name(module.group(1).strip('"'), root.name))
     if go:
         m.runtime.setdefault("Go", go.group(1))
     for dep, version, rest in re.findall(
             r"(?m)^(?:require\s+|\s+)([\w./~-]+\.[\w./~-]+)\s+(v[\w.+-]+)(.*)$", text):
         m.add(dep, version, dev="// indirect" in rest)
+
+
+_GENERIC = {"server", "api", "app", "cmd", "core", "pkg", "service", "backend", "go", "lib",
+            "src", "main", "client", "sdk", "module", "v1", "internal"}
+
+
+def go_module_name(path: str, folder: str) -> str:
+    """The project's name from its module path: `example.com/x/tool/v2` is `tool`, and
+    `github.com/acme/shop/server` is `shop`, the repository, as the last word is generic."""
+    parts = [p for p in path.split("/") if p]
+    if len(parts) > 1 and re.fullmatch(r"v\d+", parts[-1]):
+        parts = parts[:-1]
+    if parts and parts[-1].lower() in _GENERIC:
+        if len(parts) >= 3 and "." in parts[0]:
+            return parts[2]  # host/owner/repository/...
+        return parts[-2] if len(parts) > 1 else folder
+    return parts[-1] if parts else folder
 
 
 def _rust(root: Path, m: Manifests) -> None:
@@ -86,6 +101,8 @@ def _rust(root: Path, m: Manifests) -> None:
     for table, dev in ((data.get("dependencies"), False), (workspace.get("dependencies"), False),
                        (data.get("dev-dependencies"), True)):
         for name, spec in _table(table).items():
+            if isinstance(spec, dict) and "path" in spec:
+                continue  # one of the workspace's own crates: the project, not a dependency
             m.add(name, spec.get("version", "") if isinstance(spec, dict) else spec, dev=dev)
 
 

@@ -13,7 +13,7 @@ from email.parser import HeaderParser
 from pathlib import Path
 from typing import Any
 
-from valarmind_tui.context.manifests.read import Manifests, read_text
+from valarmind_tui.context.manifests.facts import Manifests, read_text
 
 _REQ = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9_.\-]*)\s*(?:\[[^\]]*\])?\s*(.*)")
 _DEV_REQUIREMENTS = re.compile(r"dev|test|lint|doc|ci|type", re.I)

@@ -1,65 +1,39 @@
-"""The one detector of a project's build, lint, type-check and test commands.
-
-VALARMIND.md's Commands section, QA (its `execute_allow`), the test agent, /qa and the headless
-`--allow-project-commands` policy all read it. It derives the commands from the manifests
-(manifests.py) and a few marker files; it never runs anything.
+"""What each ecosystem runs when the project says nothing more: `cargo test`, `go test ./...`,
+`pytest -q` through the project's environment manager (`uv run` with uv.lock, `poetry run`,
+`pdm run`, or its own `.venv/bin/`), `./gradlew build`, `bundle exec rspec`, `dotnet test`...
+The least authoritative source: CI, task runners and docs come first (detect.py).
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+import configparser
+import tomllib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
 
-from valarmind_tui.context.manifests.read import Manifests, read_manifests, read_text
+from valarmind_tui.context.manifests.facts import Manifests, read_text
+from valarmind_tui.context.project_commands.roles import ProjectCommand
 
-Kind = Literal["build", "lint", "typecheck", "test"]
-KINDS: tuple[Kind, ...] = ("build", "lint", "typecheck", "test")
-_NPM_PLACEHOLDER = "no test specified"
-
-
-@dataclass(frozen=True)
-class ProjectCommand:
-    """One command QA may run."""
-
-    kind: Kind
-    command: str
-    source: str
-    """The file it was detected from (pyproject.toml, package.json, Makefile...)."""
+_LOCKS = (("uv.lock", "uv run "), ("poetry.lock", "poetry run "), ("pdm.lock", "pdm run "),
+          ("pixi.lock", "pixi run "))
 
 
-def detect_commands(root: Path, manifests: Manifests | None = None) -> list[ProjectCommand]:
-    """Every detected command, in build → lint → typecheck → test order, without duplicates."""
-    root = root.resolve()
-    m = manifests if manifests is not None else read_manifests(root)
-    found: list[ProjectCommand] = []
-    for detector in (_python, _node, _makefile, _cargo, _go, _maven, _gradle, _ruby, _php,
-                     _dotnet):
-        found.extend(detector(root, m))
-    seen: set[str] = set()
-    unique = []
-    for cmd in sorted(found, key=lambda c: KINDS.index(c.kind)):
-        if cmd.command not in seen:
-            seen.add(cmd.command)
-            unique.append(cmd)
-    return unique
-
-
-def commands_of(commands: list[ProjectCommand], kind: Kind | None = None) -> tuple[str, ...]:
-    return tuple(c.command for c in commands if kind is None or c.kind == kind)
-
-
-def render_commands(commands: list[ProjectCommand]) -> str:
-    """A markdown list for prompts and /qa."""
-    if not commands:
-        return "No build, lint, type-check or test commands were detected in this project."
-    rows = [f"- {c.kind}: `{c.command}` (from {c.source})" for c in commands]
-    return "The project's detected commands:\n" + "\n".join(rows)
+def default_commands(root: Path, m: Manifests, ecosystems: list[str]) -> list[ProjectCommand]:
+    """The defaults of `ecosystems` (the project's, main language first)."""
+    out: list[ProjectCommand] = []
+    for ecosystem in ecosystems:
+        reader = _DEFAULTS.get(ecosystem)
+        if reader is not None:
+            out += reader(root, m)
+    return out
 
 
 def _tool(root: Path, name: str) -> str:
-    """`.venv/bin/NAME` when the project has its own virtualenv with it, else NAME."""
+    """NAME run the project's way: `uv run NAME` with a uv.lock (poetry, pdm, pixi alike),
+    `.venv/bin/NAME` when the project has its own virtualenv with it, else NAME."""
+    for lock, prefix in _LOCKS:
+        if (root / lock).is_file():
+            return prefix + name
     local = root / ".venv" / "bin" / name
     return f".venv/bin/{name}" if local.exists() else name
 
@@ -73,8 +47,11 @@ def _python(root: Path, m: Manifests) -> list[ProjectCommand]:
     out: list[ProjectCommand] = []
     if "ruff" in m.tools or "ruff" in deps:
         out.append(ProjectCommand("lint", f"{_tool(root, 'ruff')} check .", src))
+        out.append(ProjectCommand("format", f"{_tool(root, 'ruff')} format .", src))
     elif "flake8" in m.tools:
         out.append(ProjectCommand("lint", f"{_tool(root, 'flake8')}", src))
+    if "black" in m.tools or "black" in deps:
+        out.append(ProjectCommand("format", f"{_tool(root, 'black')} .", src))
     if "mypy" in m.tools or "mypy" in deps:
         what = "" if _mypy_names_its_targets(root) else " ."
         out.append(ProjectCommand("typecheck", f"{_tool(root, 'mypy')}{what}", src))
@@ -85,16 +62,27 @@ def _python(root: Path, m: Manifests) -> list[ProjectCommand]:
     uses_pytest = any(d == "pytest" or d.startswith("pytest-") for d in deps)
     if "pytest" in m.tools or uses_pytest or has_tests:
         out.append(ProjectCommand("test", f"{_tool(root, 'pytest')} -q", src))
+    build = _python_build(root)
+    if build:
+        out.append(ProjectCommand("build", build, "pyproject.toml"))
     return out
+
+
+def _python_build(root: Path) -> str:
+    """How a package with a `[build-system]` is built, by the tool its lock file names."""
+    if "[build-system]" not in read_text(root / "pyproject.toml"):
+        return ""
+    for lock, tool in (("uv.lock", "uv build"), ("poetry.lock", "poetry build"),
+                       ("pdm.lock", "pdm build")):
+        if (root / lock).is_file():
+            return tool
+    return "python -m build"
 
 
 def _mypy_names_its_targets(root: Path) -> bool:
     """Whether the project's mypy config says what to check (`packages`, `modules` or `files`):
     then `mypy` alone checks that, and `mypy .` would check everything else too (tests,
     scripts, build output) and fail where the project's own command passes."""
-    import configparser
-    import tomllib
-
     keys = ("packages", "modules", "files")
     try:
         data = tomllib.loads(read_text(root / "pyproject.toml"))
@@ -114,78 +102,13 @@ def _mypy_names_its_targets(root: Path) -> bool:
     return False
 
 
-_NODE_SCRIPTS: dict[Kind, tuple[str, ...]] = {
-    "build": ("build",),
-    "lint": ("lint",),
-    "typecheck": ("typecheck", "type-check", "tsc", "check-types", "types"),
-    "test": ("test",),
-}
-
-
-def node_runner(root: Path, m: Manifests) -> str:
-    """npm, pnpm, yarn or bun: from `packageManager`, else the lock file present."""
-    declared = str((m.found.get("package.json") or {}).get("packageManager") or "")
-    for runner in ("pnpm", "yarn", "bun", "npm"):
-        if declared.startswith(runner + "@"):
-            return runner
-    if (root / "pnpm-lock.yaml").exists():
-        return "pnpm"
-    if (root / "yarn.lock").exists():
-        return "yarn"
-    if (root / "bun.lockb").exists() or (root / "bun.lock").exists():
-        return "bun"
-    return "npm"
-
-
-def _node(root: Path, m: Manifests) -> list[ProjectCommand]:
-    if "package.json" not in m.found:
-        return []
-    runner = node_runner(root, m)
-    out = []
-    for kind, names in _NODE_SCRIPTS.items():
-        for name in names:
-            script = m.scripts.get(name)
-            if script is not None and _NPM_PLACEHOLDER not in script:
-                out.append(ProjectCommand(kind, f"{runner} run {name}", "package.json"))
-                break
-    return out
-
-
-_MAKE_TARGETS: dict[Kind, tuple[str, ...]] = {
-    "build": ("build", "all"),
-    "lint": ("lint",),
-    "typecheck": ("typecheck", "type-check", "types", "mypy"),
-    "test": ("test", "tests", "check"),
-}
-_TARGET = re.compile(r"^([A-Za-z0-9_.-]+)\s*:(?!=)", re.MULTILINE)
-
-
-def make_targets(root: Path) -> tuple[str, list[str]]:
-    """(the makefile's name, its targets in file order), or ("", [])."""
-    for name in ("Makefile", "makefile", "GNUmakefile"):
-        if (root / name).is_file():
-            targets = _TARGET.findall(read_text(root / name, 200_000))
-            return name, list(dict.fromkeys(t for t in targets if not t.startswith(".")))
-    return "", []
-
-
-def _makefile(root: Path, m: Manifests) -> list[ProjectCommand]:
-    name, targets = make_targets(root)
-    out = []
-    for kind, names in _MAKE_TARGETS.items():
-        for target in names:
-            if target in targets:
-                out.append(ProjectCommand(kind, f"make {target}", name))
-                break
-    return out
-
-
 def _cargo(root: Path, m: Manifests) -> list[ProjectCommand]:
     if "rust" not in m.ecosystems:
         return []
     src = "Cargo.toml"
     return [ProjectCommand("build", "cargo build", src),
             ProjectCommand("lint", "cargo clippy", src),
+            ProjectCommand("format", "cargo fmt", src),
             ProjectCommand("test", "cargo test", src)]
 
 
@@ -193,8 +116,12 @@ def _go(root: Path, m: Manifests) -> list[ProjectCommand]:
     if "go" not in m.ecosystems:
         return []
     src = "go.mod"
-    return [ProjectCommand("build", "go build ./...", src),
-            ProjectCommand("lint", "go vet ./...", src),
+    golangci = next((f for f in (".golangci.yml", ".golangci.yaml", ".golangci.toml")
+                     if (root / f).is_file()), None)
+    lint = ProjectCommand("lint", "golangci-lint run", golangci) if golangci else ProjectCommand(
+        "lint", "go vet ./...", src)
+    return [ProjectCommand("build", "go build ./...", src), lint,
+            ProjectCommand("format", "gofmt -l .", src),
             ProjectCommand("test", "go test ./...", src)]
 
 
@@ -202,8 +129,14 @@ def _maven(root: Path, m: Manifests) -> list[ProjectCommand]:
     if "maven" not in m.ecosystems:
         return []
     mvn = "./mvnw" if (root / "mvnw").is_file() else "mvn"
-    return [ProjectCommand("build", f"{mvn} compile", "pom.xml"),
-            ProjectCommand("test", f"{mvn} test", "pom.xml")]
+    out = [ProjectCommand("build", f"{mvn} compile", "pom.xml"),
+           ProjectCommand("test", f"{mvn} test", "pom.xml")]
+    pom = read_text(root / "pom.xml")
+    if "maven-checkstyle-plugin" in pom or (root / "config" / "checkstyle").is_dir():
+        out.append(ProjectCommand("lint", f"{mvn} checkstyle:check", "pom.xml"))
+    if "spotless-maven-plugin" in pom:
+        out.append(ProjectCommand("format", f"{mvn} spotless:apply", "pom.xml"))
+    return out
 
 
 def _gradle(root: Path, m: Manifests) -> list[ProjectCommand]:
@@ -211,8 +144,14 @@ def _gradle(root: Path, m: Manifests) -> list[ProjectCommand]:
         return []
     gradle = "./gradlew" if (root / "gradlew").is_file() else "gradle"
     src = next(f for f in m.found if "gradle" in f)
-    return [ProjectCommand("build", f"{gradle} assemble", src),
-            ProjectCommand("test", f"{gradle} test", src)]
+    out = [ProjectCommand("build", f"{gradle} build", src),
+           ProjectCommand("test", f"{gradle} test", src)]
+    build = " ".join(read_text(root / f) for f in m.found if f.startswith("build.gradle"))
+    if "checkstyle" in build or (root / "config" / "checkstyle").is_dir():
+        out.append(ProjectCommand("lint", f"{gradle} checkstyleMain", src))
+    if "spotless" in build:
+        out.append(ProjectCommand("format", f"{gradle} spotlessApply", src))
+    return out
 
 
 def _ruby(root: Path, m: Manifests) -> list[ProjectCommand]:
@@ -223,6 +162,8 @@ def _ruby(root: Path, m: Manifests) -> list[ProjectCommand]:
     out = []
     if "rubocop" in deps or (root / ".rubocop.yml").is_file():
         out.append(ProjectCommand("lint", "bundle exec rubocop", src))
+    if "standard" in deps:
+        out.append(ProjectCommand("lint", "bundle exec standardrb", src))
     if deps & {"rspec", "rspec-rails", "rspec-core"} or (root / "spec").is_dir():
         out.append(ProjectCommand("test", "bundle exec rspec", src))
     elif (root / "Rakefile").is_file() or (root / "test").is_dir():
@@ -252,4 +193,21 @@ def _dotnet(root: Path, m: Manifests) -> list[ProjectCommand]:
         return []
     src = next((f for f in m.found if f.endswith((".sln", "proj"))), ".NET project")
     return [ProjectCommand("build", "dotnet build", src),
+            ProjectCommand("format", "dotnet format", src),
             ProjectCommand("test", "dotnet test", src)]
+
+
+def _cmake(root: Path, m: Manifests) -> list[ProjectCommand]:
+    text = read_text(root / "CMakeLists.txt", 200_000)
+    if not text:
+        return []
+    out = [ProjectCommand("build", "cmake --build build", "CMakeLists.txt")]
+    if "enable_testing" in text or "add_test" in text or "CTest" in text:
+        out.append(ProjectCommand("test", "ctest --test-dir build", "CMakeLists.txt"))
+    return out
+
+
+_DEFAULTS: dict[str, Callable[[Path, Manifests], list[ProjectCommand]]] = {
+    "python": _python, "rust": _cargo, "go": _go, "maven": _maven, "gradle": _gradle,
+    "ruby": _ruby, "php": _php, "dotnet": _dotnet, "cmake": _cmake,
+}
