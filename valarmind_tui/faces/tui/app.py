@@ -292,9 +292,10 @@ class ValarMindApp(App[int]):
         result = await run(self.live, slash)
         from valarmind_tui.faces.tui.widgets.answer import CommandOutput
 
+        # the pickers and the theme say their own outcome (_perform)
         if not isinstance(result.action, PickRewind | PickResume | SwitchTheme):
             await self.query_one(ChatView).add(CommandOutput(line, result.text, result.ok))
-        status = self.query_one(StatusBar)  # pickers and the theme show their own outcome
+        status = self.query_one(StatusBar)
         status.model, status.mode = self.live.model, self.live.mode.value
         await self._perform(result.action)
 
