@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from tests.checkpoints.conftest import bash, git_state, shell_turn, tree_state
+from valarmind_tui.commands.result import ConversationRewound
 from valarmind_tui.commands.rewind import rewind_points, rewind_session
 from valarmind_tui.context.transcript import UserItem
 
@@ -100,7 +101,7 @@ async def test_a_hand_edit_is_asked_about_before_anything_is_written(
     assert tree_state(git_repo) == state
 
     kept = await session.run_command("/rewind --prompt 3 both --keep")
-    assert kept.ok and kept.action == "rewound-conversation"
+    assert kept.ok and kept.action == ConversationRewound()
     assert (git_repo / "t.txt").read_text() == "mine\n"
     assert tree_state(git_repo) == {**before_third, "t.txt": state["t.txt"]}
     assert [m["content"] for m in session.history if m["role"] == "user"] == [

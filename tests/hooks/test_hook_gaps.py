@@ -15,6 +15,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from tests.conftest import write_user_config
 from tests.fakes.model_server import ScriptedTurn
 from tests.hooks.conftest import hook_table, script
+from valarmind_tui.commands.result import Clear
 
 REWRITE = """#!/usr/bin/env python3
 # Allow commands, rewritten: a PermissionRequest hook with updatedInput.
@@ -63,7 +64,7 @@ async def test_clear_ends_the_session_and_starts_a_new_one(
     await run.session.submit("hello")
     assert "Started by startup" in fake_model.requests[0]["messages"][-1]["content"]
     result = await run.session.run_command("/clear")
-    assert result.action == "clear"
+    assert result.action == Clear()
     await run.session.submit("again")
     messages = fake_model.requests[1]["messages"]
     assert [m["role"] for m in messages] == ["system", "user"]  # the conversation was cleared

@@ -6,10 +6,12 @@ import json
 import shlex
 from typing import TYPE_CHECKING
 
-from valarmind_tui.commands.registry import Command, CommandRegistry, CommandResult, Handler
+from valarmind_tui.commands.api import Command, Handler
+from valarmind_tui.commands.result import CommandResult
 
 if TYPE_CHECKING:
     from valarmind_tui.commands.api import CommandContext
+    from valarmind_tui.commands.registry import CommandRegistry
     from valarmind_tui.mcp_client.manager import McpPrompt
 
 

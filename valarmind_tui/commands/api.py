@@ -1,24 +1,28 @@
-"""What a slash command may use of the session it runs in.
+"""What a slash command is (`Command`, its `Handler`) and what it may use of the session it
+runs in (`CommandContext`): the contract a command, built-in or a plugin's, is written against.
 
 Handlers are typed against `CommandContext`, not `Session`: the Protocol lists exactly what the
 built-in commands reach, so a new command that needs more says so here. `Session` satisfies it
 structurally (mypy checks it: `_session_is_a_context` in session/session.py). Where a command
 only needs a corner of a bigger object (the gate's reviewers, the hooks' list, the MCP manager's
-status and prompts) the Protocol names that corner, not the object.
+status and prompts) the Protocol names that corner, not the object: the registry too
+(`CommandCatalog`), so this module and registry.py do not import each other.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
+
+from valarmind_tui.commands.result import CommandResult
 
 if TYPE_CHECKING:
     from valarmind_tui.agents.commit.chain import MessageEditor
     from valarmind_tui.agents.registry import AgentRegistry
     from valarmind_tui.agents.tasks import TaskList
     from valarmind_tui.checkpoints import SessionCheckpoints
-    from valarmind_tui.commands.registry import CommandRegistry
     from valarmind_tui.context.breakdown import ContextBreakdown
     from valarmind_tui.core.bus import EventBus
     from valarmind_tui.core.events import RunStatus
@@ -32,6 +36,34 @@ if TYPE_CHECKING:
     from valarmind_tui.settings.config import Settings
     from valarmind_tui.store.sessions import SessionStore
     from valarmind_tui.tools.base import ToolResult
+
+
+Handler = Callable[["CommandContext", str], Awaitable[CommandResult]]
+Choices = Callable[["CommandContext"], Sequence[str]]
+"""The values a command's first argument takes, for completion (theme, model, mode...)."""
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    """Without the slash."""
+    help: str
+    """One line."""
+    handler: Handler
+    usage: str = ""
+    idle_only: bool = False
+    """Refused while a prompt runs: its end would undo the command (/clear, /compact) or the
+    command runs a turn of its own."""
+    choices: Choices | None = None
+    """What Tab offers after `/name `; None when the argument is free text."""
+
+
+class CommandCatalog(Protocol):
+    """The router's and /help's view of the registry (registry.CommandRegistry)."""
+
+    def get(self, name: str) -> Command | None: ...
+    def all(self) -> list[Command]: ...
+    def suggest(self, name: str) -> list[str]: ...
 
 
 class TurnAnswer(Protocol):
@@ -94,7 +126,7 @@ class CommandContext(Protocol):
     @property
     def busy(self) -> bool: ...
     @property
-    def commands(self) -> CommandRegistry: ...
+    def commands(self) -> CommandCatalog: ...
     @property
     def bus(self) -> EventBus: ...
     @property

@@ -6,7 +6,8 @@ import shlex
 from typing import TYPE_CHECKING
 
 from valarmind_tui.agents.commit.chain import ChainDeps, CommitOptions, run_commit_chain
-from valarmind_tui.commands.registry import Command, CommandResult
+from valarmind_tui.commands.api import Command
+from valarmind_tui.commands.result import CommandResult
 from valarmind_tui.core.errors import UsageError, ValarMindError
 
 if TYPE_CHECKING:

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from valarmind_tui.commands.registry import Command, CommandResult, refused_while_busy
+from valarmind_tui.commands.api import Command
+from valarmind_tui.commands.result import (
+    Clear,
+    CommandResult,
+    Quit,
+    SwitchTheme,
+    refused_while_busy,
+)
 from valarmind_tui.oversight.spending import session_usage
 from valarmind_tui.safety.gate.approval import PermissionMode
 
@@ -64,7 +71,7 @@ async def plan(ctx: CommandContext, args: str) -> CommandResult:
 
 async def clear(ctx: CommandContext, args: str) -> CommandResult:
     await ctx.clear_with_hooks()
-    return CommandResult("Conversation cleared.", action="clear")
+    return CommandResult("Conversation cleared.", action=Clear())
 
 
 async def cost(ctx: CommandContext, args: str) -> CommandResult:
@@ -75,7 +82,7 @@ async def cost(ctx: CommandContext, args: str) -> CommandResult:
 async def theme(ctx: CommandContext, args: str) -> CommandResult:
     """The face that has themes switches and answers (the TUI); a line-mode face has none."""
     return CommandResult("Themes apply to the TUI (`valarmind` without --plain).",
-                         action=f"theme:{args}")
+                         action=SwitchTheme(args))
 
 
 async def sandbox(ctx: CommandContext, args: str) -> CommandResult:
@@ -126,7 +133,7 @@ async def hooks(ctx: CommandContext, args: str) -> CommandResult:
 
 
 async def quit_(ctx: CommandContext, args: str) -> CommandResult:
-    return CommandResult("Bye.", action="quit")
+    return CommandResult("Bye.", action=Quit())
 
 
 COMMANDS = (

@@ -7,7 +7,8 @@ import shlex
 import uuid
 from typing import TYPE_CHECKING
 
-from valarmind_tui.commands.registry import Command, CommandResult
+from valarmind_tui.commands.api import Command
+from valarmind_tui.commands.result import CommandResult
 from valarmind_tui.repomap.show import format_map
 from valarmind_tui.safety.gate.approval import ApprovalRequest
 

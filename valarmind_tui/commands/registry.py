@@ -1,59 +1,19 @@
-"""Slash commands: what a command is and returns, and the registry every face completes from.
+"""The registry of slash commands every face completes from.
 
-Lines are read and commands run by the router (router.py); commands are registered through the
-plugin hook (`register_commands`), the built-in ones by the built-in plugin (builtin.py)."""
+What a command is lives in api.py, what it returns in result.py; lines are read and commands
+run by the router (router.py); commands are registered through the plugin hook
+(`register_commands`), the built-in ones by the built-in plugin (plugins/defaults.py)."""
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from valarmind_tui.commands.api import CommandContext
+from valarmind_tui.commands.api import Choices, Command, Handler
+from valarmind_tui.commands.result import CommandResult, refused_while_busy
 
-
-@dataclass(frozen=True)
-class CommandResult:
-    """What a command returns to the face that ran it."""
-
-    text: str
-    """Markdown shown to the person."""
-    ok: bool = True
-    data: Any = None
-    """Structured payload (e.g. review findings) for faces that render tables or JSON."""
-    action: str | None = None
-    """A face-level action the face should perform: `quit`, `clear`, `theme:<name>`,
-    `pick-rewind`, `pick-resume`, `resume:<id>`, `rewound-conversation`."""
-
-
-Handler = Callable[["CommandContext", str], Awaitable[CommandResult]]
-Choices = Callable[["CommandContext"], Sequence[str]]
-"""The values a command's first argument takes, for completion (theme, model, mode...)."""
-
-
-@dataclass(frozen=True)
-class Command:
-    name: str
-    """Without the slash."""
-    help: str
-    """One line."""
-    handler: Handler
-    usage: str = ""
-    idle_only: bool = False
-    """Refused while a prompt runs: its end would undo the command (/clear, /compact) or the
-    command runs a turn of its own."""
-    choices: Choices | None = None
-    """What Tab offers after `/name `; None when the argument is free text."""
-
-
-def refused_while_busy(name: str) -> CommandResult:
-    """The answer to a command that cannot run while the agent is working."""
-    return CommandResult(
-        f"/{name} cannot run while the agent is working: wait for the answer or press Esc to "
-        "cancel it.", ok=False,
-    )
+__all__ = ["Choices", "Command", "CommandRegistry", "CommandResult", "Handler",
+           "refused_while_busy"]
+"""Command and CommandResult are named here too: plugins import them from this module."""
 
 
 class CommandRegistry:

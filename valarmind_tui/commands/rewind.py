@@ -15,15 +15,18 @@ from valarmind_tui.checkpoints.rewind import (
     RewindPoint,
     Scope,
 )
-from valarmind_tui.commands.registry import Command, CommandResult
+from valarmind_tui.commands.api import Command
+from valarmind_tui.commands.result import (
+    CommandResult,
+    ConversationRewound,
+    PickResume,
+    Resume,
+)
 from valarmind_tui.core.errors import UsageError, ValarMindError
 from valarmind_tui.store.sessions import SessionSummary
 
 if TYPE_CHECKING:
     from valarmind_tui.commands.api import CommandContext
-
-REWOUND = "rewound-conversation"
-"""The action of a /rewind that cut the conversation: faces show it again."""
 
 REWIND_USAGE = "/rewind [N | --prompt N [files|conversation|both] [--keep]] [--preview] [--force]"
 PICK_A_PROMPT = ("To go back to before one of your messages (its files, the conversation or "
@@ -77,7 +80,7 @@ async def rewind_to_prompt(ctx: CommandContext, words: list[str]) -> CommandResu
                                        preview="--preview" in words, on_conflict=on_conflict)
     except ValarMindError as exc:  # no such message, or the checkpoints could not be read
         return CommandResult(str(exc), ok=False)
-    action = REWOUND if outcome.history is not None else None
+    action = ConversationRewound() if outcome.history is not None else None
     return CommandResult(outcome.describe(), ok=not outcome.needs_answer, data=outcome,
                          action=action)
 
@@ -108,12 +111,12 @@ async def resume(ctx: CommandContext, args: str) -> CommandResult:
         if not any(s.info.id == args for s in summaries):
             return CommandResult(f"No stored session {args!r} for {ctx.project_root}.",
                                  ok=False)
-        return CommandResult(f"Switching to session {args}.", action=f"resume:{args}")
+        return CommandResult(f"Switching to session {args}.", action=Resume(args))
     if not summaries:
         return CommandResult("No stored sessions for this project.")
     rows = [f"{n:>3}  {describe_summary(s)}" for n, s in enumerate(summaries, 1)]
     return CommandResult("Stored sessions (`/resume ID` switches):\n" + "\n".join(rows),
-                         data=summaries, action="pick-resume")
+                         data=summaries, action=PickResume())
 
 
 COMMANDS = (

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from valarmind_tui.commands.registry import CommandResult, refused_while_busy
+from valarmind_tui.commands.result import CommandResult, refused_while_busy
 from valarmind_tui.core.errors import UsageError
 
 if TYPE_CHECKING:

@@ -9,7 +9,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from valarmind_tui.commands.registry import Command, CommandResult
+from valarmind_tui.commands.api import Command
+from valarmind_tui.commands.result import CommandResult, PickRewind
 from valarmind_tui.commands.rewind import (
     PICK_A_PROMPT,
     REWIND_USAGE,
@@ -43,7 +44,7 @@ async def rewind(ctx: CommandContext, args: str) -> CommandResult:
                              f"{REWIND_USAGE}\n{PICK_A_PROMPT}", ok=False)
     if not numbers:
         listed = await list_turns(ctx)
-        return CommandResult(listed.text, data=listed.data, action="pick-rewind")
+        return CommandResult(listed.text, data=listed.data, action=PickRewind())
     return await _restore(ctx.checkpoints.rewind(int(numbers[0]), **_flags(args)))
 
 

@@ -3,6 +3,10 @@
 Faces render them, the session store appends them, the headless writer prints them as JSONL
 (`type` is the snake_case class name). `agent_id` is "main" for the top-level agent; specialists
 get their own id and name their parent in AgentSpawned.
+
+`Event` is the closed union of every event class: a face handles it with `match event:` and ends
+with `case _: assert_never(event)` (or lists the events it ignores), so adding an event makes mypy
+name each face that does not handle it yet. `EventBase` only holds the fields every event has.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, Literal, TypeAlias, get_args
 
 
 class RunStatus(StrEnum):
@@ -43,8 +47,8 @@ def _now() -> float:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Event:
-    """Base of all events."""
+class EventBase:
+    """The fields every event has. Not an event itself: type against `Event`, the union."""
 
     agent_id: str = "main"
     """Which agent produced the event."""
@@ -53,7 +57,7 @@ class Event:
 
 
 @dataclass(frozen=True, kw_only=True)
-class TurnStarted(Event):
+class TurnStarted(EventBase):
     """A model request is about to be sent."""
 
     turn: int
@@ -63,21 +67,21 @@ class TurnStarted(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
-class TextDelta(Event):
+class TextDelta(EventBase):
     """A piece of streamed assistant text."""
 
     text: str
 
 
 @dataclass(frozen=True, kw_only=True)
-class ReasoningDelta(Event):
+class ReasoningDelta(EventBase):
     """A piece of streamed reasoning ("thinking")."""
 
     text: str
 
 
 @dataclass(frozen=True, kw_only=True)
-class TurnFinished(Event):
+class TurnFinished(EventBase):
     """The model finished one response (it may still have asked for tools)."""
 
     turn: int
@@ -89,7 +93,7 @@ class TurnFinished(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
-class ToolCallStarted(Event):
+class ToolCallStarted(EventBase):
     """The model asked for a tool and it is about to pass the gate and run."""
 
     call_id: str
@@ -98,7 +102,7 @@ class ToolCallStarted(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
-class ToolCallFinished(Event):
+class ToolCallFinished(EventBase):
     """A tool call ended: ran, failed, was denied or cancelled."""
 
     call_id: str
@@ -117,7 +121,7 @@ class ToolCallFinished(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
-class ApprovalRequested(Event):
+class ApprovalRequested(EventBase):
     """The gate asks the person; the agent waits for ApprovalResolved."""
 
     request_id: str
@@ -136,7 +140,7 @@ class ApprovalRequested(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
-class ApprovalResolved(Event):
+class ApprovalResolved(EventBase):
     """The person (or a policy) answered an approval request."""
 
     request_id: str
@@ -145,7 +149,7 @@ class ApprovalResolved(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
-class AgentSpawned(Event):
+class AgentSpawned(EventBase):
     """A specialist agent started; `agent_id` is the new agent's id."""
 
     parent_id: str | None
@@ -155,7 +159,7 @@ class AgentSpawned(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
-class AgentFinished(Event):
+class AgentFinished(EventBase):
     """An agent run ended."""
 
     name: str
@@ -175,14 +179,14 @@ class TaskItem:
 
 
 @dataclass(frozen=True, kw_only=True)
-class TaskListChanged(Event):
+class TaskListChanged(EventBase):
     """The task list changed; carries the whole new list."""
 
     tasks: tuple[TaskItem, ...]
 
 
 @dataclass(frozen=True, kw_only=True)
-class UsageUpdated(Event):
+class UsageUpdated(EventBase):
     """Tokens and cost of the last model response and of the session so far."""
 
     prompt_tokens: int
@@ -194,7 +198,7 @@ class UsageUpdated(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
-class TraceRecorded(Event):
+class TraceRecorded(EventBase):
     """A trace record of an MCP server's sampling loop (seed 004): `agent_iteration` after each
     answer of our model, `agent_complete` at the end; /export jsonl writes them too."""
 
@@ -209,7 +213,7 @@ NoticeLevel = Literal["info", "warning", "error"]
 
 
 @dataclass(frozen=True, kw_only=True)
-class Notice(Event):
+class Notice(EventBase):
     """Something the person should know (a retry, a compaction, a server crash)."""
 
     level: NoticeLevel
@@ -217,14 +221,14 @@ class Notice(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
-class ModeChanged(Event):
+class ModeChanged(EventBase):
     """The permission mode changed."""
 
     mode: str
 
 
 @dataclass(frozen=True, kw_only=True)
-class PromptFinished(Event):
+class PromptFinished(EventBase):
     """The answer to one submitted prompt is complete."""
 
     status: RunStatus
@@ -234,7 +238,7 @@ class PromptFinished(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
-class HookRan(Event):
+class HookRan(EventBase):
     """One hook handler ran (config `hooks`, Claude Code's format)."""
 
     event: str
@@ -254,7 +258,7 @@ class HookRan(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
-class CheckpointCreated(Event):
+class CheckpointCreated(EventBase):
     """The work tree was recorded in the project's shadow repository (see checkpoints/)."""
 
     turn: int
@@ -274,7 +278,7 @@ class CheckpointCreated(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
-class FilesRestored(Event):
+class FilesRestored(EventBase):
     """/undo, /redo or /rewind put files back."""
 
     action: Literal["undo", "redo", "rewind"]
@@ -290,7 +294,7 @@ class FilesRestored(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
-class CommitStepFinished(Event):
+class CommitStepFinished(EventBase):
     """One step of the commit chain (/commit, `valarmind commit`) ended."""
 
     step: Literal["check", "confirm", "message", "commit", "push"]
@@ -305,7 +309,7 @@ class CommitStepFinished(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
-class CommitMessageRequested(Event):
+class CommitMessageRequested(EventBase):
     """The commit chain waits for the person to edit the message; the face answers with
     `Session.answer_commit_message`."""
 
@@ -317,7 +321,7 @@ class CommitMessageRequested(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
-class ReviewerRan(Event):
+class ReviewerRan(EventBase):
     """A model reviewer (config `[reviewers]`) gave its verdict, or gave none."""
 
     reviewer: str
@@ -337,7 +341,7 @@ class ReviewerRan(Event):
     duration_ms: int = 0
 
 
-AnyEvent = (
+Event: TypeAlias = (
     TurnStarted | TextDelta | ReasoningDelta | TurnFinished | ToolCallStarted | ToolCallFinished
     | ApprovalRequested | ApprovalResolved | AgentSpawned | AgentFinished | TaskListChanged
     | UsageUpdated | Notice | ModeChanged | PromptFinished | HookRan | CheckpointCreated
@@ -359,14 +363,7 @@ def event_to_dict(event: Event) -> dict[str, Any]:
 
 
 EVENT_TYPES: dict[str, type[Event]] = {
-    _CAMEL.sub("_", cls.__name__).lower(): cls
-    for cls in (
-        TurnStarted, TextDelta, ReasoningDelta, TurnFinished, ToolCallStarted, ToolCallFinished,
-        ApprovalRequested, ApprovalResolved, AgentSpawned, AgentFinished, TaskListChanged,
-        UsageUpdated, Notice, ModeChanged, PromptFinished, HookRan, CheckpointCreated,
-        FilesRestored, CommitStepFinished, CommitMessageRequested, ReviewerRan,
-        TraceRecorded,
-    )
+    _CAMEL.sub("_", cls.__name__).lower(): cls for cls in get_args(Event)
 }
 
 

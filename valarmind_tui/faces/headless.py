@@ -106,8 +106,11 @@ def _writer(session: Session, output_format: str, out: IO[str]) -> asyncio.Task[
         out.flush()
 
     def warn(event: Event) -> None:
-        if isinstance(event, Notice) and event.level in ("warning", "error"):
-            print(visible(f"valarmind: {event.message}"), file=sys.stderr, flush=True)
+        match event:
+            case Notice(level="warning" | "error"):
+                print(visible(f"valarmind: {event.message}"), file=sys.stderr, flush=True)
+            case _:
+                pass  # the text and json formats print the answer at the end
 
     remove = session.bus.add_listener(write if output_format == "jsonl" else warn)
 

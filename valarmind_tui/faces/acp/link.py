@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 import threading
+from dataclasses import dataclass
 from typing import Any
 
 from acp.schema import AllowedOutcome, PermissionOption
@@ -24,6 +25,14 @@ from valarmind_tui.safety.visible_fields import visible_fields
 from valarmind_tui.session.session import Session
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class OwnUpdate:
+    """An update of the face's own (available commands...), queued behind the events."""
+
+    update: Any
+
 
 PERMISSION_OPTIONS = [
     PermissionOption(option_id="allow_once", name="Allow once", kind="allow_once"),
@@ -42,7 +51,7 @@ class SessionLink:
         self.session_id = session_id
         self.client = client
         self.translator = UpdateTranslator(session.project_root, session.tools.get)
-        self._queue: asyncio.Queue[Event | Any] = asyncio.Queue()
+        self._queue: asyncio.Queue[Event | OwnUpdate] = asyncio.Queue()
         self._asking: set[asyncio.Task[None]] = set()
         self._ready = asyncio.Event()
         self._loop = asyncio.get_running_loop()
@@ -71,7 +80,7 @@ class SessionLink:
 
     def post(self, update: Any) -> None:
         """Queue an update of the face's own (available commands...) behind the events."""
-        self._queue.put_nowait(update)
+        self._queue.put_nowait(OwnUpdate(update))
 
     async def flush(self) -> None:
         """Wait until every event published so far has been sent."""
@@ -80,21 +89,24 @@ class SessionLink:
     async def _send_loop(self) -> None:
         await self._ready.wait()
         while True:
-            event = await self._queue.get()
+            item = await self._queue.get()
             try:
-                if isinstance(event, Event):  # editors show text, some in a terminal
-                    event = visible_fields(event)
-                if isinstance(event, ApprovalRequested):
-                    task = asyncio.create_task(self._ask(event))
-                    self._asking.add(task)
-                    task.add_done_callback(self._asking.discard)
-                updates = self.translator.updates(event) if isinstance(event, Event) else [event]
-                for update in updates:
+                for update in self._updates(item):
                     await self.send(update)
             except Exception:  # one bad event never stops the stream
-                log.exception("could not translate %s", type(event).__name__)
+                log.exception("could not translate %s", type(item).__name__)
             finally:
                 self._queue.task_done()
+
+    def _updates(self, item: Event | OwnUpdate) -> list[Any]:
+        if isinstance(item, OwnUpdate):
+            return [item.update]
+        event = visible_fields(item)  # editors show text, some in a terminal
+        if isinstance(event, ApprovalRequested):  # asked beside the stream, never holding it
+            task = asyncio.create_task(self._ask(event))
+            self._asking.add(task)
+            task.add_done_callback(self._asking.discard)
+        return self.translator.updates(event)
 
     async def _ask(self, event: ApprovalRequested) -> None:
         answer = ApprovalAnswer("deny", feedback="The client did not answer the request.")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 from acp import helpers
 from acp.schema import PlanEntryStatus, ToolCallLocation, ToolCallStatus, ToolCallUpdate
@@ -18,15 +18,27 @@ from valarmind_tui.core.events import (
     AgentFinished,
     AgentSpawned,
     ApprovalRequested,
+    ApprovalResolved,
+    CheckpointCreated,
+    CommitMessageRequested,
+    CommitStepFinished,
     Event,
+    FilesRestored,
+    HookRan,
     ModeChanged,
     Notice,
+    PromptFinished,
     ReasoningDelta,
+    ReviewerRan,
     TaskItem,
     TaskListChanged,
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
+    TraceRecorded,
+    TurnFinished,
+    TurnStarted,
+    UsageUpdated,
 )
 from valarmind_tui.safety.paths import resolve_in_project
 from valarmind_tui.tools.base import Risk, Tool
@@ -58,32 +70,39 @@ class UpdateTranslator:
 
     def updates(self, event: Event) -> list[Any]:
         """The ACP updates for one event (none for events the client has no use for)."""
-        if isinstance(event, TextDelta) and event.agent_id == "main":
-            return [helpers.update_agent_message_text(event.text)]
-        if isinstance(event, ReasoningDelta) and event.agent_id == "main":
-            return [helpers.update_agent_thought_text(event.text)]
-        if isinstance(event, ToolCallStarted):
-            return self._started(event)
-        if isinstance(event, ToolCallFinished):
-            return self._finished(event)
-        if isinstance(event, AgentSpawned):
-            self._agents[event.agent_id] = event.name
-            return [helpers.start_tool_call(
-                agent_call_id(event.agent_id), f"delegate: {event.name}", kind="think",
-                status="in_progress", content=[_text(event.task)],
-                raw_input={"agent": event.name, "task": event.task})]
-        if isinstance(event, AgentFinished) and event.agent_id in self._agents:
-            status: ToolCallStatus = "completed" if event.status == "done" else "failed"
-            summary = event.summary or event.status
-            return [helpers.update_tool_call(agent_call_id(event.agent_id), status=status,
-                                             content=[_text(summary)])]
-        if isinstance(event, TaskListChanged):
-            return [helpers.update_plan(plan_entries(event.tasks))]
-        if isinstance(event, ModeChanged):
-            return [helpers.update_current_mode(event.mode)]
-        if isinstance(event, Notice) and event.level in ("warning", "error"):
-            return [helpers.update_agent_thought_text(f"\n[{event.level}] {event.message}\n")]
-        return []
+        match event:
+            case TextDelta(agent_id="main"):
+                return [helpers.update_agent_message_text(event.text)]
+            case ReasoningDelta(agent_id="main"):
+                return [helpers.update_agent_thought_text(event.text)]
+            case ToolCallStarted():
+                return self._started(event)
+            case ToolCallFinished():
+                return self._finished(event)
+            case AgentSpawned():
+                self._agents[event.agent_id] = event.name
+                return [helpers.start_tool_call(
+                    agent_call_id(event.agent_id), f"delegate: {event.name}", kind="think",
+                    status="in_progress", content=[_text(event.task)],
+                    raw_input={"agent": event.name, "task": event.task})]
+            case AgentFinished() if event.agent_id in self._agents:
+                status: ToolCallStatus = "completed" if event.status == "done" else "failed"
+                return [helpers.update_tool_call(agent_call_id(event.agent_id), status=status,
+                                                 content=[_text(event.summary or event.status)])]
+            case TaskListChanged():
+                return [helpers.update_plan(plan_entries(event.tasks))]
+            case ModeChanged():
+                return [helpers.update_current_mode(event.mode)]
+            case Notice(level="warning" | "error"):
+                return [helpers.update_agent_thought_text(f"\n[{event.level}] {event.message}\n")]
+            case (TextDelta() | ReasoningDelta() | AgentFinished() | Notice() | TurnStarted()
+                  | TurnFinished() | ApprovalRequested() | ApprovalResolved() | UsageUpdated()
+                  | PromptFinished() | HookRan() | CheckpointCreated() | FilesRestored()
+                  | CommitStepFinished() | CommitMessageRequested() | ReviewerRan()
+                  | TraceRecorded()):
+                return []  # the approval is asked by the link (request_permission)
+            case _:
+                assert_never(event)
 
     def call_id(self, event: ToolCallStarted | ToolCallFinished) -> str:
         """Our call ids are unique per agent and turn only (some providers reuse them): the

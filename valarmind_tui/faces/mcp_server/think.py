@@ -15,7 +15,7 @@ import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, assert_never
 
 from valarmind_tui.agents.delegation.delegate import Delegator
 from valarmind_tui.agents.loop import LoopDeps
@@ -26,12 +26,27 @@ from valarmind_tui.core.errors import ProviderError
 from valarmind_tui.core.events import (
     AgentFinished,
     AgentSpawned,
+    ApprovalRequested,
+    ApprovalResolved,
+    CheckpointCreated,
+    CommitMessageRequested,
+    CommitStepFinished,
     Event,
+    FilesRestored,
+    HookRan,
+    ModeChanged,
     Notice,
+    PromptFinished,
+    ReasoningDelta,
     ReviewerRan,
+    TaskListChanged,
+    TextDelta,
     ToolCallFinished,
     ToolCallStarted,
+    TraceRecorded,
+    TurnFinished,
     TurnStarted,
+    UsageUpdated,
 )
 from valarmind_tui.faces.mcp_server.params import Params
 from valarmind_tui.oversight import Reviewers
@@ -271,23 +286,31 @@ def server_delegator(
 
 def describe(event: Event) -> str | None:
     """The progress message for an agent event (None: not worth a notification)."""
-    if isinstance(event, AgentSpawned):
-        return f"{event.name} agent started"
-    if isinstance(event, TurnStarted):
-        return f"{event.agent_id}: turn {event.turn}"
-    if isinstance(event, ToolCallStarted):
-        args = json.dumps(event.arguments, ensure_ascii=False)
-        return f"{event.agent_id}: {event.name} {args[:120]}"
-    if isinstance(event, ToolCallFinished) and event.status != "ok":
-        return f"{event.agent_id}: {event.name} {event.status}"
-    if isinstance(event, AgentFinished):
-        return f"{event.name} agent {event.status}"
-    if isinstance(event, Notice):
-        return event.message
-    if isinstance(event, ReviewerRan):
-        said = f": {event.reason}" if event.reason and event.verdict != "none" else ""
-        return f"{event.reviewer} reviewer: {event.verdict}{said}"
-    return None
+    match event:
+        case AgentSpawned():
+            return f"{event.name} agent started"
+        case TurnStarted():
+            return f"{event.agent_id}: turn {event.turn}"
+        case ToolCallStarted():
+            args = json.dumps(event.arguments, ensure_ascii=False)
+            return f"{event.agent_id}: {event.name} {args[:120]}"
+        case ToolCallFinished() if event.status != "ok":
+            return f"{event.agent_id}: {event.name} {event.status}"
+        case AgentFinished():
+            return f"{event.name} agent {event.status}"
+        case Notice():
+            return event.message
+        case ReviewerRan():
+            said = f": {event.reason}" if event.reason and event.verdict != "none" else ""
+            return f"{event.reviewer} reviewer: {event.verdict}{said}"
+        case (ToolCallFinished() | TextDelta() | ReasoningDelta() | TurnFinished()
+              | ApprovalRequested() | ApprovalResolved() | TaskListChanged() | UsageUpdated()
+              | ModeChanged() | PromptFinished() | HookRan() | CheckpointCreated()
+              | FilesRestored() | CommitStepFinished() | CommitMessageRequested()
+              | TraceRecorded()):
+            return None
+        case _:
+            assert_never(event)
 
 
 @contextlib.asynccontextmanager
@@ -299,10 +322,13 @@ async def forward_progress(bus: EventBus, progress: Progress, call: Call) -> Asy
 
     async def pump() -> None:
         async for event in subscription:
-            if isinstance(event, ToolCallFinished) and event.ran:
-                call.tools_used.append(event.name)
-            elif isinstance(event, ToolCallFinished) and event.status in ("denied", "error"):
-                call.tools_refused.append(event.name)
+            match event:
+                case ToolCallFinished(ran=True):
+                    call.tools_used.append(event.name)
+                case ToolCallFinished(status="denied" | "error"):
+                    call.tools_refused.append(event.name)
+                case _:
+                    pass  # every event still becomes a progress message below
             message = describe(event)
             if message:
                 await progress(message)

@@ -13,8 +13,18 @@ import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, assert_never
 
+from valarmind_tui.commands.result import (
+    Clear,
+    CommandResult,
+    ConversationRewound,
+    PickResume,
+    PickRewind,
+    Quit,
+    Resume,
+    SwitchTheme,
+)
 from valarmind_tui.commands.router import parse, run
 from valarmind_tui.context.transcript import (
     AnswerItem,
@@ -24,22 +34,37 @@ from valarmind_tui.context.transcript import (
     resume_notice,
 )
 from valarmind_tui.core.events import (
+    AgentFinished,
+    AgentSpawned,
     ApprovalRequested,
+    ApprovalResolved,
+    CheckpointCreated,
     CommitMessageRequested,
     CommitStepFinished,
     Event,
+    FilesRestored,
+    HookRan,
+    ModeChanged,
     Notice,
     PromptFinished,
+    ReasoningDelta,
+    ReviewerRan,
     RunStatus,
+    TaskListChanged,
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
+    TraceRecorded,
+    TurnFinished,
+    TurnStarted,
+    UsageUpdated,
 )
 from valarmind_tui.core.visible_text import visible
-from valarmind_tui.faces.repl.pickers import after_command
+from valarmind_tui.faces.repl.pickers import pick_resume, pick_rewind
 from valarmind_tui.faces.repl.readers import LineReader, PipeReader, PromptToolkitReader
 from valarmind_tui.safety.gate.approval import ApprovalAnswer
 from valarmind_tui.session.records import offline_help
+from valarmind_tui.session.switch import switch_session
 
 if TYPE_CHECKING:
     from valarmind_tui.session.session import Session
@@ -78,25 +103,33 @@ class Repl:
         self.write(("" if self._at_line_start else "\n") + text + "\n")
 
     def render(self, event: Event) -> None:
-        if isinstance(event, TextDelta) and event.agent_id == "main":
-            self.write(event.text)
-        elif isinstance(event, ToolCallStarted):
-            who = "" if event.agent_id == "main" else f"[{event.agent_id}] "
-            self.line(f"⏺ {who}{event.name} {_arguments(event.arguments)}")
-        elif isinstance(event, ToolCallFinished):
-            first = (event.output.strip().splitlines() or [""])[0][:120]
-            self.line(f"  ↳ {_STATUS_WORD.get(event.status, event.status)}: {first}")
-            if event.diff:
-                self.line(event.diff.rstrip("\n"))
-        elif isinstance(event, Notice):
-            self.line(f"[{event.level}] {event.message}")
-        elif isinstance(event, ApprovalRequested | CommitMessageRequested):
-            self._approvals.put_nowait(event)
-        elif isinstance(event, CommitStepFinished):
-            detail = f" ({event.detail})" if event.detail else ""
-            self.line(f"commit · {event.step}: {event.outcome.replace('_', ' ')}{detail}")
-        elif isinstance(event, PromptFinished) and event.agent_id == "main":
-            self._prompt_finished(event)
+        match event:
+            case TextDelta(agent_id="main"):
+                self.write(event.text)
+            case ToolCallStarted():
+                who = "" if event.agent_id == "main" else f"[{event.agent_id}] "
+                self.line(f"⏺ {who}{event.name} {_arguments(event.arguments)}")
+            case ToolCallFinished():
+                first = (event.output.strip().splitlines() or [""])[0][:120]
+                self.line(f"  ↳ {_STATUS_WORD.get(event.status, event.status)}: {first}")
+                if event.diff:
+                    self.line(event.diff.rstrip("\n"))
+            case Notice():
+                self.line(f"[{event.level}] {event.message}")
+            case ApprovalRequested() | CommitMessageRequested():
+                self._approvals.put_nowait(event)
+            case CommitStepFinished():
+                detail = f" ({event.detail})" if event.detail else ""
+                self.line(f"commit · {event.step}: {event.outcome.replace('_', ' ')}{detail}")
+            case PromptFinished(agent_id="main"):
+                self._prompt_finished(event)
+            case (TextDelta() | PromptFinished() | ReasoningDelta() | TurnStarted()
+                  | TurnFinished() | ApprovalResolved() | AgentSpawned() | AgentFinished()
+                  | TaskListChanged() | UsageUpdated() | ModeChanged() | HookRan()
+                  | CheckpointCreated() | FilesRestored() | ReviewerRan() | TraceRecorded()):
+                pass  # a line-mode face prints the main answer, tool calls and what it asks
+            case _:
+                assert_never(event)
 
     def _prompt_finished(self, event: PromptFinished) -> None:
         marker = event.text.rfind("## Quality gates") if event.gates else -1
@@ -191,13 +224,42 @@ class Repl:
         if not text:
             return True
         if (slash := parse(text)) is not None:
-            return await after_command(self, await self.run_task(run(self.session, slash)))
+            return await self.after_command(await self.run_task(run(self.session, slash)))
         if text.startswith("!"):
             result = await self.run_task(self.session.run_shell(text[1:].strip()))
             self.line(result.output.rstrip("\n") or "(no output)")
             return True
         await self.run_task(self.session.submit(text))
         return True
+
+    async def after_command(self, result: CommandResult) -> bool:
+        """Show what a command said and perform its action; False means quit."""
+        action = result.action
+        if not isinstance(action, PickRewind | PickResume):  # a picker lists the choices
+            self.line(result.text)
+        match action:
+            case Quit():
+                return False
+            case PickRewind():
+                await pick_rewind(self.session, self.reader, self.line)
+            case PickResume():
+                if (chosen := await pick_resume(self.session, self.reader, self.line)):
+                    await self.switch(chosen)
+            case Resume(session_id=session_id):
+                await self.switch(session_id)
+            case ConversationRewound():
+                self.line(f"Conversation rewound: {len(self.session.history)} messages kept.")
+            case Clear() | SwitchTheme() | None:
+                pass  # a line-mode face has no view to empty and no themes
+            case _:
+                assert_never(action)
+        return True
+
+    async def switch(self, session_id: str) -> None:
+        """Another stored session (/resume): open it and print its last exchanges."""
+        self.use(await switch_session(self.session, session_id))
+        await self.session.start()
+        self.show_resumed()
 
     def use(self, session: Session) -> None:
         """Print another session's events from now on (/resume switched to it)."""

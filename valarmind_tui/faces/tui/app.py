@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, assert_never
 
 from textual import on, work
 from textual.app import App, ComposeResult
@@ -28,6 +28,16 @@ from textual.events import Resize
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
+from valarmind_tui.commands.result import (
+    Action,
+    Clear,
+    ConversationRewound,
+    PickResume,
+    PickRewind,
+    Quit,
+    Resume,
+    SwitchTheme,
+)
 from valarmind_tui.commands.router import SlashLine, parse, run
 from valarmind_tui.context.attachments import with_attachments
 from valarmind_tui.core.visible_text import visible
@@ -40,10 +50,11 @@ from valarmind_tui.faces.tui.completion import (
 )
 from valarmind_tui.faces.tui.event_routing import EventRouter
 from valarmind_tui.faces.tui.history import PromptHistory, default_history_file
+from valarmind_tui.faces.tui.resumed import show_resumed
 from valarmind_tui.faces.tui.skeleton import SIDEBAR_MIN_WIDTH
 from valarmind_tui.faces.tui.theming import AppTheming
 from valarmind_tui.faces.tui.widgets.chat import ChatView
-from valarmind_tui.faces.tui.widgets.messages import NoticeLine, ShellOutput, UserMessage
+from valarmind_tui.faces.tui.widgets.messages import ShellOutput, UserMessage
 from valarmind_tui.faces.tui.widgets.prompt import Completion, PromptBar, PromptInput
 from valarmind_tui.faces.tui.widgets.sidebar import Sidebar
 from valarmind_tui.faces.tui.widgets.status import StatusBar
@@ -97,7 +108,7 @@ class ValarMindApp(App[int]):
         self._pending: list[str] = [first_prompt] if first_prompt else []
         self.prompt_history = PromptHistory(history_file or default_history_file())
         self.theming = AppTheming(self, theme_dirs, remember_theme)
-        self.event_router = EventRouter(self)
+        self.event_router = EventRouter(self, lambda: self.live, lambda: self.turn_running)
         self._sidebar_forced: bool | None = None
         self._last_ctrl_c = 0.0
         self.turn_running = False
@@ -164,7 +175,7 @@ class ValarMindApp(App[int]):
         status.starting = False
         self.theming.apply_configured(session.settings.theme)
         if session.history:
-            await self.show_resumed(session)
+            await show_resumed(self.query_one(ChatView), session)
         if session.offline:
             from valarmind_tui.faces.tui.widgets.answer import OfflineBanner
 
@@ -179,15 +190,6 @@ class ValarMindApp(App[int]):
         pending, self._pending = self._pending, []
         for text in pending:
             await self._dispatch(text)
-
-    async def show_resumed(self, session: Session) -> None:
-        """A resumed session: its conversation again, then a notice saying so."""
-        from valarmind_tui.context.transcript import resume_notice  # only for a resumed session
-
-        transcript = await asyncio.to_thread(session.transcript)  # the event log can be large
-        chat = self.query_one(ChatView)
-        await chat.replay(transcript)
-        await chat.add(NoticeLine(resume_notice(session.session_id or "?", transcript)))
 
     @work(exclusive=True, group="ollama", exit_on_error=False)
     async def detect_ollama(self) -> None:
@@ -288,16 +290,54 @@ class ValarMindApp(App[int]):
     @work(group="command", exit_on_error=False)
     async def run_command(self, line: str, slash: SlashLine) -> None:
         result = await run(self.live, slash)
-        from valarmind_tui.faces.tui import pickers
         from valarmind_tui.faces.tui.widgets.answer import CommandOutput
 
-        kind, _, argument = (result.action or "").partition(":")
-        if kind not in pickers.LISTS_ITSELF:
+        # the pickers and the theme say their own outcome (_perform)
+        if not isinstance(result.action, PickRewind | PickResume | SwitchTheme):
             await self.query_one(ChatView).add(CommandOutput(line, result.text, result.ok))
         status = self.query_one(StatusBar)
         status.model, status.mode = self.live.model, self.live.mode.value
-        if (perform := pickers.ACTIONS.get(kind)) is not None:
-            await perform(self, argument)
+        await self._perform(result.action)
+
+    async def _perform(self, action: Action | None) -> None:
+        """What the TUI does after a command, besides showing what it said."""
+        from valarmind_tui.faces.tui import pickers
+        from valarmind_tui.faces.tui.widgets.answer import CommandOutput
+
+        match action:
+            case Quit():
+                self.exit(0)
+            case Clear():
+                await self.query_one(ChatView).clear()
+                garbage.settle_idle(force=True)  # the removed conversation was frozen
+            case SwitchTheme(name=name):
+                await self.query_one(ChatView).add(
+                    CommandOutput(f"/theme {name.strip()}".rstrip(), *self.theming.answer(name)))
+            case PickRewind():
+                await pickers.pick_rewind(self, self.live)
+            case PickResume():
+                if chosen := await pickers.pick_resume(self, self.live):
+                    await self._switch(chosen)
+            case Resume(session_id=session_id):
+                await self._switch(session_id)
+            case ConversationRewound():
+                await pickers.show_rewound(self, self.live)
+            case None:
+                pass
+            case _:
+                assert_never(action)
+
+    async def _switch(self, session_id: str) -> None:
+        """Another stored session (/resume): the old one's spending and agents go with it."""
+        from valarmind_tui.session.switch import switch_session
+
+        opened = await switch_session(self.live, session_id)
+        self.workers.cancel_group(self, "bridge")
+        await self.query_one(ChatView).clear()
+        self.query_one(Sidebar).reset()
+        status = self.query_one(StatusBar)
+        status.tokens, status.cost = opened.totals.tokens, opened.totals.cost_usd
+        await self.attach(opened)
 
     @work(group="shell", exit_on_error=False)
     async def run_shell(self, command: str) -> None:

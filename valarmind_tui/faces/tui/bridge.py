@@ -33,17 +33,13 @@ def coalesce(events: list[Event]) -> list[Event]:
     """Merge runs of TextDelta (or ReasoningDelta) from the same agent; keep everything else."""
     merged: list[Event] = []
     for event in events:
-        last = merged[-1] if merged else None
-        if (
-            isinstance(event, TextDelta | ReasoningDelta)
-            and type(last) is type(event)
-            and last.agent_id == event.agent_id
-        ):
-            merged[-1] = dataclasses.replace(
-                last, text=last.text + event.text, at=event.at
-            )
-        else:
-            merged.append(event)
+        match merged[-1] if merged else None, event:
+            case ((TextDelta() as last, TextDelta() as piece)
+                  | (ReasoningDelta() as last, ReasoningDelta() as piece)) if (
+                    last.agent_id == piece.agent_id):
+                merged[-1] = dataclasses.replace(last, text=last.text + piece.text, at=piece.at)
+            case _:  # every other event passes as it is
+                merged.append(event)
     return merged
 
 

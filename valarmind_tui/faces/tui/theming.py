@@ -54,3 +54,16 @@ class AppTheming:
         if self._remember:
             themes.save_theme(name)
         return True
+
+    def answer(self, name: str) -> tuple[str, bool]:
+        """/theme NAME switches and says so; /theme lists the themes; an unknown name is an
+        error that lists them (only the app knows which themes loaded, so it answers, not the
+        command). The text and whether it worked."""
+        name = name.strip()
+        listed = ", ".join(self.names())
+        if not name:
+            return (f"Current theme: {self._app.theme}. Themes: {listed}. "
+                    "Switch with /theme NAME.", True)
+        if self.switch(name):
+            return f"Theme: {name}", True
+        return f"No theme {name!r}. Themes: {listed}.", False

@@ -2,22 +2,37 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
 from valarmind_tui.core.events import (
+    AgentFinished,
+    AgentSpawned,
+    ApprovalRequested,
+    ApprovalResolved,
+    CheckpointCreated,
+    CommitMessageRequested,
+    CommitStepFinished,
     Event,
+    FilesRestored,
+    HookRan,
+    ModeChanged,
     Notice,
+    PromptFinished,
     ReasoningDelta,
+    ReviewerRan,
     RunStatus,
+    TaskListChanged,
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
+    TraceRecorded,
     TurnFinished,
     TurnStarted,
+    UsageUpdated,
 )
 from valarmind_tui.faces.tui.widgets.messages import NoticeLine, UserMessage
 from valarmind_tui.faces.tui.widgets.one_layout import OneLayoutPass
@@ -138,22 +153,31 @@ class ChatView(OneLayoutPass, VerticalScroll):
 
     async def handle_event(self, event: Event) -> None:
         """Render one bus event (events of specialist agents show only as tool blocks)."""
-        main = event.agent_id == "main"
-        if isinstance(event, TextDelta) and main:
-            (await self._assistant()).append_text(event.text)
-        elif isinstance(event, ReasoningDelta) and main:
-            (await self._assistant()).append_reasoning(event.text)
-        elif isinstance(event, TurnStarted) and main:
-            await self._close_current(RunStatus.DONE)
-        elif isinstance(event, TurnFinished) and main and self.current is not None:
-            self.current.answer.flush()  # the last words now, not at the next frame
-        elif isinstance(event, ToolCallStarted):
-            await self.start_tool(event.agent_id, event.call_id, event.name, event.arguments)
-        elif isinstance(event, ToolCallFinished):
-            await self.finish_tool(event.agent_id, event.call_id, event.status, event.output,
-                                   event.diff)
-        elif isinstance(event, Notice):
-            await self._append(NoticeLine(event.message, event.level))
+        match event:
+            case TextDelta(agent_id="main"):
+                (await self._assistant()).append_text(event.text)
+            case ReasoningDelta(agent_id="main"):
+                (await self._assistant()).append_reasoning(event.text)
+            case TurnStarted(agent_id="main"):
+                await self._close_current(RunStatus.DONE)
+            case TurnFinished(agent_id="main") if self.current is not None:
+                self.current.answer.flush()  # the last words now, not at the next frame
+            case ToolCallStarted():
+                await self.start_tool(event.agent_id, event.call_id, event.name,
+                                      event.arguments)
+            case ToolCallFinished():
+                await self.finish_tool(event.agent_id, event.call_id, event.status,
+                                       event.output, event.diff)
+            case Notice():
+                await self._append(NoticeLine(event.message, event.level))
+            case (TextDelta() | ReasoningDelta() | TurnStarted() | TurnFinished()
+                  | ApprovalRequested() | ApprovalResolved() | AgentSpawned() | AgentFinished()
+                  | TaskListChanged() | UsageUpdated() | ModeChanged() | PromptFinished()
+                  | HookRan() | CheckpointCreated() | FilesRestored() | CommitStepFinished()
+                  | CommitMessageRequested() | ReviewerRan() | TraceRecorded()):
+                pass  # a specialist's text, or shown elsewhere (sidebar, status, a modal)
+            case _:
+                assert_never(event)
 
     async def start_tool(
         self, agent_id: str, call_id: str, name: str, arguments: dict[str, Any],

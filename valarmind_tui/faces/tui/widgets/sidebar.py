@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import assert_never
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -15,12 +16,26 @@ from textual.widgets import Static
 from valarmind_tui.core.events import (
     AgentFinished,
     AgentSpawned,
+    ApprovalRequested,
+    ApprovalResolved,
+    CheckpointCreated,
+    CommitMessageRequested,
+    CommitStepFinished,
     Event,
+    FilesRestored,
+    HookRan,
+    ModeChanged,
+    Notice,
     PromptFinished,
+    ReasoningDelta,
+    ReviewerRan,
     TaskItem,
     TaskListChanged,
+    TextDelta,
     ToolCallFinished,
     ToolCallStarted,
+    TraceRecorded,
+    TurnFinished,
     TurnStarted,
     UsageUpdated,
 )
@@ -108,29 +123,35 @@ class AgentMonitor(Static):
         self.refresh(layout=True)
 
     def handle_event(self, event: Event) -> None:
-        if isinstance(event, AgentSpawned):
-            self.rows[event.agent_id] = AgentRow(
-                event.agent_id, event.name, event.task, started=event.at
-            )
-        elif isinstance(event, AgentFinished):
-            row = self._row(event, event.name)
-            row.status, row.ended, row.tool = event.status, event.at, None
-        elif isinstance(event, PromptFinished):
-            if event.agent_id in self.rows:
-                row = self.rows[event.agent_id]
+        match event:
+            case AgentSpawned():
+                self.rows[event.agent_id] = AgentRow(
+                    event.agent_id, event.name, event.task, started=event.at
+                )
+            case AgentFinished():
+                row = self._row(event, event.name)
                 row.status, row.ended, row.tool = event.status, event.at, None
-        elif isinstance(event, TurnStarted):
-            row = self._row(event)
-            if row.ended is not None:  # the main agent answers a new prompt
-                row.started, row.ended, row.status = event.at, None, "running"
-        elif isinstance(event, ToolCallStarted):
-            self._row(event).tool = event.name
-        elif isinstance(event, ToolCallFinished):
-            self._row(event).tool = None
-        elif isinstance(event, UsageUpdated):
-            self._row(event).tokens += event.prompt_tokens + event.completion_tokens
-        else:
-            return
+            case PromptFinished():
+                if event.agent_id in self.rows:
+                    row = self.rows[event.agent_id]
+                    row.status, row.ended, row.tool = event.status, event.at, None
+            case TurnStarted():
+                row = self._row(event)
+                if row.ended is not None:  # the main agent answers a new prompt
+                    row.started, row.ended, row.status = event.at, None, "running"
+            case ToolCallStarted():
+                self._row(event).tool = event.name
+            case ToolCallFinished():
+                self._row(event).tool = None
+            case UsageUpdated():
+                self._row(event).tokens += event.prompt_tokens + event.completion_tokens
+            case (TextDelta() | ReasoningDelta() | TurnFinished() | ApprovalRequested()
+                  | ApprovalResolved() | TaskListChanged() | Notice() | ModeChanged()
+                  | HookRan() | CheckpointCreated() | FilesRestored() | CommitStepFinished()
+                  | CommitMessageRequested() | ReviewerRan() | TraceRecorded()):
+                return  # nothing an agent's row shows
+            case _:
+                assert_never(event)
         self.refresh(layout=True)
 
     def render(self) -> Content:
@@ -183,7 +204,8 @@ class Sidebar(VerticalScroll):
         self.monitor.reset()
 
     def handle_event(self, event: Event) -> None:
-        if isinstance(event, TaskListChanged):
-            self.task_list.tasks = event.tasks
-        else:
-            self.monitor.handle_event(event)
+        match event:
+            case TaskListChanged():
+                self.task_list.tasks = event.tasks
+            case _:  # the monitor matches every other event itself
+                self.monitor.handle_event(event)
