@@ -34,6 +34,7 @@ _NAMES: dict[str, tuple[str, ...]] = {
     "write_file": ("write_file",), "replace": ("edit_file",), "run_shell_command": ("bash",),
     "search_file_content": ("grep",), "grep_search": ("grep",), "list_directory": ("tree_view",),
     "web_fetch": ("web_fetch",), "google_web_search": ("web_fetch",),
+    "activate_skill": ("skill",),
 }
 _SCOPED = re.compile(r"^(\w+)\((.*)\)$")
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from valarmind_tui.commands.registry import Command, CommandRegistry, CommandResult, Handler
 from valarmind_tui.context.attachments import read_attachment
-from valarmind_tui.core.errors import ToolError, UsageError
+from valarmind_tui.core.errors import ToolError, ValarMindError
 from valarmind_tui.setup.command_text import expand
 from valarmind_tui.setup.commands import CustomCommand
 from valarmind_tui.setup.skills import Skill
@@ -72,12 +72,12 @@ def _command_handler(command: CustomCommand) -> Handler:
             else:
                 try:
                     content = read_attachment(ctx.project_root, piece.value)
-                except UsageError as exc:
+                except (ValarMindError, OSError) as exc:  # outside the project, a link out, gone
                     if piece.optional:
                         parts.append(f"@{piece.value}")
                         continue
                     return CommandResult(f"/{command.name} ({command.path}): {exc}", ok=False)
-                parts.append(f'\n<file path="{piece.value}">\n{content}\n</file>\n')
+                parts.append(f"\n<file path=\"{piece.value}\">\n{content.rstrip()}\n</file>\n")
         answer = await ctx.submit("".join(parts))
         return CommandResult(answer.text, ok=answer.status == "done")
 

@@ -1,8 +1,8 @@
 """What a custom command's text becomes when it runs: arguments put in, then the pieces that
 need the session (command output, file contents) marked for the caller to fill.
 
-Markdown commands (Claude Code, OpenCode, Codex, ours): `$ARGUMENTS`, `$1`..`$9`, `` !`cmd` ``,
-`@path`. Gemini CLI's TOML: `{{args}}` (shell-quoted inside `!{...}`), `!{cmd}`, `@{path}`. Text
+Markdown commands (Claude Code, OpenCode, Codex, ours): `$ARGUMENTS`, `$1`..`$9`, Codex's
+`$NAME` from `NAME=value` arguments, `` !`cmd` ``, `@path`. Gemini CLI's TOML: `{{args}}` (shell-quoted inside `!{...}`), `!{cmd}`, `@{path}`. Text
 with no argument placeholder gets the arguments appended, as both tools do. Nothing here runs
 or reads anything: `Piece`s of kind `shell` and `file` go through the gate, the sandbox and the
 project's path checks in the commands package."""
@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 _POSITIONAL = re.compile(r"\$([1-9])")
+_NAMED = re.compile(r"\$([A-Z][A-Z0-9_]*)")
 _MD_SHELL = re.compile(r"!`([^`\n]+)`")
-_MD_FILE = re.compile(r"(?<![\w@`/])@((?:\.{0,2}/)?[\w.-]+(?:/[\w.-]+)*\.?[\w-]*)")
+_MD_FILE = re.compile(r"(?<![\w@`/])@((?:\.{0,2}/)*[\w.-]*[\w-](?:/[\w.-]*[\w-])*)")
 _GEMINI_FILE = re.compile(r"@\{([^}\n]+)\}")
 
 
@@ -38,10 +39,12 @@ def expand(template: str, args: str, syntax: str) -> list[Piece]:
 
 def _markdown(template: str, args: str) -> list[Piece]:
     words = _split(args)
-    has_placeholder = "$ARGUMENTS" in template or _POSITIONAL.search(template) is not None
+    has_placeholder = any(p.search(template) for p in (_POSITIONAL, _NAMED))
     text = template.replace("$ARGUMENTS", args)
     text = _POSITIONAL.sub(lambda m: words[int(m[1]) - 1] if int(m[1]) <= len(words) else "",
                            text)
+    named = dict(w.split("=", 1) for w in words if re.match(r"^[A-Z][A-Z0-9_]*=", w))
+    text = _NAMED.sub(lambda m: named.get(m[1], m[0]), text)  # Codex's KEY=value arguments
     if args and not has_placeholder:
         text += f"\n\nARGUMENTS: {args}"
     pieces: list[Piece] = []

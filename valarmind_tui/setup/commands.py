@@ -13,7 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from valarmind_tui.core.safe_files import read_regular_text
-from valarmind_tui.setup.front_matter import FrontMatterError, names_of, read_document, text_of
+from valarmind_tui.setup.front_matter import (
+    FrontMatterError,
+    hint_of,
+    names_of,
+    read_document,
+    text_of,
+)
 from valarmind_tui.setup.places import (
     UNTRUSTED,
     Place,
@@ -116,7 +122,7 @@ def _read(path: Path, place: Place, name: str) -> tuple[CustomCommand | None, Fo
         notes.append(f"model {model!r} not applied: the session's model answers")
     command = CustomCommand(
         name, text_of(doc.meta.get("description")) or _first_line(doc.body), doc.body, path,
-        place.scope, place.tool, argument_hint=text_of(doc.meta.get("argument-hint")),
+        place.scope, place.tool, argument_hint=hint_of(doc.meta.get("argument-hint")),
         allowed_tools=names_of(doc.meta.get("allowed-tools")), model=model,
     )
     return command, Found(Kind.COMMAND, name, path, place.scope, place.tool, True,

@@ -55,13 +55,41 @@ def parse_document(text: str, path: Path) -> Document:
     try:
         data = yaml.safe_load(front) or {}
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at = 2 + mark.line if mark is not None else 2
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise FrontMatterError(f"{path}:{at}: invalid front matter: {problem}") from None
+        data = _plain_lines(front)  # `argument-hint: [issue] [priority]`, as Claude's docs write
+        if data is None:
+            mark = getattr(exc, "problem_mark", None)
+            at = 2 + mark.line if mark is not None else 2
+            problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+            raise FrontMatterError(f"{path}:{at}: invalid front matter: {problem}") from None
     if not isinstance(data, dict):
         raise FrontMatterError(f"{path}:2: front matter must be 'key: value' lines")
     return Document({str(k): v for k, v in data.items()}, body)
+
+
+def _plain_lines(front: str) -> dict[str, Any] | None:
+    """`key: value` lines read as text, the way Claude Code reads front matter YAML refuses
+    (indented lines continue the value above); None when a line is neither."""
+    data: dict[str, Any] = {}
+    key = ""
+    for line in front.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if line[0] in " \t" and key:
+            data[key] = f"{data[key]} {line.strip()}".strip()
+            continue
+        name, sep, value = line.partition(":")
+        if not sep or not name.strip() or " " in name.strip():
+            return None
+        key = name.strip()
+        data[key] = value.strip()
+    return data or None
+
+
+def hint_of(value: Any) -> str:
+    """An argument hint: YAML reads `[message]` as a list, Claude shows it as written."""
+    if isinstance(value, list):
+        return " ".join(f"[{v}]" for v in value)
+    return text_of(value)
 
 
 def text_of(value: Any) -> str:
