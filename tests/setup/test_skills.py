@@ -12,7 +12,6 @@ from valarmind_tui.agents.listings import skills_section
 from valarmind_tui.context.tokens import count_tokens
 from valarmind_tui.safety.gate.approval import PolicyApprover
 from valarmind_tui.session.session import Session
-from valarmind_tui.settings.config import load_settings
 from valarmind_tui.settings.trust.decision import decide
 from valarmind_tui.setup.report import Scope
 from valarmind_tui.setup.skills import load_skills, scan_skills

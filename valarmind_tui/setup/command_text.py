@@ -2,8 +2,9 @@
 need the session (command output, file contents) marked for the caller to fill.
 
 Markdown commands (Claude Code, OpenCode, Codex, ours): `$ARGUMENTS`, `$1`..`$9`, Codex's
-`$NAME` from `NAME=value` arguments, `` !`cmd` ``, `@path`. Gemini CLI's TOML: `{{args}}` (shell-quoted inside `!{...}`), `!{cmd}`, `@{path}`. Text
-with no argument placeholder gets the arguments appended, as both tools do. Nothing here runs
+`$NAME` from `NAME=value` arguments, `` !`cmd` ``, `@path`. Gemini CLI's TOML: `{{args}}`
+(shell-quoted inside `!{...}`), `!{cmd}`, `@{path}`. Text with no argument placeholder gets the
+arguments appended, as both tools do. Nothing here runs
 or reads anything: `Piece`s of kind `shell` and `file` go through the gate, the sandbox and the
 project's path checks in the commands package."""
 
