@@ -61,7 +61,7 @@ from valarmind_tui.settings.trust.decision import (
     repository_config,
 )
 from valarmind_tui.setup.commands import load_commands
-from valarmind_tui.setup.skills import Skill, load_skills
+from valarmind_tui.setup.skills import Skill, load_skills, skill_folders
 from valarmind_tui.store.sessions import SessionStore
 from valarmind_tui.tools.catalog import builtin_tools
 from valarmind_tui.tools.registry import ToolRegistry
@@ -156,13 +156,14 @@ def build_stack(
     root = project_root.resolve()
     bus = bus or EventBus()
     chosen_approver = approver(bus)
+    home = Path.home()
+    skills = load_skills(root, home, settings.project_trusted)[0]
     sandbox = Sandbox.detect(settings.sandbox, settings.sandbox_network,
-                             home_allow=settings.sandbox_home)
+                             home_allow=(*settings.sandbox_home, *skill_folders(skills, home)))
     registry = tools if tools is not None else builtin_tools(sandbox=sandbox)
     hooks = HookRunner.from_settings(settings, root, bus)
     gate = build_gate(settings, root, chosen_approver, bus, sandbox=sandbox, hooks=hooks,
                       reviewers=Reviewers.from_settings(settings, provider, bus))
-    home = Path.home()
     agents = AgentRegistry.load(root, settings, home=home)
     plugins = load_plugins(root, trusted=settings.project_trusted)
     commands = CommandRegistry()
@@ -175,7 +176,6 @@ def build_stack(
                                     "that name is taken")
     for spec in plugins.agents:
         agents.add(spec)
-    skills = load_skills(root, home, settings.project_trusted)[0]
     if skills:
         registry.register(SkillTool(skills))
     custom = load_commands(root, home, settings.project_trusted)[0]

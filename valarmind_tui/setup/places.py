@@ -22,7 +22,8 @@ class Place:
     scope: Scope
     tool: str
     root: Path
-    """What every file found here must resolve inside (the project, or the folder itself)."""
+    """What every file found here must resolve inside: the project for a project's folder, `/`
+    for the person's own (their skills are often links into a dotfiles repository)."""
 
 
 def codex_home(home: Path) -> Path:
@@ -44,7 +45,7 @@ def places(
     project's name wins a clash, as a project's own file is the more specific one."""
     root = project_root.resolve()
     found = [Place(root / rel, Scope.PROJECT, tool, root) for rel, tool in project]
-    found += [Place(folder, Scope.USER, tool, folder) for folder, tool in user]
+    found += [Place(folder, Scope.USER, tool, Path("/")) for folder, tool in user]
     return found
 
 

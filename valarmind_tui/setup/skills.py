@@ -88,6 +88,20 @@ def load_skills(project_root: Path, home: Path, trusted: bool) -> tuple[list[Ski
     return list(skills.values()), report
 
 
+def skill_folders(skills: list[Skill], home: Path) -> list[str]:
+    """The person's own skill folders under `home`, relative to it: a sandboxed command gets
+    them back read-only under the hidden HOME, so a skill's scripts run where it says they are
+    (the rest of `~/.claude` and the like stays hidden)."""
+    folders = []
+    for skill in skills:
+        if skill.scope is Scope.USER:
+            try:
+                folders.append(str(skill.folder.relative_to(home)))
+            except ValueError:
+                continue  # outside HOME: not hidden in the first place
+    return folders
+
+
 def scan_skills(project_root: Path, home: Path, trusted: bool) -> list[Found]:
     return load_skills(project_root, home, trusted)[1]
 
