@@ -108,6 +108,27 @@ async def test_skills_command_and_slash_name_in_a_session(git_repo: Path, model_
     assert "skill" in tools
 
 
+async def test_a_skill_only_the_person_may_use_is_not_listed(git_repo: Path, model_settings,
+                                                            fake_model) -> None:
+    from tests.fakes.model_server import ScriptedTurn
+
+    place("written", git_repo)
+    path = git_repo / ".agents/skills/changelog/SKILL.md"
+    path.write_text(path.read_text().replace(
+        "---\n\n", "disable-model-invocation: true\n---\n\n"))
+    trust(git_repo)
+    session = Session(model_settings(git_repo, trusted=decide(git_repo).trusted), git_repo,
+                      approver=PolicyApprover())
+    await session.start()
+    fake_model.script(ScriptedTurn(text="ok"), ScriptedTurn(text="ok"))
+    await session.submit("hello")
+    system = fake_model.requests[-1]["messages"][0]["content"]
+    assert "- release-notes:" in system and "- changelog" not in system
+    await session.run_command("/changelog added skills")
+    sent = fake_model.requests[-1]["messages"][-1]["content"]
+    assert 'Add the change under "Unreleased"' in sent
+
+
 def test_fifty_skills_stay_within_two_percent_of_the_window(tmp_path: Path) -> None:
     home = tmp_path / "home"
     real = (SETUPS / "gemini-cli/.gemini/skills/code-reviewer/SKILL.md").read_text()

@@ -24,7 +24,7 @@ _HEAD = ("Skills (load one with the skill tool when the task matches its descrip
 def skills_for(spec: AgentSpec, skills: Iterable[Skill]) -> list[Skill]:
     """The skills `spec` sees: all for the orchestrator and agents given the `skill` tool, only
     the named ones for an agent whose file lists `skills`."""
-    chosen = list(skills)
+    chosen = [s for s in skills if s.model_invocable]
     if spec.skills is not None:
         return [s for s in chosen if s.name in spec.skills]
     if spec.name == "orchestrator" or "skill" in spec.tools:

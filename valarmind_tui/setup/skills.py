@@ -39,6 +39,8 @@ class Skill:
     scope: Scope
     tool: str
     allowed_tools: tuple[str, ...] = ()
+    model_invocable: bool = True
+    """False for `disable-model-invocation: true`: only the person's `/name` uses it."""
 
     @property
     def path(self) -> Path:
@@ -130,5 +132,8 @@ def _read(path: Path, place: Place) -> tuple[Skill | None, Found]:
     allowed = names_of(doc.meta.get("allowed-tools"))
     if allowed:
         notes.append("allowed-tools pre-approves nothing: calls ask as the mode says")
-    skill = Skill(name, description, path.parent, place.scope, place.tool, allowed)
+    invocable = str(doc.meta.get("disable-model-invocation", "")).lower() not in ("true", "yes")
+    if not invocable:
+        notes.append("disable-model-invocation: only /" + name + " uses it")
+    skill = Skill(name, description, path.parent, place.scope, place.tool, allowed, invocable)
     return skill, Found(Kind.SKILL, name, path, place.scope, place.tool, True, "; ".join(notes))

@@ -36,7 +36,7 @@ class SkillTool(BuiltinTool):
     )
 
     def __init__(self, skills: list[Skill], agents: tuple[str, ...] = ("orchestrator",)) -> None:
-        self.skills = {s.name: s for s in skills}
+        self.skills = {s.name: s for s in skills if s.model_invocable}
         self.agents = agents
 
     async def execute(self, params: BaseModel, ctx: ToolContext) -> ToolResult:
