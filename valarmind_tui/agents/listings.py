@@ -21,6 +21,13 @@ _HEAD = ("Skills (load one with the skill tool when the task matches its descrip
          "its instructions are not in this prompt):")
 
 
+def setup_listings(spec: AgentSpec, skills: list[Skill], registry: AgentRegistry,
+                   window_tokens: int) -> tuple[str, str]:
+    """The skills `spec` sees, and for the orchestrator the agents beyond ours ("" when none)."""
+    agents = agents_section(registry) if spec.name == "orchestrator" else ""
+    return skills_section(skills_for(spec, skills), window_tokens), agents
+
+
 def skills_for(spec: AgentSpec, skills: Iterable[Skill]) -> list[Skill]:
     """The skills `spec` sees: all for the orchestrator and agents given the `skill` tool, only
     the named ones for an agent whose file lists `skills`."""

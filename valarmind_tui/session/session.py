@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from valarmind_tui.agents.listings import agents_section, skills_for, skills_section
+from valarmind_tui.agents.listings import setup_listings
 from valarmind_tui.agents.loop import LoopDeps, run_gated
 from valarmind_tui.agents.orchestrator import Orchestrator
 from valarmind_tui.agents.spec import AgentSpec
@@ -237,8 +237,7 @@ class Session:
         project = "" if spec.exclude_project_context else self._context.load().text
         state = f"Project root: {self.project_root}\nPermission mode: {self.mode.value}"
         servers = servers_section(self.mcp, self.tools, spec.name, spec.tools)
-        listings = (servers, skills_section(skills_for(spec, self.skills), self._window),
-                    agents_section(self.agents) if spec.name == "orchestrator" else "")
+        listings = (servers, *setup_listings(spec, self.skills, self.agents, self._window))
         state += "".join(f"\n\n{text}" for text in listings if text)
         return build_agent_prompt(
             spec, project_context=project, repo_map=repo_map, working_state=state
