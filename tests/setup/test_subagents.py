@@ -122,3 +122,34 @@ async def test_the_orchestrator_sees_and_delegates_to_them(git_repo: Path, model
         "You are a senior code reviewer ensuring high standards")
     assert {t["function"]["name"] for t in specialist["tools"]} == {
         "read_file", "read_many_files", "grep", "glob", "bash"}
+
+
+async def test_a_scoped_bash_stays_scoped(git_repo: Path, model_settings, fake_model) -> None:
+    """code-reviewer has Bash(git diff:*) and Bash(git log:*): other commands are refused even
+    when the person would allow them."""
+    from valarmind_tui.safety.gate.approval import ApprovalAnswer, ApprovalRequest
+
+    class AllowAll:
+        async def request(self, request: ApprovalRequest) -> ApprovalAnswer:
+            return ApprovalAnswer("allow_once")
+
+    place("written", git_repo)
+    trust(git_repo)
+    session = Session(model_settings(git_repo, trusted=decide(git_repo).trusted), git_repo,
+                      approver=AllowAll())
+    await session.start()
+    fake_model.script(
+        ScriptedTurn(tool_calls=[{"name": "delegate", "arguments": {
+            "agent": "code-reviewer", "task": "Review."}}]),
+        ScriptedTurn(tool_calls=[{"name": "bash", "arguments": {"command": "touch pwned"}}]),
+        ScriptedTurn(tool_calls=[{"name": "bash", "arguments": {"command": "git log -1"}}]),
+        ScriptedTurn(text="Reviewed."),
+        ScriptedTurn(text="Done."),
+    )
+    await session.submit("review")
+    assert not (git_repo / "pwned").exists()
+    results = [m for r in fake_model.requests for m in r["messages"] if m.get("role") == "tool"]
+    outputs = [str(m["content"]) for m in results]
+    assert outputs[0].startswith("Denied: The code-reviewer-1 agent may run only these "
+                                 "commands: git diff; git log")
+    assert any(o.startswith("commit ") and o.rstrip().endswith("init") for o in outputs)
