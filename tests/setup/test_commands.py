@@ -83,6 +83,8 @@ async def test_a_clash_with_a_builtin_is_never_silent(git_repo: Path) -> None:
                for n in notices)
     assert session.commands.get("git:fix-issue") is not None
     assert [c.name for c in session.commands.complete("/git:")] == ["git:fix-issue"]
+    # Claude Code names a subfolder's command by its file alone: both work
+    assert session.commands.get("fix-issue").help == "same as /git:fix-issue"
 
 
 async def test_arguments_and_an_inlined_file_reach_the_model(git_repo: Path, model_settings,

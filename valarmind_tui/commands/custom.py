@@ -34,6 +34,12 @@ def register_custom_commands(
         help_ = command.description or f"{command.tool} command"
         notices += _register(registry, command.name, f"{command.scope.value}:{command.name}",
                              help_, where, command.argument_hint, _command_handler(command))
+    for command in commands:  # Claude Code names `frontend/component.md` just /component
+        bare = command.name.rpartition(":")[2]
+        if command.tool == "claude" and bare != command.name and registry.get(bare) is None:
+            registry.register(Command(bare, f"same as /{command.name}",
+                                      _command_handler(command), usage=command.argument_hint,
+                                      idle_only=True))
     for skill in skills:
         help_ = f"skill: {skill.description or skill.name}"
         notices += _register(registry, skill.name, f"skill:{skill.name}", help_,
