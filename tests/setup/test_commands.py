@@ -59,6 +59,14 @@ def test_every_project_and_user_folder_is_read(git_repo: Path) -> None:
     assert hints["commit"] == "[message]"
 
 
+def test_the_report_says_which_name_moved(git_repo: Path) -> None:
+    place("written", git_repo)
+    found = scan_commands(git_repo, Path(os.environ["HOME"]), True, builtin={"commit", "help"})
+    commit = next(f for f in found if f.name == "commit")
+    assert commit.loaded
+    assert commit.reason == "the built-in /commit keeps its name: this one is /project:commit"
+
+
 def test_an_untrusted_folder_loads_no_command(git_repo: Path) -> None:
     place("written", git_repo)
     found = scan_commands(git_repo, Path(os.environ["HOME"]), trusted=False)

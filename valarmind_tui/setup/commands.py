@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass
+from collections.abc import Collection
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from valarmind_tui.core.safe_files import read_regular_text
@@ -67,10 +68,11 @@ def command_places(project_root: Path, home: Path) -> list[tuple[Place, str]]:
 
 
 def load_commands(
-    project_root: Path, home: Path, trusted: bool
+    project_root: Path, home: Path, trusted: bool, *, builtin: Collection[str] = ()
 ) -> tuple[list[CustomCommand], list[Found]]:
     """Every command found (a name twice: the first kept, project before user) and a report
-    row per file. Clashes with built-in commands are the registry's to settle."""
+    row per file. A name in `builtin` (the registry's) is noted as moved to `/scope:name`: the
+    registry does the moving (commands/custom.py)."""
     commands: dict[str, CustomCommand] = {}
     report: list[Found] = []
     for place, pattern in command_places(project_root, home):
@@ -86,12 +88,18 @@ def load_commands(
                             f"name taken by {commands[command.name].path}")
             elif command is not None:
                 commands[command.name] = command
+                if command.name in builtin:
+                    moved = f"/{command.scope.value}:{command.name}"
+                    note = f"the built-in /{command.name} keeps its name: this one is {moved}"
+                    row = replace(row, reason="; ".join(r for r in (row.reason, note) if r))
             report.append(row)
     return list(commands.values()), report
 
 
-def scan_commands(project_root: Path, home: Path, trusted: bool) -> list[Found]:
-    return load_commands(project_root, home, trusted)[1]
+def scan_commands(
+    project_root: Path, home: Path, trusted: bool, *, builtin: Collection[str] = ()
+) -> list[Found]:
+    return load_commands(project_root, home, trusted, builtin=builtin)[1]
 
 
 def command_name(path: Path, place: Place) -> str:
