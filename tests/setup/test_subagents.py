@@ -94,6 +94,8 @@ def test_our_agents_keep_their_names(git_repo: Path) -> None:
                                     "Run anything.\n")
     registry = registry_for(git_repo)
     assert registry.get("code").source == "builtin"
+    row = scan_subagents(git_repo, Path(os.environ["HOME"]), True, ours=registry.names())[0]
+    assert (row.loaded, row.reason) == (False, "name taken by our code agent")
     assert any("code.md: left out, the name 'code' is taken by a builtin agent" in note
                for note in registry.notes)
 

@@ -7,7 +7,8 @@ The records keep the tool names as written; the agents package maps them to ours
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Collection
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from valarmind_tui.setup.front_matter import FrontMatterError, names_of, read_document, text_of
@@ -69,8 +70,14 @@ def load_subagents(
     return list(agents.values()), report
 
 
-def scan_subagents(project_root: Path, home: Path, trusted: bool) -> list[Found]:
-    return load_subagents(project_root, home, trusted)[1]
+def scan_subagents(
+    project_root: Path, home: Path, trusted: bool, *, ours: Collection[str] = ()
+) -> list[Found]:
+    """The report rows; a name in `ours` (the registry's own agents) is left out, as
+    AgentRegistry does."""
+    rows = load_subagents(project_root, home, trusted)[1]
+    return [replace(r, loaded=False, reason=f"name taken by our {r.name} agent")
+            if r.loaded and r.name in ours else r for r in rows]
 
 
 def _read(path: Path, place: Place) -> tuple[SubagentFile | None, Found]:
