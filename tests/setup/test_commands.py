@@ -204,3 +204,17 @@ def test_a_changed_command_file_asks_for_trust_again(git_repo: Path) -> None:
     assert not decide(git_repo).trusted
     found = scan_commands(git_repo, Path(os.environ["HOME"]), decide(git_repo).trusted)
     assert not any(f.loaded for f in found)
+
+
+async def test_editors_get_the_commands_with_control_characters_visible(git_repo: Path) -> None:
+    from valarmind_tui.faces.acp.agent import available_commands
+
+    folder = git_repo / ".claude/commands"
+    folder.mkdir(parents=True)
+    (folder / "deploy.md").write_text(
+        '---\ndescription: "Deploy\\u001b]0;owned\\u0007 now"\n---\nDeploy it.\n')
+    trust(git_repo)
+    session = Session(load_settings(git_repo, trusted=decide(git_repo).trusted), git_repo)
+    listed = {c.name: c.description for c in available_commands(session)}
+    assert "deploy" in listed and "\x1b" not in listed["deploy"]
+    assert "Deploy␛]0;owned␇ now" in listed["deploy"]
