@@ -21,7 +21,7 @@ from valarmind_tui.tools.base import ToolContext, ToolResult
 from valarmind_tui.tools.shell.bash import Bash
 
 REPO_CONFIG = (".valarmind", ".mcp.json", "external-agents.json", "plugins", ".envrc",
-               ".claude", ".codex", ".gemini", ".opencode", "opencode.json")
+               ".claude", ".codex", ".gemini", ".opencode", "opencode.json", ".agents")
 
 
 @pytest.fixture

@@ -3,6 +3,8 @@
 Load order (later wins by name): `agents/builtin/*.md`, runner profiles (seed 000's
 `external-agents.json` and config `[profiles.*]`), `~/.config/valarmind/agents/*.md`,
 `.valarmind/agents/*.md`. A profile named like an agent only changes its model and turns.
+Then the subagents of Claude Code, OpenCode and Gemini CLI (`agents/imported.py`), which never
+take the name of one of those: a clash leaves the file out, with a note.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from valarmind_tui.agents.imported import spec_from_file
 from valarmind_tui.agents.profiles import Profile, all_profiles
 from valarmind_tui.agents.spec import AgentSpec
 from valarmind_tui.context.project_commands import (
@@ -25,6 +28,7 @@ from valarmind_tui.core.safe_files import read_regular_text
 from valarmind_tui.core.user_dirs import user_config_dir
 from valarmind_tui.safety.gate.permissions import AgentPermissions
 from valarmind_tui.settings.config import PROJECT_DIR, Settings
+from valarmind_tui.setup.subagents import SubagentFile, load_subagents
 
 _KEYS = {
     "name", "description", "tools", "permissions", "timeout", "model", "max_turns",
@@ -43,13 +47,16 @@ class AgentRegistry:
 
     def __init__(self, specs: dict[str, AgentSpec] | None = None) -> None:
         self._specs: dict[str, AgentSpec] = dict(specs or {})
+        self.notes: list[str] = []
+        """What was left out of other tools' subagents, one line each (file first)."""
 
     @classmethod
     def load(
         cls, project_root: Path | None = None, settings: Settings | None = None, *,
-        commands: list[ProjectCommand] | None = None,
+        commands: list[ProjectCommand] | None = None, home: Path | None = None,
     ) -> AgentRegistry:
-        """Built-ins, profiles, user and project definitions; `detected` commands resolved."""
+        """Built-ins, profiles, user and project definitions; `detected` commands resolved;
+        with `home`, the subagents of other tools found under it and in the project."""
         if commands is None:
             commands = detect_commands(project_root) if project_root else []
         registry = cls()
@@ -64,7 +71,21 @@ class AgentRegistry:
         for folder, source in dirs:
             for path in sorted(folder.glob("*.md")) if folder.is_dir() else ():
                 registry.add(parse_agent_file(path, source=source, commands=commands))
+        if home is not None and project_root is not None:
+            trusted = settings is not None and settings.project_trusted
+            registry._add_imported(load_subagents(project_root, home, trusted)[0], settings)
         return registry
+
+    def _add_imported(self, agents: list[SubagentFile], settings: Settings | None) -> None:
+        for agent in agents:
+            if agent.name in self._specs:
+                taken = self._specs[agent.name].source
+                self.notes.append(f"{agent.path}: left out, the name {agent.name!r} is taken by "
+                                  f"a {taken} agent")
+                continue
+            spec, notes = spec_from_file(agent, settings)
+            self._specs[spec.name] = spec
+            self.notes += [f"{agent.path}: {note}" for note in notes]
 
     def add(self, spec: AgentSpec) -> None:
         """Add or replace by name; a project's file may redefine an agent's prompt and

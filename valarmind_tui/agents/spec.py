@@ -35,6 +35,9 @@ class AgentSpec:
     """Environment variable with that endpoint's key."""
     path: str | None = None
     """The file the definition was read from."""
+    skills: tuple[str, ...] | None = None
+    """The skills listed in its prompt when its file names some (Claude's `skills`); None:
+    all of them when it has the `skill` tool."""
 
     @property
     def read_only(self) -> bool:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from valarmind_tui.agents.listings import setup_listings
 from valarmind_tui.agents.loop import LoopDeps, run_gated
 from valarmind_tui.agents.orchestrator import Orchestrator
 from valarmind_tui.agents.spec import AgentSpec
@@ -30,7 +31,7 @@ from valarmind_tui.core.errors import HookStopped, ValarMindError
 from valarmind_tui.core.events import Notice, PromptFinished, RunStatus
 from valarmind_tui.mcp_client.catalog import schema_source, servers_section
 from valarmind_tui.providers.base import Provider
-from valarmind_tui.providers.model_info import context_window
+from valarmind_tui.providers.model_info import DEFAULT_CONTEXT_WINDOW, context_window
 from valarmind_tui.repomap import RepoMapResult
 from valarmind_tui.repomap.refine import build_map, stop_refiners
 from valarmind_tui.safety.gate.approval import ApprovalAnswer, Approver, PermissionMode
@@ -81,6 +82,8 @@ class Session:
         self.plugins = stack.plugins
         self.mcp = stack.mcp
         self.hooks = stack.hooks
+        self.skills = stack.skills
+        self._window = DEFAULT_CONTEXT_WINDOW  # the model's, once a prompt asked for it
         self.startup_notices = stack.notices
         self._hook_context = ""
         self._ended = False
@@ -195,6 +198,7 @@ class Session:
         # The tokenizer the prompt is measured with, off the loop: the warm-up may still be
         # loading it, and waiting for it here froze the screen (0.2-0.5 s).
         await asyncio.to_thread(count_tokens, "")
+        self._window = await asyncio.to_thread(context_window, self._model)
         await self._compact_if_needed()
         ctx = ToolContext(project_root=self.project_root, sandbox=self.sandbox,
                           services=self.services)
@@ -233,7 +237,8 @@ class Session:
         project = "" if spec.exclude_project_context else self._context.load().text
         state = f"Project root: {self.project_root}\nPermission mode: {self.mode.value}"
         servers = servers_section(self.mcp, self.tools, spec.name, spec.tools)
-        state += f"\n\n{servers}" if servers else ""
+        listings = (servers, *setup_listings(spec, self.skills, self.agents, self._window))
+        state += "".join(f"\n\n{text}" for text in listings if text)
         return build_agent_prompt(
             spec, project_context=project, repo_map=repo_map, working_state=state
         ).text

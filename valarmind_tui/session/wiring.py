@@ -29,6 +29,7 @@ from valarmind_tui.agents.commit.chain import MessageEditor
 from valarmind_tui.agents.registry import AgentRegistry
 from valarmind_tui.agents.tasks import TaskList
 from valarmind_tui.checkpoints import SessionCheckpoints
+from valarmind_tui.commands.custom import register_custom_commands
 from valarmind_tui.commands.registry import CommandRegistry
 from valarmind_tui.context.project_context import ContextLoader
 from valarmind_tui.context.tokens import count_json_tokens
@@ -59,10 +60,13 @@ from valarmind_tui.settings.trust.decision import (
     record_first_load,
     repository_config,
 )
+from valarmind_tui.setup.commands import load_commands
+from valarmind_tui.setup.skills import Skill, load_skills, skill_folders
 from valarmind_tui.store.sessions import SessionStore
 from valarmind_tui.tools.catalog import builtin_tools
 from valarmind_tui.tools.registry import ToolRegistry
 from valarmind_tui.tools.services import ToolServices
+from valarmind_tui.tools.skills.skill import SkillTool
 
 
 @dataclass
@@ -81,6 +85,8 @@ class Stack:
     mcp: McpManager
     sandbox: Sandbox
     hooks: HookRunner
+    skills: list[Skill] = field(default_factory=list)
+    """The Agent Skills found (setup/skills.py): listed in prompts, loaded by the skill tool."""
     notices: list[str] = field(default_factory=list)
     """Warnings for the person once a face listens (skipped repository config, plugins...)."""
 
@@ -150,13 +156,15 @@ def build_stack(
     root = project_root.resolve()
     bus = bus or EventBus()
     chosen_approver = approver(bus)
+    home = Path.home()
+    skills = load_skills(root, home, settings.project_trusted)[0]
     sandbox = Sandbox.detect(settings.sandbox, settings.sandbox_network,
-                             home_allow=settings.sandbox_home)
+                             home_allow=(*settings.sandbox_home, *skill_folders(skills, home)))
     registry = tools if tools is not None else builtin_tools(sandbox=sandbox)
     hooks = HookRunner.from_settings(settings, root, bus)
     gate = build_gate(settings, root, chosen_approver, bus, sandbox=sandbox, hooks=hooks,
                       reviewers=Reviewers.from_settings(settings, provider, bus))
-    agents = AgentRegistry.load(root, settings)
+    agents = AgentRegistry.load(root, settings, home=home)
     plugins = load_plugins(root, trusted=settings.project_trusted)
     commands = CommandRegistry()
     for tool in plugins.tools:
@@ -168,6 +176,10 @@ def build_stack(
                                     "that name is taken")
     for spec in plugins.agents:
         agents.add(spec)
+    if skills:
+        registry.register(SkillTool(skills))
+    custom = load_commands(root, home, settings.project_trusted)[0]
+    setup_notices = register_custom_commands(commands, custom, skills) + agents.notes
     servers = server_configs(settings.mcp, root, trusted=settings.project_trusted)
     mcp = McpManager(
         settings.mcp, root, bus,
@@ -177,14 +189,14 @@ def build_stack(
         servers=servers, user_servers=believed_servers(settings, servers),
         count_tokens=count_json_tokens,
     )
-    notices = trust_notices(settings, root) + list(plugins.warnings)
+    notices = trust_notices(settings, root) + list(plugins.warnings) + setup_notices
     if (broad := broad_root_warning(root)) is not None:
         notices.insert(0, broad)
     if sandbox.unavailable:
         notices.append(f"Sandbox off: {sandbox.reason} Every command will ask before it runs, "
                        'in every mode, until you set sandbox = "off" in your config.')
     return Stack(settings, root, bus, chosen_approver, gate, registry, agents, commands, plugins,
-                 mcp, sandbox, hooks, notices)
+                 mcp, sandbox, hooks, skills, notices)
 
 
 def _remember(project_root: Path, rule: str) -> None:

@@ -241,12 +241,15 @@ def modes(session: Session) -> SessionModeState:
 
 
 def available_commands(session: Session) -> list[AvailableCommand]:
+    """Every command; a description or hint from a file (custom commands, skills, MCP prompts)
+    is made visible like any text from outside."""
     found = []
     for command in session.commands.all():
         hint = command.usage.split(" ", 1)[1] if " " in command.usage else ""
         found.append(AvailableCommand(
-            name=command.name, description=command.help,
-            input=AvailableCommandInput(UnstructuredCommandInput(hint=hint)) if hint else None))
+            name=visible(command.name), description=visible(command.help),
+            input=AvailableCommandInput(UnstructuredCommandInput(hint=visible(hint)))
+            if hint else None))
     return found
 
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REPOSITORY_CONFIG = (".valarmind", ".mcp.json", "external-agents.json", "plugins", ".envrc",
-                     ".claude", ".codex", ".gemini", ".opencode", "opencode.json")
+                     ".claude", ".codex", ".gemini", ".opencode", "opencode.json", ".agents")
 """Read at the project root by ValarMind (and the agents' tools whose setup it reads)."""
 NO_PLACEHOLDER = frozenset({"plugins"})
 """Missing names left to ProjectGuard alone: an empty `plugins/` folder is a package to

@@ -47,6 +47,13 @@ SOURCES: tuple[Source, ...] = (
     Source(".mcp.json"),
     Source("external-agents.json"),
     Source("plugins", folder=True),
+    *(Source(f"{tool}/{kind}", folder=True)  # what setup/ reads: commands, agents, skills
+      for tool, kinds in ((".claude", ("commands", "agents", "skills")),
+                          (".gemini", ("commands", "agents", "skills")),
+                          (".opencode", ("commands", "command", "agents", "agent", "skills",
+                                         "skill")),
+                          (".agents", ("skills",)))
+      for kind in kinds),
     Source(".claude", folder=True, read=False),
     Source(".gemini", folder=True, read=False),
     Source(".codex", folder=True, read=False),

@@ -1,0 +1,85 @@
+"""What an agent's prompt says about the skills it may load and the agents it may delegate to.
+
+Skills are listed by name, description and folder only (progressive disclosure: the body is the
+`skill` tool's), within `SKILL_SHARE` of the model's context window: over it, descriptions are
+cut to their first sentence, then the last skills are left out with a line saying how many and
+where to find them. The orchestrator also sees every agent that is not one of ours with its
+description, since its own prompt names only the built-in specialists."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from valarmind_tui.agents.registry import AgentRegistry
+from valarmind_tui.agents.spec import AgentSpec
+from valarmind_tui.context.tokens import count_tokens
+from valarmind_tui.setup.skills import Skill
+
+SKILL_SHARE = 0.02
+SHORT_DESCRIPTION = 160
+_HEAD = ("Skills (load one with the skill tool when the task matches its description; "
+         "its instructions are not in this prompt):")
+
+
+def setup_listings(spec: AgentSpec, skills: list[Skill], registry: AgentRegistry,
+                   window_tokens: int) -> tuple[str, str]:
+    """The skills `spec` sees, and for the orchestrator the agents beyond ours ("" when none)."""
+    agents = agents_section(registry) if spec.name == "orchestrator" else ""
+    return skills_section(skills_for(spec, skills), window_tokens), agents
+
+
+def skills_for(spec: AgentSpec, skills: Iterable[Skill]) -> list[Skill]:
+    """The skills `spec` sees: all for the orchestrator and agents given the `skill` tool, only
+    the named ones for an agent whose file lists `skills`."""
+    chosen = [s for s in skills if s.model_invocable]
+    if spec.skills is not None:
+        return [s for s in chosen if s.name in spec.skills]
+    if spec.name == "orchestrator" or "skill" in spec.tools:
+        return chosen
+    return []
+
+
+def skills_section(skills: list[Skill], window_tokens: int) -> str:
+    """The listing, fitted into `SKILL_SHARE` of `window_tokens`."""
+    if not skills:
+        return ""
+    budget = int(window_tokens * SKILL_SHARE)
+    full = [_line(s, s.description) for s in skills]
+    text = "\n".join([_HEAD, *full])
+    if count_tokens(text) <= budget:
+        return text
+    lines = [_line(s, _first_sentence(s.description)) for s in skills]
+    kept: list[str] = [_HEAD]
+    used = count_tokens(_HEAD)
+    for number, line in enumerate(lines):
+        cost = count_tokens(line) + 1
+        rest = len(lines) - number
+        if used + cost + 30 > budget:
+            kept.append(f"- … and {rest} more skill{'s' if rest != 1 else ''}: call skill with "
+                        "a name from /skills, or ask the person which one.")
+            break
+        kept.append(line)
+        used += cost
+    return "\n".join(kept)
+
+
+def agents_section(registry: AgentRegistry) -> str:
+    """Agents beyond the built-in specialists, for the orchestrator."""
+    others = [s for s in registry.specialists() if s.source != "builtin"]
+    if not others:
+        return ""
+    lines = ["More specialists (delegate to them by name like the others):"]
+    lines += [f"- {s.name}: {_first_sentence(s.description)}" for s in others]
+    return "\n".join(lines)
+
+
+def _line(skill: Skill, description: str) -> str:
+    about = f": {description}" if description else ""
+    return f"- {skill.name}{about} ({skill.path})"
+
+
+def _first_sentence(text: str) -> str:
+    text = " ".join(text.split())
+    cut = text.find(". ")
+    short = text[: cut + 1] if 0 < cut < SHORT_DESCRIPTION else text
+    return short if len(short) <= SHORT_DESCRIPTION else short[: SHORT_DESCRIPTION - 1] + "…"
