@@ -12,7 +12,7 @@ from valarmind_tui.faces.tui.screens.approval import ApprovalScreen
 from valarmind_tui.faces.tui.widgets.answer import AssistantMessage, CommandOutput
 from valarmind_tui.faces.tui.widgets.messages import NoticeLine
 from valarmind_tui.faces.tui.widgets.prompt import PromptInput
-from valarmind_tui.faces.tui.widgets.sidebar import TaskList
+from valarmind_tui.faces.tui.widgets.sidebar import TaskPanel
 from valarmind_tui.faces.tui.widgets.status import StatusBar
 from valarmind_tui.faces.tui.widgets.tool_call import ToolCallBlock
 from valarmind_tui.safety.gate.approval import PermissionMode
@@ -65,7 +65,7 @@ async def test_two_task_creates_in_one_turn_both_show_in_the_sidebar(
         await _send(pilot, "plan it")
         await wait_for(pilot, lambda: _answer(app))
         assert [t.title for t in session.tasks.items()] == ["Find callers", "Edit greet"]
-        task_list = app.query_one(TaskList)
+        task_list = app.query_one(TaskPanel)
         await wait_for(pilot, lambda: len(task_list.tasks) == 2)
         await pilot.pause()
         # Both rows on screen: the widget grew to two lines (it stayed one line tall).
@@ -75,7 +75,7 @@ async def test_two_task_creates_in_one_turn_both_show_in_the_sidebar(
         assert any("Edit greet" in line for line in shown)
 
 
-def _rows_on_screen(task_list: TaskList) -> list[str]:
+def _rows_on_screen(task_list: TaskPanel) -> list[str]:
     """The task list's lines as drawn, at the size the layout gave it."""
     return [strip.text for strip in task_list.render_lines(task_list.size.region)]
 

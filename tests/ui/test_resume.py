@@ -14,7 +14,7 @@ from valarmind_tui.faces.tui.app import ValarMindApp
 from valarmind_tui.faces.tui.widgets.answer import AssistantMessage
 from valarmind_tui.faces.tui.widgets.chat import ChatView
 from valarmind_tui.faces.tui.widgets.messages import NoticeLine, UserMessage
-from valarmind_tui.faces.tui.widgets.sidebar import AgentMonitor, TaskList
+from valarmind_tui.faces.tui.widgets.sidebar import AgentMonitor, TaskPanel
 from valarmind_tui.faces.tui.widgets.status import StatusBar
 from valarmind_tui.faces.tui.widgets.tool_call import ToolCallBlock
 from valarmind_tui.session.session import Session
@@ -89,7 +89,7 @@ async def test_resume_leaves_none_of_the_old_sessions_tasks_agents_or_cost(
     )
     app = ValarMindApp(_open(git_repo, fake_model), history_file=tmp_path / "history.jsonl")
     async with app.run_test(size=(140, 40)) as pilot:
-        tasks, monitor = app.query_one(TaskList), app.query_one(AgentMonitor)
+        tasks, monitor = app.query_one(TaskPanel), app.query_one(AgentMonitor)
         status = app.query_one(StatusBar)
         await pilot.press(*"plan it", "enter")
         await wait_for(pilot, lambda: not app.turn_running and [t.title for t in tasks.tasks]

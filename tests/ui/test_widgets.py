@@ -31,7 +31,7 @@ from valarmind_tui.faces.tui.history import PromptHistory
 from valarmind_tui.faces.tui.screens.approval import ApprovalScreen
 from valarmind_tui.faces.tui.widgets.chat import ChatView
 from valarmind_tui.faces.tui.widgets.prompt import PromptBar, PromptInput
-from valarmind_tui.faces.tui.widgets.sidebar import AgentMonitor, Sidebar, TaskList
+from valarmind_tui.faces.tui.widgets.sidebar import AgentMonitor, Sidebar, TaskPanel
 from valarmind_tui.faces.tui.widgets.streaming_markdown import StreamingMarkdown
 from valarmind_tui.faces.tui.widgets.tool_call import ToolCallBlock
 from valarmind_tui.safety.gate.approval import ApprovalAnswer
@@ -156,7 +156,7 @@ async def test_sidebar_tasks_and_agent_monitor() -> None:
         await settle(pilot, lambda: "s1" in monitor.rows and monitor.rows["s1"].tokens)
         text = str(monitor.render())
         assert "search" in text and "1m05s" in text and "1,234 tok" in text and "⚙ grep" in text
-        tasks = str(app.query_one(TaskList).render())
+        tasks = str(app.query_one(TaskPanel).render())
         assert "Find callers" in tasks and "Edit greet (code)" in tasks
         bus.publish(AgentFinished(agent_id="s1", name="search", status="done", at=1010.0))
         await settle(pilot, lambda: monitor.rows["s1"].ended is not None)

@@ -7,18 +7,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from valarmind_tui.agents.delegation.delegate import Delegator
-from valarmind_tui.agents.results import InitResult as AgentInitResult
+from valarmind_tui.agents.results import InitResult
 from valarmind_tui.context.init.signals import Signals
 from valarmind_tui.context.init.valarmind_md import section_key, split_markdown
 from valarmind_tui.context.init.write import (
-    InitResult,
+    InitProposal,
     ModelDraft,
     generate_valarmind_md,
     init_task,
 )
 
 
-async def init_valarmind_md(root: Path, delegator: Delegator | None = None) -> InitResult:
+async def init_valarmind_md(root: Path, delegator: Delegator | None = None) -> InitProposal:
     """VALARMIND.md's new text (not written), by the init agent when a delegator is given."""
     if delegator is None:
         return await generate_valarmind_md(root)
@@ -26,7 +26,7 @@ async def init_valarmind_md(root: Path, delegator: Delegator | None = None) -> I
     async def ask(signals: Signals) -> ModelDraft | str:
         ran = await delegator.run("init", init_task(signals))
         result = ran.result
-        if not isinstance(result, AgentInitResult):
+        if not isinstance(result, InitResult):
             why = ran.problem or ran.status
             return f"the init agent returned no valid sections ({ran.status}: {why})"
         return to_draft(result)
@@ -34,7 +34,7 @@ async def init_valarmind_md(root: Path, delegator: Delegator | None = None) -> I
     return await generate_valarmind_md(root, ask)
 
 
-def to_draft(result: AgentInitResult) -> ModelDraft:
+def to_draft(result: InitResult) -> ModelDraft:
     """The agent's structured answer as (key, heading, body) sections."""
     sections = [(section_key(s.name), s.name.strip(), _without_heading(s.name, s.body))
                 for s in result.sections if s.body.strip()]

@@ -51,7 +51,7 @@ InitAgent = Callable[[Signals], Awaitable["ModelDraft | str"]]
 
 
 @dataclass
-class InitResult:
+class InitProposal:
     """What /init produced (not yet written)."""
 
     text: str
@@ -83,7 +83,7 @@ class InitResult:
         return "\n".join(lines)
 
 
-async def generate_valarmind_md(root: Path, agent: InitAgent | None = None) -> InitResult:
+async def generate_valarmind_md(root: Path, agent: InitAgent | None = None) -> InitProposal:
     """Collect signals and write the new text (by the init agent when `agent` is given)."""
     root = root.resolve()
     signals = collect_signals(root)
@@ -113,7 +113,7 @@ async def generate_valarmind_md(root: Path, agent: InitAgent | None = None) -> I
     diff = "".join(difflib.unified_diff(
         (old_text or "").splitlines(keepends=True), text.splitlines(keepends=True),
         fromfile=f"a/{FILENAME}", tofile=f"b/{FILENAME}"))
-    return InitResult(text=text, diff_vs_existing=diff,
+    return InitProposal(text=text, diff_vs_existing=diff,
                       drafted_without_model=not isinstance(answer, ModelDraft),
                       tokens=count_tokens(text), mode="update" if old_text else "create",
                       warnings=warnings, kept_edited=kept, missing=missing_fields(text),

@@ -29,7 +29,7 @@ from valarmind_tui.tools.base import Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
     from valarmind_tui.agents.review.runner import ReviewReport
-    from valarmind_tui.context.init.write import InitResult
+    from valarmind_tui.context.init.write import InitProposal
 
 MAX_JSON_CHARS = 100_000
 QA_OUTPUT_CHARS = 8_000
@@ -170,7 +170,7 @@ async def think_search(call: Call, data: dict[str, Any]) -> Answer:
 
 
 # -- init ---------------------------------------------------------------------------------
-def _init_data(result: InitResult) -> dict[str, Any]:
+def _init_data(result: InitProposal) -> dict[str, Any]:
     return {"draft": result.text, "mode": result.mode, "tokens": result.tokens,
             "diff_vs_existing": result.diff_vs_existing,
             "drafted_without_model": result.drafted_without_model,

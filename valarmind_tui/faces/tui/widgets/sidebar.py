@@ -47,11 +47,11 @@ _TASK_ICON = {
 }
 
 
-class TaskList(Static):
+class TaskPanel(Static):
     """The task list, re-rendered whole on each TaskListChanged (lists are short)."""
 
     DEFAULT_CSS = """
-    TaskList { height: auto; padding: 0 1; }
+    TaskPanel { height: auto; padding: 0 1; }
     """
 
     tasks: reactive[tuple[TaskItem, ...]] = reactive(tuple, layout=True)
@@ -188,7 +188,7 @@ class Sidebar(VerticalScroll):
         # why the ignore below: Textual's typed keywords; ours pass through
         super().__init__(**kwargs)  # type: ignore[arg-type]  # why: above
         # Held directly: events may arrive before this container has composed its children.
-        self.task_list = TaskList(id="tasks")
+        self.task_list = TaskPanel(id="tasks")
         self.monitor = AgentMonitor(id="agents")
 
     def compose(self) -> ComposeResult:
