@@ -30,7 +30,8 @@ class Parser(argparse.ArgumentParser):
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", help="LiteLLM model string or alias (overrides config)")
     parser.add_argument("--api-base", dest="api_base", help="model endpoint URL")
-    parser.add_argument("--cwd", type=Path, default=None, help="project root (default: here)")
+    parser.add_argument("--cwd", type=Path, default=None,
+                        help="project root (default: the git root above here)")
     parser.add_argument(
         "--trust-project", dest="trust_project", action="store_true",
         help="load this repository's own configuration (.valarmind/, .mcp.json, plugins) for "
@@ -180,6 +181,10 @@ def build_parser() -> argparse.ArgumentParser:
     sessions.add_argument("--limit", type=int, default=20)
     sessions.add_argument("--json", action="store_true")
 
+    setup = sub.add_parser("setup", help="what of your Claude Code, Codex or Gemini setup loads")
+    _common(setup)
+    setup.add_argument("--json", action="store_true", help="one JSON array of every row")
+
     trust = sub.add_parser("trust", help="trust this folder's own configuration, or take it back")
     _common(trust)
     trust_how = trust.add_mutually_exclusive_group()
@@ -219,6 +224,15 @@ def _trust_command(root: Path, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _setup_command(root: Path, args: argparse.Namespace) -> int:
+    """`valarmind setup`: setup/scan's one screen, or (`--json`) its rows."""
+    from valarmind_tui.settings.trust.decision import decide
+    from valarmind_tui.setup.scan import report
+
+    print(report(root, Path.home(), decide(root, flag=args.trust_project).trusted, args.json))
+    return EXIT_OK
+
+
 def _settings(args: argparse.Namespace, trusted: bool | None = None) -> Any:
     """Settings for this run; the project's own config only when it is trusted (`trusted`
     when a face asked the person, else the remembered decision or --trust-project)."""
@@ -239,7 +253,11 @@ def _settings(args: argparse.Namespace, trusted: bool | None = None) -> Any:
 
 
 def _root(args: argparse.Namespace) -> Path:
-    return (args.cwd or Path.cwd()).resolve()
+    """`--cwd` as given; else the git root above here (a run started in `src/` works on the
+    whole repository, as Claude Code and Codex do)."""
+    from valarmind_tui.setup.context_files import project_root_for
+
+    return Path(args.cwd).resolve() if args.cwd is not None else project_root_for(Path.cwd())
 
 
 SCREEN_UPDATES_PER_S = 120
@@ -330,6 +348,8 @@ def main(argv: list[str] | None = None) -> int:
             return _full_screen(root, args)
         if args.command == "trust":
             return _trust_command(root, args)
+        if args.command == "setup":
+            return _setup_command(root, args)
         if args.command is None and args.prompt is None:
             from valarmind_tui.faces.repl.plain import run_repl
 

@@ -35,6 +35,8 @@ class ActiveHook:
     timeout: float
     source: str
     """The config file that defined it."""
+    env: tuple[tuple[str, str], ...] = ()
+    """Variables its file's `env` block sets (Claude Code's settings.json), over ours."""
 
 
 @dataclass(frozen=True)
@@ -84,7 +86,8 @@ async def run_handler(hook: ActiveHook, payload: dict[str, Any], project_root: P
     data = json.dumps(payload, default=str).encode()
     try:
         proc = await spawn(
-            "bash", "-c", hook.command, cwd=project_root, env=hook_env(project_root),
+            "bash", "-c", hook.command, cwd=project_root,
+            env={**hook_env(project_root), **dict(hook.env)},
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
         )

@@ -25,6 +25,11 @@ from valarmind_tui.hooks.verdicts import permission_verdict, post_feedback, pre_
 from valarmind_tui.safety.gate.hook_points import HookVerdict, PostToolFeedback
 from valarmind_tui.safety.secrets import project_masker
 from valarmind_tui.settings.config import HOOK_EVENTS, Settings
+from valarmind_tui.setup.claude_settings import claude_setup
+
+CLAUDE_MODES = {"default": "default", "accept-edits": "acceptEdits", "plan": "plan",
+                "bypass": "bypassPermissions"}
+"""Our permission modes as Claude Code spells them in a hook's `permission_mode`."""
 
 
 @dataclass(frozen=True)
@@ -55,7 +60,9 @@ class HookRunner:
 
     @classmethod
     def from_settings(cls, settings: Settings, project_root: Path,
-                      bus: EventBus | None = None) -> HookRunner:
+                      bus: EventBus | None = None, home: Path | None = None) -> HookRunner:
+        """Our config's hooks, then those of Claude Code's settings.json files (the person's,
+        and a trusted project's: setup.claude_settings)."""
         hooks: list[ActiveHook] = []
         for event in HOOK_EVENTS:
             sources = settings.hook_sources.get(event, [])
@@ -64,6 +71,9 @@ class HookRunner:
                 hooks += [ActiveHook(event, group.matcher, handler.command,
                                      handler.timeout or DEFAULT_TIMEOUT_S, source)
                           for handler in group.hooks]
+        claude = claude_setup(project_root, home or Path.home(), settings.project_trusted)
+        hooks += [ActiveHook(h.event, h.matcher, h.command, h.timeout or DEFAULT_TIMEOUT_S,
+                             str(h.source), h.env) for h in claude.hooks]
         return cls(hooks, project_root, bus)
 
     # -- the hook points -----------------------------------------------------------------
@@ -80,7 +90,12 @@ class HookRunner:
         self, tool: str, params: Any, ctx: Any, response: dict[str, Any]
     ) -> PostToolFeedback:
         payload = {**self._tool_payload(tool, params), "tool_response": response}
-        return post_feedback(await self.run("PostToolUse", payload, tool=tool))
+        results = await self.run("PostToolUse", payload, tool=tool)
+        if response.get("is_error"):  # Claude Code's PostToolUseFailure, with the error
+            failed = {**self._tool_payload(tool, params), "error": str(response.get("output")),
+                      "is_interrupt": False}
+            results += await self.run("PostToolUseFailure", failed, tool=tool)
+        return post_feedback(results)
 
     def notify(self, message: str, notification_type: str) -> None:
         """Notification hooks, in the background: a notifier never delays the question."""
@@ -131,7 +146,8 @@ class HookRunner:
         payload = {
             "session_id": self.session_id, "transcript_path": self._transcript(),
             "cwd": str(self.project_root), "hook_event_name": event,
-            **({"permission_mode": self.mode()} if self.mode is not None else {}), **fields,
+            **({"permission_mode": CLAUDE_MODES.get(self.mode(), self.mode())}
+               if self.mode is not None else {}), **fields,
         }
         payload = project_masker(self.project_root).mask_data(payload)  # a hook sees no secret
         results = await asyncio.gather(

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from valarmind_tui.commands import agent, commit, general, knowledge, rewind, session
+from valarmind_tui.commands import agent, commit, general, knowledge, rewind, session, setup
 from valarmind_tui.plugins.specs import hookimpl
 
-FAMILIES = (general, knowledge, agent, session, rewind, commit)
+FAMILIES = (general, knowledge, agent, session, rewind, commit, setup)
 
 
 class BuiltinCommands:

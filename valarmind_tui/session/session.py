@@ -275,6 +275,7 @@ class Session:
             schemas.setdefault(source, []).append(tool.schema())
         return context_breakdown(
             system_prompt=self.system_prompt(spec), project_context=self._context.load().text,
+            context_files=[(f.path, f.text) for f in self._context.load().files],
             tool_schemas=schemas, history=self.history,
             context_window=context_window(self._model),
             secrets_masked=(self.secrets.values_masked, self.secrets.occurrences),

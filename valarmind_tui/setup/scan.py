@@ -1,0 +1,83 @@
+"""One scan of a person's setup, for `valarmind setup` and `/setup`: every format's scanner,
+their rows in one screen (or JSON for scripts).
+
+A scanner is `scan_<format>(project_root, home, trusted) -> list[Found]`; each reads where its
+format lives and says, row by row, what loaded and what did not, and why.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from valarmind_tui.core.visible_text import visible
+from valarmind_tui.setup.claude_settings import scan_claude_settings
+from valarmind_tui.setup.context_files import scan_context_files
+from valarmind_tui.setup.report import Found, Kind
+
+Scanner = Callable[[Path, Path, bool], list[Found]]
+SCANNERS: tuple[Scanner, ...] = (scan_claude_settings, scan_context_files)
+ROWS_PER_KIND = 8
+"""Rows shown per kind on the screen (what did not load first); --json has them all."""
+
+
+def scan(project_root: Path, home: Path, trusted: bool) -> list[Found]:
+    """Every scanner's rows, in SCANNERS' order."""
+    root = project_root.resolve()
+    return [row for scanner in SCANNERS for row in scanner(root, home, trusted)]
+
+
+def report(project_root: Path, home: Path, trusted: bool, as_json_rows: bool = False) -> str:
+    """The scan as `valarmind setup` prints it: one screen, or a JSON array."""
+    found = scan(project_root, home, trusted)
+    if as_json_rows:
+        return json.dumps(as_json(found), indent=2)
+    return render(found, project_root, home, trusted)
+
+
+def render(found: list[Found], project_root: Path, home: Path, trusted: bool) -> str:
+    """One screen: per kind, how many loaded, then the rows (what was skipped first)."""
+    trust = "trusted" if trusted else "not trusted (its own allow rules and hooks wait)"
+    lines = [f"Setup found for {visible(str(project_root))}: folder {trust}"]
+    if not found:
+        lines.append("nothing: no settings.json, context files, skills, commands or agents "
+                     "from Claude Code, Codex, Gemini CLI or OpenCode")
+    for kind in Kind:
+        rows = [f for f in found if f.kind is kind]
+        if not rows:
+            continue
+        loaded = sum(f.loaded for f in rows)
+        lines.append(f"\n{kind.value}s: {loaded} of {len(rows)} loaded")
+        ordered = sorted(rows, key=lambda f: f.loaded)
+        for row in ordered[:ROWS_PER_KIND]:
+            lines.append("  " + _row(row, project_root, home))
+        if len(rows) > ROWS_PER_KIND:
+            lines.append(f"  ... and {len(rows) - ROWS_PER_KIND} more "
+                         "(valarmind setup --json lists every one)")
+    return "\n".join(lines)
+
+
+def _row(row: Found, project_root: Path, home: Path) -> str:
+    mark = "ok" if row.loaded else "--"
+    said = f": {row.reason}" if row.reason else ""
+    where = shown_path(row.source, project_root, home)
+    return visible(f"{mark} {row.name}  [{row.scope.value}, {where}]{said}")
+
+
+def shown_path(path: Path, project_root: Path, home: Path) -> str:
+    """A path as the person reads it: project-relative, or under `~`."""
+    for base, prefix in ((project_root.resolve(), ""), (home.resolve(), "~/")):
+        try:
+            return prefix + path.resolve().relative_to(base).as_posix()
+        except (ValueError, OSError):
+            continue
+    return str(path)
+
+
+def as_json(found: list[Found]) -> list[dict[str, Any]]:
+    """The rows for scripts: kind, name, source, scope, tool, loaded, reason."""
+    return [{"kind": f.kind.value, "name": f.name, "source": str(f.source),
+             "scope": f.scope.value, "tool": f.tool, "loaded": f.loaded, "reason": f.reason}
+            for f in found]
