@@ -88,7 +88,7 @@ def claude_setup(project_root: Path, home: Path, trusted: bool) -> ClaudeSetup:
     root = project_root.resolve()
     user_env: tuple[tuple[str, str], ...] = ()
     for path, scope, base in settings_files(root, home):
-        if not path.is_file():
+        if not path.exists():  # a FIFO or folder in its place is reported, never waited on
             continue
         try:
             data = read_settings(path)
