@@ -1,0 +1,64 @@
+"""Hooks configured where Claude Code users keep them (~/.claude/settings.json, a trusted
+project's .claude/settings.json), run by a real session unchanged."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.hooks.conftest import script
+
+RECORD = """#!/usr/bin/env python3
+import json, os, sys
+data = json.load(sys.stdin)
+with open(os.path.expanduser("~/hook-record.jsonl"), "a") as out:
+    out.write(json.dumps({"event": data["hook_event_name"], "mode": data.get("permission_mode"),
+                          "greeting": os.environ.get("HOOK_GREETING"),
+                          "error": data.get("error"), "tool": data.get("tool_name")}) + "\\n")
+"""
+
+
+def claude_settings(path: Path, data: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2))
+
+
+def records(home: Path) -> list[dict[str, Any]]:
+    path = home / "hook-record.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+async def test_user_settings_hooks_run_with_their_env_and_claudes_mode_names(
+        git_repo: Path, isolated_home: Path, live: Any) -> None:
+    hook = script(isolated_home, "record.py", RECORD)
+    claude_settings(isolated_home / ".claude" / "settings.json", {
+        "env": {"HOOK_GREETING": "hello from settings.json"},
+        "hooks": {
+            "SessionStart": [{"matcher": "startup", "hooks": [
+                {"type": "command", "command": str(hook)}]}],
+            "PostToolUseFailure": [{"matcher": "Bash", "hooks": [
+                {"type": "command", "command": str(hook)}]}],
+            "NoSuchEvent": [{"hooks": [{"type": "command", "command": "touch nope"}]}],
+        }})
+    run = await live(git_repo, extra_config='permission_mode = "accept-edits"')
+    started = records(isolated_home)
+    assert started == [{"event": "SessionStart", "mode": "acceptEdits",
+                        "greeting": "hello from settings.json", "error": None, "tool": None}]
+    await run.session.run_shell("ls no-such-file")
+    failed = records(isolated_home)[1:]
+    assert len(failed) == 1 and failed[0]["event"] == "PostToolUseFailure"
+    assert failed[0]["tool"] == "Bash" and "no-such-file" in failed[0]["error"]
+    await run.session.run_shell("true")
+    assert len(records(isolated_home)) == 2  # a success is no failure
+    assert not (git_repo / "nope").exists()
+
+
+async def test_a_trusted_projects_settings_hook_runs_and_an_untrusted_ones_does_not(
+        git_repo: Path, isolated_home: Path, live: Any) -> None:
+    claude_settings(git_repo / ".claude" / "settings.json", {"hooks": {"SessionStart": [
+        {"hooks": [{"type": "command", "command": "echo ran >> started.txt"}]}]}})
+    await live(git_repo)
+    assert not (git_repo / "started.txt").exists()
+    await live(git_repo, trusted=True)
+    assert (git_repo / "started.txt").read_text() == "ran\n"
