@@ -62,3 +62,33 @@ async def test_a_trusted_projects_settings_hook_runs_and_an_untrusted_ones_does_
     assert not (git_repo / "started.txt").exists()
     await live(git_repo, trusted=True)
     assert (git_repo / "started.txt").read_text() == "ran\n"
+
+
+READ_LAST_ANSWER = """#!/usr/bin/env python3
+# A Stop hook as Claude Code users write them: the turn's last answer from transcript_path.
+import json, os, sys
+data = json.load(sys.stdin)
+answer = ""
+for line in open(data["transcript_path"]):
+    entry = json.loads(line)
+    if entry["type"] == "assistant":
+        texts = [b["text"] for b in entry["message"]["content"] if b["type"] == "text"]
+        answer = texts[-1] if texts else answer
+open(os.path.expanduser("~/last-answer.txt"), "w").write(answer)
+"""
+
+
+async def test_a_stop_hook_finds_the_turn_in_the_transcript(
+        git_repo: Path, isolated_home: Path, live: Any, fake_model: Any) -> None:
+    from tests.fakes.model_server import ScriptedTurn
+
+    hook = script(isolated_home, "last-answer.py", READ_LAST_ANSWER)
+    claude_settings(isolated_home / ".claude" / "settings.json", {"hooks": {"Stop": [
+        {"hooks": [{"type": "command", "command": str(hook)}]}]}})
+    fake_model.script(
+        ScriptedTurn(tool_calls=[{"name": "bash", "arguments": {"command": "echo checked"}}]),
+        ScriptedTurn(text="All tests pass."))
+    run = await live(git_repo)
+    result = await run.session.submit("run the tests")
+    assert result.status == "done", result.text
+    assert (isolated_home / "last-answer.txt").read_text() == "All tests pass."
