@@ -92,3 +92,44 @@ async def test_a_stop_hook_finds_the_turn_in_the_transcript(
     result = await run.session.submit("run the tests")
     assert result.status == "done", result.text
     assert (isolated_home / "last-answer.txt").read_text() == "All tests pass."
+
+
+async def test_notification_matcher_is_the_notification_type(
+        git_repo: Path, isolated_home: Path, live: Any) -> None:
+    asked, idle = isolated_home / "asked.json", isolated_home / "idle.json"
+    claude_settings(isolated_home / ".claude" / "settings.json", {"hooks": {"Notification": [
+        {"matcher": "permission_prompt", "hooks": [
+            {"type": "command", "command": f"cat > {asked}"}]},
+        {"matcher": "idle_prompt", "hooks": [{"type": "command", "command": f"cat > {idle}"}]},
+    ]}})
+    run = await live(git_repo, allow_execute=False)
+    result = await run.session.run_shell("echo hi")
+    assert result.is_error  # the headless policy said no, after the question was heard
+    await run.session.close()
+    assert json.loads(asked.read_text())["notification_type"] == "permission_prompt"
+    assert not idle.exists()
+
+
+async def test_subagent_start_gives_the_specialist_context(
+        git_repo: Path, isolated_home: Path, live: Any, fake_model: Any) -> None:
+    from tests.fakes.model_server import ScriptedTurn
+
+    seen = isolated_home / "subagent-start.json"
+    claude_settings(isolated_home / ".claude" / "settings.json", {"hooks": {"SubagentStart": [
+        {"matcher": "qa", "hooks": [{"type": "command",
+                                     "command": f"cat > {seen}; echo 'Run pytest with -x.'"}]},
+        {"matcher": "review", "hooks": [{"type": "command", "command": "echo never"}]},
+    ]}})
+    fake_model.script(
+        ScriptedTurn(tool_calls=[{"name": "delegate", "arguments": {
+            "agent": "qa", "task": "run the tests"}}]),
+        ScriptedTurn(text=json.dumps({"summary": "all green", "passed": True, "checks": []})),
+        ScriptedTurn(text="The tests pass."))
+    run = await live(git_repo)
+    result = await run.session.submit("check the tests")
+    assert result.status == "done", result.text
+    data = json.loads(seen.read_text())
+    assert data["hook_event_name"] == "SubagentStart" and data["agent_type"] == "qa"
+    task = fake_model.requests[1]["messages"][-1]["content"]
+    assert "run the tests" in task and "Run pytest with -x." in task
+    assert "never" not in task

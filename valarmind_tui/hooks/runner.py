@@ -98,11 +98,12 @@ class HookRunner:
         return post_feedback(results)
 
     def notify(self, message: str, notification_type: str) -> None:
-        """Notification hooks, in the background: a notifier never delays the question."""
-        if not self.matching("Notification"):
+        """Notification hooks, in the background: a notifier never delays the question. The
+        matcher is applied to `notification_type` (`permission_prompt`), as in Claude Code."""
+        if not self.matching("Notification", notification_type):
             return
         payload = {"message": message, "notification_type": notification_type}
-        task = asyncio.ensure_future(self.run("Notification", payload))
+        task = asyncio.ensure_future(self.run("Notification", payload, tool=notification_type))
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
@@ -127,6 +128,11 @@ class HookRunner:
         """Stop/SubagentStop: the reason the agent should go on, or None to let it stop."""
         results = await self.run(event, {"stop_hook_active": active, "agent_id": agent_id})
         return _block_reason(results, include_stop=False)
+
+    async def subagent_start(self, agent_id: str, agent_type: str) -> str:
+        """SubagentStart: the matcher is the agent's name (`review`, `test`...)."""
+        return _context(await self.run("SubagentStart", {
+            "agent_id": agent_id, "agent_type": agent_type}, tool=agent_type))
 
     async def drain(self) -> None:
         """Wait for background Notification hooks (at close)."""

@@ -101,7 +101,8 @@ class PermissionSettings(_Section):
 
 HookEvent = Literal[
     "PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit",
-    "Stop", "SubagentStop", "SessionStart", "SessionEnd", "PreCompact", "Notification",
+    "Stop", "SubagentStart", "SubagentStop", "SessionStart", "SessionEnd", "PreCompact",
+    "Notification",
 ]
 HOOK_EVENTS: tuple[HookEvent, ...] = get_args(HookEvent)
 """The hook events, named as in the Claude Code hooks format."""
