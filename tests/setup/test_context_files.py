@@ -97,6 +97,10 @@ def test_valarmind_setup_in_a_subfolder_reports_the_git_roots_files(
                          capture_output=True, text=True, check=True, timeout=60)
     assert f"Setup found for {git_repo}:" in run.stdout
     assert "ok AGENTS.md  [project, AGENTS.md]" in run.stdout
+    (sub / "AGENTS.md").write_text("src rules\n")
+    nested = subprocess.run([sys.executable, "-m", "valarmind_tui", "setup"], cwd=sub,
+                            capture_output=True, text=True, check=True, timeout=60)
+    assert "ok src/AGENTS.md  [project, src/AGENTS.md]" in nested.stdout
 
 
 def test_valarmind_setup_json_for_scripts(git_repo: Path, isolated_home: Path) -> None:
@@ -107,3 +111,8 @@ def test_valarmind_setup_json_for_scripts(git_repo: Path, isolated_home: Path) -
     assert rows == [{"kind": "hook", "name": "PreToolUse", "source": str(
         git_repo / ".claude" / "settings.json"), "scope": "project", "tool": "claude",
         "loaded": False, "reason": "untrusted folder: a project's hooks wait for /trust yes"}]
+    trusted = subprocess.run(
+        [sys.executable, "-m", "valarmind_tui", "setup", "--json", "--trust-project"],
+        cwd=git_repo, capture_output=True, text=True, check=True, timeout=60)
+    assert [(r["name"], r["loaded"]) for r in json.loads(trusted.stdout)] == [
+        ("PreToolUse Bash: npx block-no-verify@1.1.2", True)]

@@ -226,10 +226,9 @@ def _trust_command(root: Path, args: argparse.Namespace) -> int:
 
 def _setup_command(root: Path, args: argparse.Namespace) -> int:
     """`valarmind setup`: setup/scan's one screen, or (`--json`) its rows."""
-    from valarmind_tui.settings.trust.decision import decide
     from valarmind_tui.setup.scan import report
 
-    print(report(root, Path.home(), decide(root, flag=args.trust_project).trusted, args.json))
+    print(report(root, Path.home(), args.trust_project, args.json, cwd=Path.cwd()))
     return EXIT_OK
 
 

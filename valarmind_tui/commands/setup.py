@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 async def setup(ctx: CommandContext, args: str) -> CommandResult:
     """The same screen as `valarmind setup`, for the folder and trust of this session."""
     root, home, trusted = ctx.project_root, Path.home(), ctx.settings.project_trusted
-    found = await asyncio.to_thread(scan, root, home, trusted)
+    found = await asyncio.to_thread(scan, root, home, trusted, Path.cwd())
     return CommandResult("```\n" + render(found, root, home, trusted) + "\n```",
                          data=as_json(found))
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from valarmind_tui.core.visible_text import visible
+from valarmind_tui.settings.trust.decision import decide
 from valarmind_tui.setup.claude_settings import scan_claude_settings
 from valarmind_tui.setup.context_files import scan_context_files
 from valarmind_tui.setup.report import Found, Kind
@@ -23,15 +24,20 @@ ROWS_PER_KIND = 8
 """Rows shown per kind on the screen (what did not load first); --json has them all."""
 
 
-def scan(project_root: Path, home: Path, trusted: bool) -> list[Found]:
-    """Every scanner's rows, in SCANNERS' order."""
+def scan(project_root: Path, home: Path, trusted: bool, cwd: Path | None = None) -> list[Found]:
+    """Every scanner's rows, in SCANNERS' order; context files down to `cwd` too."""
     root = project_root.resolve()
-    return [row for scanner in SCANNERS for row in scanner(root, home, trusted)]
+    rows = [row for scanner in SCANNERS for row in scanner(root, home, trusted)
+            if row.kind is not Kind.CONTEXT_FILE or cwd is None]
+    return rows + (scan_context_files(root, home, trusted, cwd) if cwd is not None else [])
 
 
-def report(project_root: Path, home: Path, trusted: bool, as_json_rows: bool = False) -> str:
-    """The scan as `valarmind setup` prints it: one screen, or a JSON array."""
-    found = scan(project_root, home, trusted)
+def report(project_root: Path, home: Path, trust_flag: bool = False,
+           as_json_rows: bool = False, cwd: Path | None = None) -> str:
+    """The scan as `valarmind setup` prints it, one screen or a JSON array, for the folder's
+    trust as a run would decide it (`trust_flag`: --trust-project)."""
+    trusted = decide(project_root, flag=trust_flag).trusted
+    found = scan(project_root, home, trusted, cwd)
     if as_json_rows:
         return json.dumps(as_json(found), indent=2)
     return render(found, project_root, home, trusted)
