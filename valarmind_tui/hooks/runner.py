@@ -19,9 +19,12 @@ from typing import Any
 
 from valarmind_tui.core.bus import EventBus
 from valarmind_tui.core.events import HookRan, Notice
+from valarmind_tui.core.user_dirs import user_data_dir
+from valarmind_tui.hooks.env_file import read_env_file
 from valarmind_tui.hooks.names import hook_tool_name, matcher_matches, to_hook_input
 from valarmind_tui.hooks.process import DEFAULT_TIMEOUT_S, ActiveHook, HookResult, run_handler
 from valarmind_tui.hooks.verdicts import permission_verdict, post_feedback, pre_tool_verdict
+from valarmind_tui.safety.child_env import child_env
 from valarmind_tui.safety.gate.hook_points import HookVerdict, PostToolFeedback
 from valarmind_tui.safety.secrets import project_masker
 from valarmind_tui.settings.config import HOOK_EVENTS, Settings
@@ -54,6 +57,8 @@ class HookRunner:
         self.bus = bus
         self.session_id = session_id
         self.transcript_path = transcript_path or (lambda: "")
+        self.session_env: dict[str, str] = {}
+        """What SessionStart hooks exported through CLAUDE_ENV_FILE, for the bash tool."""
         self.mode: Callable[[], str] | None = None
         """The current permission mode, for the `permission_mode` field (set by the session)."""
         self._background: set[asyncio.Task[Any]] = set()
@@ -113,8 +118,19 @@ class HookRunner:
         return PromptVerdict(blocked=blocked, context="" if blocked else _context(results))
 
     async def session_start(self, source: str) -> str:
-        """SessionStart hooks; their context, for the first prompt."""
-        return _context(await self.run("SessionStart", {"source": source}, tool=source))
+        """SessionStart hooks; their context, for the first prompt. What they write to
+        CLAUDE_ENV_FILE becomes `session_env`, the commands' variables from then on."""
+        if not self.matching("SessionStart", source):
+            return ""
+        env_file = user_data_dir() / "hook-env" / f"{self.session_id or 'session'}.sh"
+        env_file.parent.mkdir(parents=True, exist_ok=True)
+        env_file.write_text("", encoding="utf-8")
+        results = await self.run("SessionStart", {"source": source}, tool=source,
+                                 env={"CLAUDE_ENV_FILE": str(env_file)})
+        self.session_env, notes = read_env_file(env_file, child_env(self.project_root))
+        for note in notes:
+            self._notice(f"SessionStart hook's CLAUDE_ENV_FILE, {note}.")
+        return _context(results)
 
     async def session_end(self, reason: str) -> None:
         await self.run("SessionEnd", {"reason": reason})
@@ -143,8 +159,8 @@ class HookRunner:
     def matching(self, event: str, tool: str | None = None) -> list[ActiveHook]:
         return [h for h in self.hooks if h.event == event and matcher_matches(h.matcher, tool)]
 
-    async def run(self, event: str, fields: dict[str, Any],
-                  tool: str | None = None) -> list[HookResult]:
+    async def run(self, event: str, fields: dict[str, Any], tool: str | None = None,
+                  env: dict[str, str] | None = None) -> list[HookResult]:
         """Every matching handler of `event`, in parallel; each run published as HookRan."""
         chosen = self.matching(event, tool)
         if not chosen:
@@ -157,7 +173,7 @@ class HookRunner:
         }
         payload = project_masker(self.project_root).mask_data(payload)  # a hook sees no secret
         results = await asyncio.gather(
-            *(run_handler(h, payload, self.project_root) for h in chosen))
+            *(run_handler(h, payload, self.project_root, env) for h in chosen))
         for result in results:
             self._report(result)
         return list(results)
@@ -172,6 +188,10 @@ class HookRunner:
         arguments = params.model_dump(mode="json") if hasattr(params, "model_dump") else params
         return {"tool_name": hook_tool_name(tool),
                 "tool_input": to_hook_input(tool, dict(arguments or {}), self.project_root)}
+
+    def _notice(self, message: str) -> None:
+        if self.bus is not None:
+            self.bus.publish(Notice(level="warning", message=message))
 
     def _report(self, result: HookResult) -> None:
         if self.bus is None:

@@ -270,8 +270,10 @@ def wire_session(
     stack.hooks.session_id = session_id or uuid.uuid4().hex
     stack.hooks.transcript_path = transcript
     stack.hooks.mode = lambda: gate.mode.value
+    hooks = stack.hooks
     services = replace(ToolServices.for_gate(gate, stack.bus),
-                       checkpoint=checkpoints.before_change)
+                       checkpoint=checkpoints.before_change,
+                       command_env=lambda: hooks.session_env)
     return SessionParts(session_id, history, totals, checkpoints,
                         ContextLoader(stack.project_root, cwd=Path.cwd()), TaskList(stack.bus),
                         MessageEditor(stack.bus), services, secrets)
