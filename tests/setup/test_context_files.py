@@ -116,3 +116,43 @@ def test_valarmind_setup_json_for_scripts(git_repo: Path, isolated_home: Path) -
         cwd=git_repo, capture_output=True, text=True, check=True, timeout=60)
     assert [(r["name"], r["loaded"]) for r in json.loads(trusted.stdout)] == [
         ("PreToolUse Bash: npx block-no-verify@1.1.2", True)]
+
+
+async def test_a_subfolders_context_file_loads_when_an_agent_first_reads_there(
+        git_repo: Path, isolated_home: Path, tmp_path: Path) -> None:
+    from valarmind_tui.agents.gated_call import run_gated
+    from valarmind_tui.safety.gate.approval import PolicyApprover
+    from valarmind_tui.safety.gate.permissions import AgentPermissions
+    from valarmind_tui.session.session import Session
+    from valarmind_tui.settings.config import load_settings
+    from valarmind_tui.tools.base import ToolContext
+
+    (git_repo / "AGENTS.md").write_text("root rules\n")
+    pkg = git_repo / "src" / "pkg"
+    pkg.mkdir(parents=True)
+    (git_repo / "src" / "CLAUDE.md").write_text("SRC RULES: tabs\n")
+    (pkg / "AGENTS.md").write_text("PKG RULES: no globals\n")
+    (pkg / "mod.py").write_text("x = 1\n")
+    (pkg / "other.py").write_text("y = 2\n")
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "AGENTS.md").write_text("OUTSIDE RULES\n")
+    (outside / "f.py").write_text("z = 3\n")
+    (git_repo / "linked").symlink_to(outside)
+    session = Session(load_settings(git_repo), git_repo, approver=PolicyApprover())
+    assert [f.path for f in session._context.load().files] == ["AGENTS.md"]
+    ctx = ToolContext(project_root=git_repo, services=session.services)
+    read = session.tools.get("read_file")
+    assert read is not None
+
+    async def read_file(path: str) -> str:
+        _, result = await run_gated(read, read.parse({"path": path}), ctx, session.gate,
+                                    AgentPermissions.full())
+        return result.output
+
+    first = await read_file("src/pkg/mod.py")
+    assert "x = 1" in first and "SRC RULES: tabs" in first and "PKG RULES: no globals" in first
+    assert "<!-- src/pkg/AGENTS.md: the context file of a folder you are working in -->" in first
+    again = await read_file("src/pkg/other.py")
+    assert "y = 2" in again and "PKG RULES" not in again and "SRC RULES" not in again
+    assert session._context.nested(["linked/f.py"]) == ""  # a link out of the project

@@ -13,11 +13,16 @@ alone. Each file is read once: one already loaded is not imported again (ruff's 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from valarmind_tui.core.safe_files import read_regular_bytes
-from valarmind_tui.setup.context_files import context_candidates
+from valarmind_tui.setup.context_files import (
+    context_candidates,
+    folder_candidates,
+    start_folders,
+)
 
 MAX_IMPORT_DEPTH = 5
 MAX_IMPORT_BYTES = 200_000
@@ -45,6 +50,8 @@ class ProjectContext:
     """All project context files, in priority order."""
 
     files: list[ContextFile] = field(default_factory=list)
+    loaded: dict[Path, str] = field(default_factory=dict)
+    """Every file in the context (loaded, imported, or nested since), by resolved path."""
 
     @property
     def text(self) -> str:
@@ -65,6 +72,8 @@ class ContextLoader:
         self.cwd = cwd
         self.home = home
         self._cached: ProjectContext | None = None
+        self._scanned: set[Path] = set()
+        """Folders whose files `nested` looked for already."""
 
     def load(self) -> ProjectContext:
         if self._cached is None:
@@ -73,14 +82,48 @@ class ContextLoader:
 
     def invalidate(self) -> None:
         self._cached = None
+        self._scanned.clear()
+
+    def nested(self, paths: Sequence[str]) -> str:
+        """The context files of the folders `paths` are in, below the root and off the way
+        to the starting folder, the first time an agent reads or edits a file there (as
+        Claude Code loads a subfolder's CLAUDE.md); "" when there is none or nothing new."""
+        context = self.load()
+        parts: list[str] = []
+        for folder in self._new_folders(paths):
+            for candidate in folder_candidates(self.root, folder):
+                resolved = _inside(self.root, candidate.path)
+                if resolved is None or resolved in context.loaded:
+                    continue
+                context.loaded[resolved] = candidate.shown
+                text = _expand(Importing(self.root, context.loaded), resolved, {resolved}, [], 0)
+                parts.append(f"<!-- {candidate.shown}: the context file of a folder you are "
+                             f"working in -->\n{text.strip()}")
+        return "\n\n".join(parts)
+
+    def _new_folders(self, paths: Sequence[str]) -> list[Path]:
+        started = set(start_folders(self.root, self.cwd))
+        found: list[Path] = []
+        for path in paths:
+            try:
+                target = (self.root / path).resolve()
+                parts = (target if target.is_dir() else target.parent).relative_to(
+                    self.root).parts
+            except (OSError, ValueError):  # outside the project, or through a link out of it
+                continue
+            for depth in range(1, len(parts) + 1):
+                folder = self.root.joinpath(*parts[:depth])
+                if folder not in started and folder not in self._scanned:
+                    self._scanned.add(folder)
+                    found.append(folder)
+        return found
 
 
 def load_project_context(root: Path, cwd: Path | None = None,
                          home: Path | None = None) -> ProjectContext:
     root = root.resolve()
     context = ProjectContext()
-    loaded: dict[Path, str] = {}
-    """Every file already in the context (loaded or imported), by resolved path."""
+    loaded = context.loaded
     for candidate, _found in context_candidates(root, (home or Path.home()).resolve(), cwd):
         if candidate is None:
             continue

@@ -271,9 +271,9 @@ def wire_session(
     stack.hooks.transcript_path = transcript
     stack.hooks.mode = lambda: gate.mode.value
     hooks = stack.hooks
+    context = ContextLoader(stack.project_root, cwd=Path.cwd())
     services = replace(ToolServices.for_gate(gate, stack.bus),
-                       checkpoint=checkpoints.before_change,
+                       checkpoint=checkpoints.before_change, nested_context=context.nested,
                        command_env=lambda: hooks.session_env)
-    return SessionParts(session_id, history, totals, checkpoints,
-                        ContextLoader(stack.project_root, cwd=Path.cwd()), TaskList(stack.bus),
+    return SessionParts(session_id, history, totals, checkpoints, context, TaskList(stack.bus),
                         MessageEditor(stack.bus), services, secrets)

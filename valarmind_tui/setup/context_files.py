@@ -100,6 +100,18 @@ def _once(
     return out
 
 
+def folder_candidates(root: Path, folder: Path) -> list[ContextCandidate]:
+    """The context files of one folder below the root (an agent reads or edits a file in it)."""
+    prefix = folder.relative_to(root).as_posix() + "/"
+    return [c for c, _ in _in_folder(folder, FOLDER_FILES, Scope.PROJECT, root, prefix)
+            if c is not None]
+
+
+def start_folders(root: Path, cwd: Path | None) -> list[Path]:
+    """The folders whose files load at the start: the root down to `cwd`."""
+    return _folders(root, cwd)
+
+
 def _folders(root: Path, cwd: Path | None) -> list[Path]:
     if cwd is None:
         return [root]
