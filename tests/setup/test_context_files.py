@@ -72,6 +72,9 @@ def test_from_the_git_root_down_to_the_starting_folder(git_repo: Path, tmp_path:
     (git_repo / "docs").mkdir()
     (git_repo / "docs" / "AGENTS.md").write_text("docs rules, another branch\n")
     assert project_root_for(deep, home=tmp_path / "elsewhere") == git_repo
+    monorepo_service = git_repo / "src"  # trusted (or declined) alone: a project of its own
+    assert project_root_for(deep, home=tmp_path / "elsewhere",
+                            decided=lambda f: f == monorepo_service) == monorepo_service
     context = load_project_context(git_repo, cwd=deep, home=tmp_path / "nobody")
     assert [f.path for f in context.files] == [
         "AGENTS.md", "src/AGENTS.md", "src/pkg/CLAUDE.md"]

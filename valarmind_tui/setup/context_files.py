@@ -12,10 +12,12 @@ person's: `~/.config/valarmind/VALARMIND.md`, `~/.claude/CLAUDE.md`, `~/.codex/A
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from valarmind_tui.core.safe_files import read_regular_bytes
+from valarmind_tui.settings.trust.decision import remembered
 from valarmind_tui.setup.report import Found, Kind, Scope
 
 FOLDER_FILES: tuple[tuple[str, str], ...] = (
@@ -45,16 +47,22 @@ class ContextCandidate:
     within: Path
 
 
-def project_root_for(start: Path, home: Path | None = None) -> Path:
+def project_root_for(start: Path, home: Path | None = None,
+                     decided: Callable[[Path], bool] | None = None) -> Path:
     """The git root above `start` (a `.git` folder or file), or `start` when there is none.
-    The walk stops below the home folder: a dotfiles repository in ~ does not make the whole
-    home one project."""
+    A folder on the way that the person trusted or declined (`decided`; by default their
+    `trusted_projects` / `untrusted_projects`) is a project of its own: a monorepo's
+    `service/` trusted alone stays the root. The walk stops below the home folder: a dotfiles
+    repository in ~ does not make the whole home one project."""
     start = start.resolve()
     home = (home or Path.home()).resolve()
+    decided = decided or (lambda folder: remembered(folder) is not None)
     for folder in (start, *start.parents):
         if folder == home and start != home:
             break
         if (folder / ".git").exists():
+            return folder
+        if decided(folder):
             return folder
     return start
 
