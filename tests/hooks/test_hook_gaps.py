@@ -74,7 +74,7 @@ async def test_clear_ends_the_session_and_starts_a_new_one(
     assert [e["reason"] for e in ends] == ["clear", "other"]
     assert ends[0]["session_id"] != ends[1]["session_id"]  # after /clear, a new session
     old = Path(ends[0]["transcript_path"]).read_text().splitlines()
-    assert json.loads(old[-1]) == {"role": "assistant", "content": "Hi."}
+    assert json.loads(old[-1])["message"]["content"] == [{"type": "text", "text": "Hi."}]
 
 
 def test_quitting_the_repl_ends_the_session_with_prompt_input_exit(

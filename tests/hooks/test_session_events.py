@@ -117,7 +117,12 @@ async def test_session_start_context_and_session_end(
     data = json.loads(ended.read_text())
     assert data["hook_event_name"] == "SessionEnd" and data["reason"] == "other"
     transcript = Path(data["transcript_path"]).read_text().splitlines()
-    assert json.loads(transcript[-1]) == {"role": "assistant", "content": "Hi."}
+    last = json.loads(transcript[-1])  # Claude Code's line shape
+    assert last["type"] == "assistant" and last["sessionId"] == data["session_id"]
+    assert last["message"] == {"role": "assistant", "content": [{"type": "text", "text": "Hi."}]}
+    first = json.loads(transcript[0])
+    assert first["message"]["content"].startswith("hello") and first["parentUuid"] is None
+    assert last["parentUuid"] == first["uuid"]
 
 
 async def test_permission_request_answers_and_notification_hears_the_ask(

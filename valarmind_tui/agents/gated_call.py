@@ -46,10 +46,30 @@ async def run_gated(
         return "denied", ToolResult.error(f"Denied: {exc}")
     except ToolError as exc:
         result = ToolResult.error(str(exc))
-    result = mask_result(result, ctx)
+    result = mask_result(with_nested_context(tool, params, ctx, result), ctx)
     if gate.hooks is not None:
         result = await after_tool(gate.hooks, tool, params, ctx, result)
     return ("error" if result.is_error else "ok"), result
+
+
+NESTED_CONTEXT_TOOLS = frozenset({"read_file", "read_many_files", "edit_file", "write_file"})
+"""The tools whose paths bring a subfolder's context files in (reading or editing a file)."""
+
+
+def with_nested_context(tool: Tool, params: BaseModel, ctx: ToolContext,
+                        result: ToolResult) -> ToolResult:
+    """The result, followed by the context files of the folders the call read or edited
+    first (ctx.services.nested_context), so the model reads them beside the file."""
+    nested = ctx.services.nested_context
+    if nested is None or result.is_error or tool.name not in NESTED_CONTEXT_TOOLS:
+        return result
+    paths: list[str] = []
+    for name in getattr(tool, "path_params", ()):
+        value = getattr(params, name, None)
+        paths += [value] if isinstance(value, str) else [
+            v for v in value or () if isinstance(v, str)]
+    extra = nested(paths)
+    return dataclasses.replace(result, output=f"{result.output}\n\n{extra}") if extra else result
 
 
 def mask_result(result: ToolResult, ctx: ToolContext) -> ToolResult:

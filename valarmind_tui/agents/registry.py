@@ -153,6 +153,11 @@ class AgentRegistry:
         )
 
 
+def builtin_agent_names() -> list[str]:
+    """The names of the agents ValarMind ships (a file of another tool may not take one)."""
+    return [path.stem for path in _builtin_files()]
+
+
 def _builtin_files() -> list[Path]:
     folder = resources.files("valarmind_tui.agents").joinpath("builtin")
     return sorted(Path(str(p)) for p in folder.iterdir() if p.name.endswith(".md"))

@@ -38,6 +38,18 @@ def _trust_command(root: Path, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _setup_command(root: Path, args: argparse.Namespace) -> int:
+    """`valarmind setup`: setup/scan's one screen, or (`--json`) its rows."""
+    from valarmind_tui.agents.registry import builtin_agent_names
+    from valarmind_tui.commands.families import builtin_command_names
+    from valarmind_tui.setup.scan import report
+
+    print(report(root, Path.home(), args.trust_project, args.json, cwd=Path.cwd(),
+                 builtin_commands=[*builtin_command_names(), "setup"],
+                 builtin_agents=builtin_agent_names()))
+    return EXIT_OK
+
+
 def _settings(args: argparse.Namespace, trusted: bool | None = None) -> Any:
     """Settings for this run; the project's own config only when it is trusted (`trusted`
     when a face asked the person, else the remembered decision or --trust-project)."""
@@ -58,7 +70,11 @@ def _settings(args: argparse.Namespace, trusted: bool | None = None) -> Any:
 
 
 def _root(args: argparse.Namespace) -> Path:
-    return (args.cwd or Path.cwd()).resolve()
+    """`--cwd` as given; else the git root above here (a run started in `src/` works on the
+    whole repository, as Claude Code and Codex do)."""
+    from valarmind_tui.setup.context_files import project_root_for
+
+    return Path(args.cwd).resolve() if args.cwd is not None else project_root_for(Path.cwd())
 
 
 SCREEN_UPDATES_PER_S = 120
@@ -118,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
             return _full_screen(root, args)
         if args.command == "trust":
             return _trust_command(root, args)
+        if args.command == "setup":
+            return _setup_command(root, args)
         if args.command is None and args.prompt is None:
             from valarmind_tui.faces.repl.plain import run_repl
 

@@ -38,7 +38,8 @@ MODES = ["default", "accept-edits", "plan", "bypass"]
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", help="LiteLLM model string or alias (overrides config)")
     parser.add_argument("--api-base", dest="api_base", help="model endpoint URL")
-    parser.add_argument("--cwd", type=Path, default=None, help="project root (default: here)")
+    parser.add_argument("--cwd", type=Path, default=None,
+                        help="project root (default: the git root above here)")
     parser.add_argument(
         "--trust-project", dest="trust_project", action="store_true",
         help="load this repository's own configuration (.valarmind/, .mcp.json, plugins) for "
@@ -202,6 +203,11 @@ def _sessions(sessions: argparse.ArgumentParser) -> None:
     sessions.add_argument("--json", action="store_true")
 
 
+def _setup(setup: argparse.ArgumentParser) -> None:
+    _common(setup)
+    setup.add_argument("--json", action="store_true", help="one JSON array of every row")
+
+
 def _trust(trust: argparse.ArgumentParser) -> None:
     _common(trust)
     trust_how = trust.add_mutually_exclusive_group()
@@ -227,6 +233,7 @@ SUBCOMMANDS = {command.name: command for command in (
     Subcommand("redo", "put back what undo took back", _undo_redo),
     Subcommand("rewind", "list the turns, or restore the files to before one", _rewind),
     Subcommand("sessions", "the stored sessions of this project", _sessions),
+    Subcommand("setup", "what of your Claude Code, Codex or Gemini setup loads", _setup),
     Subcommand("trust", "trust this folder's own configuration, or take it back", _trust),
 )}
 """Every subcommand, in the order --help lists them."""

@@ -122,7 +122,8 @@ async def hooks(ctx: CommandContext, args: str) -> CommandResult:
             f"No hooks are configured. Add them to {where}, in Claude Code's format, e.g.:\n\n"
             "```toml\n[[hooks.PostToolUse]]\nmatcher = \"Edit|Write\"\n"
             "[[hooks.PostToolUse.hooks]]\ntype = \"command\"\ncommand = \"ruff format --quiet .\"\n"
-            "```\n\nEvents: PreToolUse, PermissionRequest, PostToolUse, UserPromptSubmit, "
+            "```\n\nEvents: PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure, "
+            "UserPromptSubmit, SubagentStart, "
             "Stop, SubagentStop, SessionStart, SessionEnd, PreCompact, Notification. A hook "
             "gets the call as JSON on stdin; exit 2 blocks it.")
     rows = [f"- {h.event} `{h.matcher or '*'}`: `{h.command}` (timeout {h.timeout:g} s) "

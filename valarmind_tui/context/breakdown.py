@@ -17,6 +17,8 @@ class ContextBreakdown:
     context_window: int = 128_000
     secrets_masked: tuple[int, int] = (0, 0)
     """(distinct values, times) the session masked in what it sent and stored."""
+    context_files: list[tuple[str, int, int]] = field(default_factory=list)
+    """The project context's files: (path as shown, bytes, tokens), imports included."""
 
     @property
     def total(self) -> int:
@@ -28,6 +30,10 @@ class ContextBreakdown:
         share = 100 * self.total / self.context_window if self.context_window else 0
         lines.append(f"{'total':<{width}}  {self.total:>8,}  "
                      f"({share:.1f}% of {self.context_window:,})")
+        if self.context_files:
+            lines.append("project context files:")
+        for path, size, tokens in self.context_files:
+            lines.append(f"  {path}: {size:,} bytes, {tokens:,} tokens")
         values, times = self.secrets_masked
         lines.append(f"secrets masked this session: {values} "
                      f"value{'' if values == 1 else 's'}"
@@ -39,9 +45,11 @@ def context_breakdown(*, system_prompt: str = "", project_context: str = "", rep
                       tool_schemas: Mapping[str, Sequence[dict[str, Any]]] | None = None,
                       history: Sequence[dict[str, Any]] = (),
                       context_window: int = 128_000,
-                      secrets_masked: tuple[int, int] = (0, 0)) -> ContextBreakdown:
+                      secrets_masked: tuple[int, int] = (0, 0),
+                      context_files: Sequence[tuple[str, str]] = ()) -> ContextBreakdown:
     """`tool_schemas` maps a source ("built-in", or an MCP server's name) to its schemas;
-    `secrets_masked` is (distinct values, times) the session's masker replaced."""
+    `secrets_masked` is (distinct values, times) the session's masker replaced;
+    `context_files` the project context's (path, text), each shown with its size."""
     rows = [("system prompt", count_tokens(system_prompt)),
             ("project context", count_tokens(project_context)),
             ("repo map", count_tokens(repo_map))]
@@ -49,4 +57,5 @@ def context_breakdown(*, system_prompt: str = "", project_context: str = "", rep
         label = "tools: built-in" if source == "built-in" else f"tools: mcp {source}"
         rows.append((label, sum(count_json_tokens(s) for s in schemas)))
     rows.append(("history", count_message_tokens(list(history))))
-    return ContextBreakdown(rows, context_window, secrets_masked)
+    files = [(path, len(text.encode()), count_tokens(text)) for path, text in context_files]
+    return ContextBreakdown(rows, context_window, secrets_masked, files)

@@ -1,18 +1,29 @@
 """Project context: VALARMIND.md, `.valarmind/local.md` (personal, git-ignored), and the
-AGENTS.md / CLAUDE.md files people already have, with `@path` imports resolved.
+AGENTS.md / CLAUDE.md / GEMINI.md files people already have (setup/context_files.py finds them:
+the person's own, then the project's from its root down to the starting folder), with `@path`
+imports resolved.
 
 An import is a line-leading or space-preceded `@relative/path` naming a file inside the project
-(symlinks resolved, then checked against the root); imports nest up to 5 deep, a cycle or a
-missing file is skipped, and text inside code fences is left alone.
+(or, for the person's own files, inside their home; symlinks resolved, then checked); imports
+nest up to 5 deep, a cycle or a missing file is skipped, and text inside code fences is left
+alone. Each file is read once: one already loaded is not imported again (ruff's CLAUDE.md is
+`@AGENTS.md`), nor loaded again after it was imported.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-CONTEXT_FILES = ("VALARMIND.md", ".valarmind/local.md", "AGENTS.md", "CLAUDE.md")
+from valarmind_tui.core.safe_files import read_regular_bytes
+from valarmind_tui.setup.context_files import (
+    context_candidates,
+    folder_candidates,
+    start_folders,
+)
+
 MAX_IMPORT_DEPTH = 5
 MAX_IMPORT_BYTES = 200_000
 _IMPORT = re.compile(r"(?:(?<=\s)|^)@((?:\./|\.\./)?[\w./-]+\.[\w]+)", re.MULTILINE)
@@ -24,9 +35,14 @@ class ContextFile:
     """One loaded context file, imports expanded."""
 
     path: str
-    """Relative to the project root."""
+    """As shown: relative to the project root, or `~/...` for the person's own."""
     text: str
     imports: tuple[str, ...] = ()
+
+    @property
+    def size(self) -> int:
+        """Bytes of the text, imports expanded (what /context shows)."""
+        return len(self.text.encode())
 
 
 @dataclass
@@ -34,6 +50,8 @@ class ProjectContext:
     """All project context files, in priority order."""
 
     files: list[ContextFile] = field(default_factory=list)
+    loaded: dict[Path, str] = field(default_factory=dict)
+    """Every file in the context (loaded, imported, or nested since), by resolved path."""
 
     @property
     def text(self) -> str:
@@ -44,35 +62,88 @@ class ProjectContext:
 
 
 class ContextLoader:
-    """Loads and caches the project context; call `invalidate()` after writing VALARMIND.md."""
+    """Loads and caches the project context; call `invalidate()` after writing VALARMIND.md.
+    `cwd` is the folder the run started in (its folders' files load too) and `home` the
+    person's (their own files)."""
 
-    def __init__(self, project_root: Path) -> None:
+    def __init__(self, project_root: Path, cwd: Path | None = None,
+                 home: Path | None = None) -> None:
         self.root = project_root.resolve()
+        self.cwd = cwd
+        self.home = home
         self._cached: ProjectContext | None = None
+        self._scanned: set[Path] = set()
+        """Folders whose files `nested` looked for already."""
 
     def load(self) -> ProjectContext:
         if self._cached is None:
-            self._cached = load_project_context(self.root)
+            self._cached = load_project_context(self.root, self.cwd, self.home)
         return self._cached
 
     def invalidate(self) -> None:
         self._cached = None
+        self._scanned.clear()
+
+    def nested(self, paths: Sequence[str]) -> str:
+        """The context files of the folders `paths` are in, below the root and off the way
+        to the starting folder, the first time an agent reads or edits a file there (as
+        Claude Code loads a subfolder's CLAUDE.md); "" when there is none or nothing new."""
+        context = self.load()
+        parts: list[str] = []
+        for folder in self._new_folders(paths):
+            for candidate in folder_candidates(self.root, folder):
+                resolved = _inside(self.root, candidate.path)
+                if resolved is None or resolved in context.loaded:
+                    continue
+                context.loaded[resolved] = candidate.shown
+                text = _expand(Importing(self.root, context.loaded), resolved, {resolved}, [], 0)
+                parts.append(f"<!-- {candidate.shown}: the context file of a folder you are "
+                             f"working in -->\n{text.strip()}")
+        return "\n\n".join(parts)
+
+    def _new_folders(self, paths: Sequence[str]) -> list[Path]:
+        started = set(start_folders(self.root, self.cwd))
+        found: list[Path] = []
+        for path in paths:
+            try:
+                target = (self.root / path).resolve()
+                parts = (target if target.is_dir() else target.parent).relative_to(
+                    self.root).parts
+            except (OSError, ValueError):  # outside the project, or through a link out of it
+                continue
+            for depth in range(1, len(parts) + 1):
+                folder = self.root.joinpath(*parts[:depth])
+                if folder not in started and folder not in self._scanned:
+                    self._scanned.add(folder)
+                    found.append(folder)
+        return found
 
 
-def load_project_context(root: Path) -> ProjectContext:
+def load_project_context(root: Path, cwd: Path | None = None,
+                         home: Path | None = None) -> ProjectContext:
     root = root.resolve()
     context = ProjectContext()
-    for name in CONTEXT_FILES:
-        path = root / name
-        if not path.is_file():
+    loaded = context.loaded
+    for candidate, _found in context_candidates(root, (home or Path.home()).resolve(), cwd):
+        if candidate is None:
             continue
-        resolved = _inside(root, path)
-        if resolved is None:
+        within = candidate.within.resolve()
+        resolved = _inside(within, candidate.path)
+        if resolved is None or resolved in loaded:
             continue
+        loaded[resolved] = candidate.shown
         imports: list[str] = []
-        text = _expand(root, resolved, {resolved}, imports, 0)
-        context.files.append(ContextFile(name, text, tuple(imports)))
+        text = _expand(Importing(within, loaded), resolved, {resolved}, imports, 0)
+        context.files.append(ContextFile(candidate.shown, text, tuple(imports)))
     return context
+
+
+@dataclass(frozen=True)
+class Importing:
+    """Where imports may reach, and the files already in the context (shown once)."""
+
+    within: Path
+    loaded: dict[Path, str]
 
 
 def _inside(root: Path, path: Path) -> Path | None:
@@ -84,9 +155,10 @@ def _inside(root: Path, path: Path) -> Path | None:
     return resolved
 
 
-def _expand(root: Path, path: Path, seen: set[Path], imports: list[str], depth: int) -> str:
+def _expand(how: Importing, path: Path, seen: set[Path], imports: list[str],
+            depth: int) -> str:
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")[:MAX_IMPORT_BYTES]
+        text = read_regular_bytes(path, limit=MAX_IMPORT_BYTES).decode("utf-8", "replace")
     except OSError:
         return ""
     if depth >= MAX_IMPORT_DEPTH:
@@ -100,18 +172,23 @@ def _expand(root: Path, path: Path, seen: set[Path], imports: list[str], depth: 
             out.append(line)
             continue
         out.append(_IMPORT.sub(
-            lambda m: _import(root, path.parent, m, seen, imports, depth), line))
+            lambda m: _import(how, path.parent, m, seen, imports, depth), line))
     return "".join(out)
 
 
-def _import(root: Path, base: Path, match: re.Match[str], seen: set[Path], imports: list[str],
-            depth: int) -> str:
-    # Relative to the importing file first, then to the project root.
-    target = _inside(root, base / match.group(1))
+def _import(how: Importing, base: Path, match: re.Match[str], seen: set[Path],
+            imports: list[str], depth: int) -> str:
+    # Relative to the importing file first, then to the root it may reach.
+    within = how.within
+    target = _inside(within, base / match.group(1))
     if target is None or not target.is_file():
-        target = _inside(root, root / match.group(1))
+        target = _inside(within, within / match.group(1))
     if target is None or not target.is_file() or target in seen:
         return match.group(0)
-    imports.append(target.relative_to(root).as_posix())
-    body = _expand(root, target, seen | {target}, imports, depth + 1)
-    return f"\n<!-- imported from {imports[-1]} -->\n{body.strip()}\n"
+    shown = target.relative_to(within).as_posix()
+    if target in how.loaded:  # already in the context: said once
+        return f"{match.group(0)} (in the context above as {how.loaded[target]})"
+    imports.append(shown)
+    how.loaded[target] = shown
+    body = _expand(how, target, seen | {target}, imports, depth + 1)
+    return f"\n<!-- imported from {shown} -->\n{body.strip()}\n"

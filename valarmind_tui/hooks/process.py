@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import json
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -35,6 +36,8 @@ class ActiveHook:
     timeout: float
     source: str
     """The config file that defined it."""
+    env: tuple[tuple[str, str], ...] = ()
+    """Variables its file's `env` block sets (Claude Code's settings.json), over ours."""
 
 
 @dataclass(frozen=True)
@@ -78,13 +81,16 @@ def hook_env(project_root: Path) -> dict[str, str]:
     return env
 
 
-async def run_handler(hook: ActiveHook, payload: dict[str, Any], project_root: Path) -> HookResult:
-    """Run one handler to completion or timeout; never raises for the hook's own failures."""
+async def run_handler(hook: ActiveHook, payload: dict[str, Any], project_root: Path,
+                      extra_env: Mapping[str, str] | None = None) -> HookResult:
+    """Run one handler to completion or timeout; never raises for the hook's own failures.
+    `extra_env`: what this run adds (SessionStart's CLAUDE_ENV_FILE)."""
     started = time.monotonic()
     data = json.dumps(payload, default=str).encode()
     try:
         proc = await spawn(
-            "bash", "-c", hook.command, cwd=project_root, env=hook_env(project_root),
+            "bash", "-c", hook.command, cwd=project_root,
+            env={**hook_env(project_root), **dict(hook.env), **(extra_env or {})},
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
         )

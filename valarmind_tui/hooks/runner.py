@@ -19,12 +19,20 @@ from typing import Any
 
 from valarmind_tui.core.bus import EventBus
 from valarmind_tui.core.events import HookRan, Notice
+from valarmind_tui.core.user_dirs import user_data_dir
+from valarmind_tui.hooks.env_file import read_env_file
 from valarmind_tui.hooks.names import hook_tool_name, matcher_matches, to_hook_input
 from valarmind_tui.hooks.process import DEFAULT_TIMEOUT_S, ActiveHook, HookResult, run_handler
 from valarmind_tui.hooks.verdicts import permission_verdict, post_feedback, pre_tool_verdict
+from valarmind_tui.safety.child_env import child_env
 from valarmind_tui.safety.gate.hook_points import HookVerdict, PostToolFeedback
 from valarmind_tui.safety.secrets import project_masker
 from valarmind_tui.settings.config import HOOK_EVENTS, Settings
+from valarmind_tui.setup.claude_settings import claude_setup
+
+CLAUDE_MODES = {"default": "default", "accept-edits": "acceptEdits", "plan": "plan",
+                "bypass": "bypassPermissions"}
+"""Our permission modes as Claude Code spells them in a hook's `permission_mode`."""
 
 
 @dataclass(frozen=True)
@@ -49,13 +57,17 @@ class HookRunner:
         self.bus = bus
         self.session_id = session_id
         self.transcript_path = transcript_path or (lambda: "")
+        self.session_env: dict[str, str] = {}
+        """What SessionStart hooks exported through CLAUDE_ENV_FILE, for the bash tool."""
         self.mode: Callable[[], str] | None = None
         """The current permission mode, for the `permission_mode` field (set by the session)."""
         self._background: set[asyncio.Task[Any]] = set()
 
     @classmethod
     def from_settings(cls, settings: Settings, project_root: Path,
-                      bus: EventBus | None = None) -> HookRunner:
+                      bus: EventBus | None = None, home: Path | None = None) -> HookRunner:
+        """Our config's hooks, then those of Claude Code's settings.json files (the person's,
+        and a trusted project's: setup.claude_settings)."""
         hooks: list[ActiveHook] = []
         for event in HOOK_EVENTS:
             sources = settings.hook_sources.get(event, [])
@@ -64,6 +76,9 @@ class HookRunner:
                 hooks += [ActiveHook(event, group.matcher, handler.command,
                                      handler.timeout or DEFAULT_TIMEOUT_S, source)
                           for handler in group.hooks]
+        claude = claude_setup(project_root, home or Path.home(), settings.project_trusted)
+        hooks += [ActiveHook(h.event, h.matcher, h.command, h.timeout or DEFAULT_TIMEOUT_S,
+                             str(h.source), h.env) for h in claude.hooks]
         return cls(hooks, project_root, bus)
 
     # -- the hook points -----------------------------------------------------------------
@@ -80,14 +95,20 @@ class HookRunner:
         self, tool: str, params: Any, ctx: Any, response: dict[str, Any]
     ) -> PostToolFeedback:
         payload = {**self._tool_payload(tool, params), "tool_response": response}
-        return post_feedback(await self.run("PostToolUse", payload, tool=tool))
+        results = await self.run("PostToolUse", payload, tool=tool)
+        if response.get("is_error"):  # Claude Code's PostToolUseFailure, with the error
+            failed = {**self._tool_payload(tool, params), "error": str(response.get("output")),
+                      "is_interrupt": False}
+            results += await self.run("PostToolUseFailure", failed, tool=tool)
+        return post_feedback(results)
 
     def notify(self, message: str, notification_type: str) -> None:
-        """Notification hooks, in the background: a notifier never delays the question."""
-        if not self.matching("Notification"):
+        """Notification hooks, in the background: a notifier never delays the question. The
+        matcher is applied to `notification_type` (`permission_prompt`), as in Claude Code."""
+        if not self.matching("Notification", notification_type):
             return
         payload = {"message": message, "notification_type": notification_type}
-        task = asyncio.ensure_future(self.run("Notification", payload))
+        task = asyncio.ensure_future(self.run("Notification", payload, tool=notification_type))
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
@@ -97,8 +118,19 @@ class HookRunner:
         return PromptVerdict(blocked=blocked, context="" if blocked else _context(results))
 
     async def session_start(self, source: str) -> str:
-        """SessionStart hooks; their context, for the first prompt."""
-        return _context(await self.run("SessionStart", {"source": source}, tool=source))
+        """SessionStart hooks; their context, for the first prompt. What they write to
+        CLAUDE_ENV_FILE becomes `session_env`, the commands' variables from then on."""
+        if not self.matching("SessionStart", source):
+            return ""
+        env_file = user_data_dir() / "hook-env" / f"{self.session_id or 'session'}.sh"
+        env_file.parent.mkdir(parents=True, exist_ok=True)
+        env_file.write_text("", encoding="utf-8")
+        results = await self.run("SessionStart", {"source": source}, tool=source,
+                                 env={"CLAUDE_ENV_FILE": str(env_file)})
+        self.session_env, notes = read_env_file(env_file, child_env(self.project_root))
+        for note in notes:
+            self._notice(f"SessionStart hook's CLAUDE_ENV_FILE, {note}.")
+        return _context(results)
 
     async def session_end(self, reason: str) -> None:
         await self.run("SessionEnd", {"reason": reason})
@@ -113,6 +145,11 @@ class HookRunner:
         results = await self.run(event, {"stop_hook_active": active, "agent_id": agent_id})
         return _block_reason(results, include_stop=False)
 
+    async def subagent_start(self, agent_id: str, agent_type: str) -> str:
+        """SubagentStart: the matcher is the agent's name (`review`, `test`...)."""
+        return _context(await self.run("SubagentStart", {
+            "agent_id": agent_id, "agent_type": agent_type}, tool=agent_type))
+
     async def drain(self) -> None:
         """Wait for background Notification hooks (at close)."""
         if self._background:
@@ -122,8 +159,8 @@ class HookRunner:
     def matching(self, event: str, tool: str | None = None) -> list[ActiveHook]:
         return [h for h in self.hooks if h.event == event and matcher_matches(h.matcher, tool)]
 
-    async def run(self, event: str, fields: dict[str, Any],
-                  tool: str | None = None) -> list[HookResult]:
+    async def run(self, event: str, fields: dict[str, Any], tool: str | None = None,
+                  env: dict[str, str] | None = None) -> list[HookResult]:
         """Every matching handler of `event`, in parallel; each run published as HookRan."""
         chosen = self.matching(event, tool)
         if not chosen:
@@ -131,11 +168,12 @@ class HookRunner:
         payload = {
             "session_id": self.session_id, "transcript_path": self._transcript(),
             "cwd": str(self.project_root), "hook_event_name": event,
-            **({"permission_mode": self.mode()} if self.mode is not None else {}), **fields,
+            **({"permission_mode": CLAUDE_MODES.get(self.mode(), self.mode())}
+               if self.mode is not None else {}), **fields,
         }
         payload = project_masker(self.project_root).mask_data(payload)  # a hook sees no secret
         results = await asyncio.gather(
-            *(run_handler(h, payload, self.project_root) for h in chosen))
+            *(run_handler(h, payload, self.project_root, env) for h in chosen))
         for result in results:
             self._report(result)
         return list(results)
@@ -150,6 +188,10 @@ class HookRunner:
         arguments = params.model_dump(mode="json") if hasattr(params, "model_dump") else params
         return {"tool_name": hook_tool_name(tool),
                 "tool_input": to_hook_input(tool, dict(arguments or {}), self.project_root)}
+
+    def _notice(self, message: str) -> None:
+        if self.bus is not None:
+            self.bus.publish(Notice(level="warning", message=message))
 
     def _report(self, result: HookResult) -> None:
         if self.bus is None:

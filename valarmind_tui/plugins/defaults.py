@@ -6,10 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from valarmind_tui.commands import agent, commit, general, knowledge, rewind, session
+from valarmind_tui.commands import setup
+from valarmind_tui.commands.families import builtin_commands
 from valarmind_tui.plugins.specs import hookimpl
-
-FAMILIES = (general, knowledge, agent, session, rewind, commit)
 
 
 class BuiltinCommands:
@@ -18,6 +17,5 @@ class BuiltinCommands:
 
     @hookimpl(tryfirst=True)
     def register_commands(self, register: Callable[[Any], None]) -> None:
-        for family in FAMILIES:
-            for command in family.COMMANDS:
-                register(command)
+        for command in (*builtin_commands(), *setup.COMMANDS):
+            register(command)

@@ -89,8 +89,9 @@ PROTECTED_ANY_DEPTH = {".git": ".git/**", ".gitattributes": ".gitattributes",
 """Names protected wherever they are: git reads nested `.git` dirs and `.gitattributes`."""
 PROTECTED_AT_ROOT = {".valarmind": ".valarmind/**", ".mcp.json": ".mcp.json",
                      "external-agents.json": "external-agents.json", "plugins": "plugins/**",
-                     ".envrc": ".envrc"}
-"""Names protected at the project root: configuration the next run loads."""
+                     ".envrc": ".envrc", ".claude": ".claude/**"}
+"""Names protected at the project root: configuration the next run loads (`.claude/` holds
+Claude Code's settings.json, whose hooks run commands: setup/claude_settings.py)."""
 
 
 def protected_by(path: Path | str) -> str | None:

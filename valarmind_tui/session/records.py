@@ -3,7 +3,6 @@ file hooks read, and the repair of a conversation whose process died mid-turn.""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +10,7 @@ from valarmind_tui.context.interrupted import close_interrupted
 from valarmind_tui.core.errors import UsageError
 from valarmind_tui.core.events import TurnFinished
 from valarmind_tui.core.user_dirs import user_data_dir
+from valarmind_tui.hooks.transcript import transcript_lines
 from valarmind_tui.settings.config import KNOWN_KEYS
 from valarmind_tui.store.sessions import SessionStore
 
@@ -29,11 +29,13 @@ def open_store(project_root: Path, resume: str | None) -> tuple[SessionStore, st
     return store, matches[0]
 
 
-def export_transcript(history: list[dict[str, Any]], hook_session_id: str) -> str:
-    """The conversation so far as JSONL (one message a line), for hooks' `transcript_path`."""
+def export_transcript(history: list[dict[str, Any]], hook_session_id: str,
+                      cwd: Path) -> str:
+    """The conversation so far in Claude Code's transcript lines (hooks/transcript.py), for
+    hooks' `transcript_path`; written again each time a hook runs, so it holds the turn."""
     path = user_data_dir() / "transcripts" / f"{hook_session_id}.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
-    lines = [json.dumps(m, default=str) for m in history]
+    lines = transcript_lines(history, hook_session_id, cwd)
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     return str(path)
 

@@ -93,6 +93,7 @@ class Session:
                              transcript=self._export_transcript)
         self.session_id = parts.session_id
         self.history = parts.history
+        self._turn_messages: list[dict[str, Any]] = []  # the running turn's, for hooks
         self.totals = parts.totals
         self.checkpoints = parts.checkpoints
         self._context = parts.context
@@ -217,6 +218,7 @@ class Session:
                 system_prompt=self.system_prompt(orchestrator.spec),
             )
         finally:
+            self._turn_messages = []
             await self.checkpoints.end()
         self.history = outcome.messages
         failed = outcome.status == RunStatus.FAILED
@@ -280,6 +282,7 @@ class Session:
             schemas.setdefault(source, []).append(tool.schema())
         return context_breakdown(
             system_prompt=self.system_prompt(spec), project_context=self._context.load().text,
+            context_files=[(f.path, f.text) for f in self._context.load().files],
             tool_schemas=schemas, history=self.history,
             context_window=context_window(self._model),
             secrets_masked=(self.secrets.values_masked, self.secrets.occurrences),
@@ -392,10 +395,12 @@ class Session:
     # -- persistence ----------------------------------------------------------------------
     def _export_transcript(self) -> str:
         """The conversation so far as JSONL, for hooks' `transcript_path`."""
-        return export_transcript(self.secrets.mask_data(self.history, cached=True),
-                                 self.hooks.session_id)
+        return export_transcript(self.secrets.mask_data(  # with the turn, for a Stop hook
+            [*self.history, *self._turn_messages], cached=True), self.hooks.session_id,
+            self.project_root)
 
     def _persist_message(self, message: dict[str, Any]) -> None:
+        self._turn_messages.append(message)
         if self.store is not None and self.session_id is not None:
             self.store.append_message(self.session_id, message)
 

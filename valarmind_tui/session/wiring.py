@@ -7,6 +7,8 @@ MCP manager and sandbox from `build_stack`, so the safety decisions are made onc
   say the project is trusted (config.load_settings read them with that decision);
 - the permission mode, endpoints and key variables come from user config, env and flags only;
 - one sandbox runs every command; where it cannot run, every command asks;
+- Claude Code's settings.json rules join ours (`with_claude_rules`): the person's as theirs, a
+  repository's deny and ask rules always, its allow rules only in a trusted folder;
 - one HookRunner runs the person's hooks (user config, and a trusted project's): the gate, the
   agent loop (through the gate) and the session call it; a gate built alone (the MCP server's)
   runs them too;
@@ -53,6 +55,7 @@ from valarmind_tui.safety.sandbox.wrap import Sandbox
 from valarmind_tui.safety.secrets import SecretMasker, project_masker
 from valarmind_tui.session.records import restore_interrupted
 from valarmind_tui.settings.config import Settings, remember_allow_rule
+from valarmind_tui.settings.sections import PermissionSettings
 from valarmind_tui.settings.trust.decision import (
     CHANGED,
     decide,
@@ -60,6 +63,7 @@ from valarmind_tui.settings.trust.decision import (
     record_first_load,
     repository_config,
 )
+from valarmind_tui.setup.claude_settings import claude_setup
 from valarmind_tui.setup.commands import load_commands
 from valarmind_tui.setup.skills import Skill, load_skills, skill_folders
 from valarmind_tui.store.sessions import SessionStore
@@ -135,15 +139,35 @@ def build_gate(
     own (the MCP server's gates); None runs none."""
     if hooks is True:
         hooks = HookRunner.from_settings(settings, project_root, bus)
+    rules, user_rules = with_claude_rules(settings, project_root)
     return PermissionGate(
         project_root, approver,
-        mode=PermissionMode(mode or settings.permission_mode), rules=settings.permissions,
-        user_rules=settings.user_permissions,
+        mode=PermissionMode(mode or settings.permission_mode), rules=rules,
+        user_rules=user_rules,
         unconfined_commands_ask=sandbox is not None and sandbox.unavailable,
         on_remember=lambda rule: _remember(project_root, rule), bus=bus,
         hooks=hooks if isinstance(hooks, HookRunner) and hooks.hooks else None,
         reviewers=reviewers if reviewers is not None and reviewers.any_enabled else None,
     )
+
+
+def with_claude_rules(
+    settings: Settings, project_root: Path, home: Path | None = None,
+) -> tuple[PermissionSettings, PermissionSettings]:
+    """The gate's (project, user) rules with those of Claude Code's settings.json files: the
+    person's `~/.claude/settings.json` joins their own rules (it may name a protected path);
+    the project's files join the project's (deny and ask always, allow only when trusted:
+    setup.claude_settings judged that)."""
+    claude = claude_setup(project_root, home or Path.home(), settings.project_trusted)
+    user, project = settings.user_permissions, settings.permissions
+
+    def joined(ours: PermissionSettings, *extra: dict[str, list[str]]) -> PermissionSettings:
+        return PermissionSettings(
+            allow=[*ours.allow, *(r for e in extra for r in e["allow"])],
+            ask=[*ours.ask, *(r for e in extra for r in e["ask"])],
+            deny=[*ours.deny, *(r for e in extra for r in e["deny"])])
+
+    return joined(project, claude.project_rules), joined(user, claude.user_rules)
 
 
 def build_stack(
@@ -258,8 +282,10 @@ def wire_session(
     stack.hooks.session_id = session_id or uuid.uuid4().hex
     stack.hooks.transcript_path = transcript
     stack.hooks.mode = lambda: gate.mode.value
+    hooks = stack.hooks
+    context = ContextLoader(stack.project_root, cwd=Path.cwd())
     services = replace(ToolServices.for_gate(gate, stack.bus),
-                       checkpoint=checkpoints.before_change)
-    return SessionParts(session_id, history, totals, checkpoints,
-                        ContextLoader(stack.project_root), TaskList(stack.bus),
+                       checkpoint=checkpoints.before_change, nested_context=context.nested,
+                       command_env=lambda: hooks.session_env)
+    return SessionParts(session_id, history, totals, checkpoints, context, TaskList(stack.bus),
                         MessageEditor(stack.bus), services, secrets)

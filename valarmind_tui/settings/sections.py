@@ -94,11 +94,15 @@ class PermissionSettings(_Section):
     """Rules like `edit_file`, `bash(git status)`, `write_file(src/**)` allowed without asking."""
     deny: list[str] = Field(default_factory=list)
     """Rules always refused, whatever the mode."""
+    ask: list[str] = Field(default_factory=list)
+    """Rules that always ask, whatever the mode and the allow rules (a deny rule still
+    refuses): `bash(git push:*)`, `edit_file(migrations/**)`."""
 
 
 HookEvent = Literal[
-    "PreToolUse", "PermissionRequest", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop",
-    "SessionStart", "SessionEnd", "PreCompact", "Notification",
+    "PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit",
+    "Stop", "SubagentStart", "SubagentStop", "SessionStart", "SessionEnd", "PreCompact",
+    "Notification",
 ]
 HOOK_EVENTS: tuple[HookEvent, ...] = get_args(HookEvent)
 """The hook events, named as in the Claude Code hooks format."""

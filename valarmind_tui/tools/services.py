@@ -9,7 +9,7 @@ delegator only when its spec may spawn.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Protocol
@@ -82,6 +82,12 @@ class ToolServices:
     checkpoint: Callable[[str], Awaitable[None]] | None = None
     """Records the work tree before a write or a command runs (given the tool's name), so
     /undo covers it; never raises."""
+    nested_context: Callable[[Sequence[str]], str] | None = None
+    """The context files (AGENTS.md, CLAUDE.md...) of the folders these paths are in, the
+    first time an agent reads or edits a file there ("" when nothing new)."""
+    command_env: Callable[[], Mapping[str, str]] | None = None
+    """Variables the session's commands get beside the allowlisted ones: what SessionStart
+    hooks exported through CLAUDE_ENV_FILE (hooks/env_file.py)."""
 
     @classmethod
     def for_gate(cls, gate: ModeHolder, bus: EventBus | None = None) -> ToolServices:

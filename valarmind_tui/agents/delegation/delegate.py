@@ -209,7 +209,10 @@ class Delegator:
                                           problem=str(exc))
                 status, summary = RunStatus.FAILED, str(exc)[:300]
                 return result
-            message = f"{task}\n\n## Context\n{context}" if context.strip() else task
+            hooks = self.deps.gate.hooks
+            started_with = await hooks.subagent_start(child_id, spec.name) if hooks else ""
+            context = "\n\n".join(part for part in (context.strip(), started_with) if part)
+            message = f"{task}\n\n## Context\n{context}" if context else task
             outcome, timed_out = await bounded(
                 loop.run(message, system_prompt=self._system_prompt(spec)), limit, clock,
                 max(limit, spec.max_timeout_s),

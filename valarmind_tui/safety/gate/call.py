@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 from valarmind_tui.core.errors import PathOutsideProject
 from valarmind_tui.safety.gate.permissions import AgentPermissions
@@ -89,7 +90,8 @@ def describe_call(root: Path, tool: GatedTool, params: Any, ctx: Any) -> Call:
             outside = f"{value[:200]!r} is not a usable path ({exc}); nothing was done."
     command = getattr(params, "command", None) if risk == "execute" else None
     command = command if isinstance(command, str) else None
-    call = Call(tool, risk, agent_id, CallSubject(tool.name, command, tuple(paths)), outside)
+    call = Call(tool, risk, agent_id,
+                CallSubject(tool.name, command, tuple(paths), _domain(risk, params)), outside)
     call.network = risk == "execute" and getattr(params, "network", False) is True
     sensitive = [p for p in paths if is_sensitive(p)]
     protected: list[tuple[str, str]] = []
@@ -158,3 +160,15 @@ def _path_values(tool: GatedTool, params: Any) -> list[str]:
         elif isinstance(value, list | tuple):
             values += [str(v) for v in value if isinstance(v, str | Path)]
     return values
+
+
+def _domain(risk: str, params: Any) -> str | None:
+    """The host a web call reaches, for `web_fetch(domain:...)` rules."""
+    url = getattr(params, "url", None) if risk == "web" else None
+    if not isinstance(url, str):
+        return None
+    try:
+        host = urlsplit(url.strip()).hostname
+    except ValueError:
+        return None
+    return host.lower() if host else None

@@ -44,7 +44,7 @@ def permission_refusal(call: Call, permissions: AgentPermissions) -> str | None:
 
 
 def deny_rule_for(deny_rules: RuleSet, call: Call) -> Rule | None:
-    """The deny rule the call (or ANY simple command of its bash command) matches."""
+    """The deny (or ask) rule the call (or ANY simple command of its bash command) matches."""
     for rule in deny_rules.rules:
         if rule.matches(call.subject):
             return rule
@@ -103,21 +103,27 @@ def suggested_rule(call: Call) -> str:
 class RuleBook:
     """One gate's rules. `project` comes from the project's config (untrusted: it may allow,
     never unlock protected paths); `user` from the person's own config and `session` from
-    their answers (both may name a protected path); deny rules from both configs."""
+    their answers (both may name a protected path); deny and ask rules from both configs (an
+    ask rule beats the allow rules and the mode; a deny rule beats it)."""
 
     def __init__(self, project: PermissionSettings, user: PermissionSettings) -> None:
         self.project = RuleSet.from_strings(project.allow)
         self.user = RuleSet.from_strings(user.allow)
         self.deny = RuleSet.from_strings([*user.deny, *project.deny])
+        self.ask = RuleSet.from_strings([*user.ask, *project.ask])
         self.session = RuleSet()
 
     @property
     def invalid(self) -> list[str]:
         """The rules that could not be read (the gate warns about them)."""
-        return self.project.invalid + self.user.invalid + self.deny.invalid
+        return self.project.invalid + self.user.invalid + self.deny.invalid + self.ask.invalid
 
     def denied_by(self, call: Call) -> Rule | None:
         return deny_rule_for(self.deny, call)
+
+    def asked_by(self, call: Call) -> Rule | None:
+        """The ask rule the call (or any simple command of it) matches."""
+        return deny_rule_for(self.ask, call)
 
     def deny_may_apply(self, call: Call) -> tuple[Rule, str] | None:
         """A deny rule the person must rule on: one an appeal overturned for this very call, or

@@ -61,6 +61,10 @@ class GateHooks(Protocol):
         """Stop/SubagentStop hooks: why the agent should go on, or None to let it stop."""
         ...
 
+    async def subagent_start(self, agent_id: str, agent_type: str) -> str:
+        """SubagentStart hooks: context for the specialist's task ("" when none)."""
+        ...
+
 
 def with_updated_input(tool: Any, params: Any, updated: dict[str, Any]) -> Any:
     """The tool's arguments with a hook's `updatedInput` laid over them, parsed by the tool;

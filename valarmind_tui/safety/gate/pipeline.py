@@ -1,7 +1,7 @@
 """The permission gate: every tool call passes one pipeline before it runs (seed 002).
 
-    deny rules → PreToolUse hooks → agent permissions → path check → protected paths → mode
-    → allow rules → reviewers (tool-approve) → PermissionRequest hooks → Approver
+    deny rules → PreToolUse hooks → agent permissions → path check → protected paths → ask
+    rules → mode → allow rules → reviewers (tool-approve) → PermissionRequest hooks → Approver
 
 - deny rules (user and project config) refuse whatever the mode. A bash command is parsed
   (safety.shell): a deny rule refuses it if ANY simple command in it matches (`rm -rf X; true`,
@@ -20,6 +20,8 @@
 - with `unconfined_commands_ask` (no sandbox available) every command asks in every mode;
 - the mode: plan lets only reads through, bypass everything but a command asking for the
   network (`network: true`), accept-edits writes in the project, default reads only;
+- ask rules (user and project config) ask whatever the mode and the allow rules, before a
+  PreToolUse hook's allow (a strict ask: no reviewer or hook answers it);
 - allow rules remembered for the session (in memory), the user or the project answer "ask"; a
   bash command passes only if EVERY simple command in it matches an allow rule, and never when
   part of it cannot be parsed;
@@ -190,6 +192,10 @@ class PermissionGate:
             deny_rule, reason = maybe_denied
             return await ask(self, call, params, ctx, reason, rule="", strict=True,
                              deny_rule=str(deny_rule))
+        asking_rule = self.rules.asked_by(call)
+        if asking_rule is not None:
+            return await ask(self, call, params, ctx, f"the ask rule {asking_rule} matches",
+                             rule="", strict=True)
         if verdict.decision == "ask":
             reason = f"a PreToolUse hook asks: {verdict.reason or 'confirm this call'}"
             return await ask(self, call, params, ctx, reason, rule=suggested_rule(call),

@@ -2,8 +2,9 @@
 
 A rule names a tool (a glob over tool names, so `mcp__git__*` works) and optionally a specifier:
 for bash the command (exact, or a prefix ending in `:*`), for tools with path params a glob over
-the project-relative path (every path of the call must match). A bare tool name matches every
-call of that tool.
+the project-relative path (every path of the call must match), for web_fetch `domain:host`
+(the host or a subdomain of it; `*.host` as a glob). A bare tool name matches every call of
+that tool.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ class CallSubject:
     """The bash command, for execute tools."""
     paths: tuple[str, ...] = ()
     """Project-relative paths of the call's path params."""
+    domain: str | None = None
+    """The host a web call reaches (lower case)."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,8 @@ class Rule:
             return False
         if self.spec is None:
             return True
+        if self.spec.startswith("domain:"):
+            return call.domain is not None and domain_matches(self.spec[7:], call.domain)
         if call.command is not None:
             return command_matches(self.spec, call.command)
         if call.paths:
@@ -93,6 +98,15 @@ def argv_matches(spec: str, argv: Sequence[str | None]) -> bool | None:
         elif got != want:
             return False
     return None if unknown else True
+
+
+def domain_matches(spec: str, host: str) -> bool:
+    """`example.com` matches it and its subdomains; `*.example.com` only the subdomains."""
+    spec = spec.strip().lower().rstrip(".")
+    host = host.lower().rstrip(".")
+    if "*" in spec:
+        return fnmatch.fnmatchcase(host, spec)
+    return host == spec or host.endswith("." + spec)
 
 
 def command_matches(spec: str, command: str) -> bool:

@@ -134,7 +134,8 @@ class Bash(BuiltinTool):
         assert isinstance(params, Params)
         cwd = ctx.project_root.resolve()
         timeout = effective_timeout(params.timeout)
-        env = child_env(cwd)
+        extra = ctx.services.command_env
+        env = child_env(cwd, explicit=extra() if extra is not None else None)
         argv = self.argv(params.command, cwd, sandbox=sandbox, env=env, network=params.network)
         proc = await spawn(
             *argv, cwd=cwd, env=env,

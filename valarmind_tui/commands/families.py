@@ -1,0 +1,18 @@
+"""The built-in commands by family, the one list of them (plugins/defaults.py registers it).
+
+/setup (setup.py) comes last and is not listed here: it reports clashes with these names."""
+
+from __future__ import annotations
+
+from valarmind_tui.commands import agent, commit, general, knowledge, rewind, session
+from valarmind_tui.commands.api import Command
+
+FAMILIES = (general, knowledge, agent, session, rewind, commit)
+
+
+def builtin_commands() -> list[Command]:
+    return [command for family in FAMILIES for command in family.COMMANDS]
+
+
+def builtin_command_names() -> list[str]:
+    return [command.name for command in builtin_commands()]
