@@ -23,6 +23,7 @@ from valarmind_tui.safety.gate.denials import PERSON_AGENT_ID, DenialTally, Gate
 from valarmind_tui.safety.gate.hook_points import GateHooks, HookVerdict, with_updated_input
 from valarmind_tui.safety.gate.oversight_points import GateReviewers
 from valarmind_tui.safety.gate.permissions import AgentPermissions
+from valarmind_tui.safety.gate.verdict import Verdict
 
 
 class AskingGate(Protocol):
@@ -112,7 +113,7 @@ async def _tool_approve(
                                            approvable=model_may_approve)
     if step is None:
         return None
-    if step.action == "allow":
+    if step.action is Verdict.ALLOW:
         return GateDecision(True, step.reason)
     return gate.denials.deny(call, gate_reviews.offer_appeal(
         gate.reviewers, gate.appeals, call, params, step.reason, "reviewer", PERSON_AGENT_ID))
@@ -136,10 +137,10 @@ async def _permission_hooks(
     verdict = await gate.hooks.permission_request(call.tool.name, params, ctx)
     if verdict.stop is not None:
         raise HookStopped(f"Stopped by a PermissionRequest hook: {verdict.stop}")
-    if verdict.decision == "deny":
+    if verdict.decision is Verdict.DENY:
         return gate.denials.deny(call, "Denied by a PermissionRequest hook: "
                                  + (verdict.reason or "denied"))
-    if verdict.decision == "allow" and not strict:
+    if verdict.decision is Verdict.ALLOW and not strict:
         if verdict.updated_input is not None:
             return _updated_by_permission_hook(gate, call, params, ctx, verdict)
         return GateDecision(True, "allowed by a PermissionRequest hook")

@@ -75,6 +75,7 @@ from valarmind_tui.safety.gate.mode import allowed_by_mode, plan_mode_refusal
 from valarmind_tui.safety.gate.oversight_points import GateReviewers
 from valarmind_tui.safety.gate.permissions import AgentPermissions
 from valarmind_tui.safety.gate.rules import Rule
+from valarmind_tui.safety.gate.verdict import Verdict
 from valarmind_tui.settings.config import PermissionSettings
 
 __all__ = ["GateDecision", "GatedTool", "PermissionGate", "agent_kind"]
@@ -129,7 +130,7 @@ class PermissionGate:
         verdict = await self.hooks.pre_tool_use(tool.name, params, ctx)
         if verdict.stop is not None:
             raise HookStopped(f"Stopped by a PreToolUse hook: {verdict.stop}")
-        if verdict.decision == "deny":
+        if verdict.decision is Verdict.DENY:
             return self._deny(call, f"Blocked by a PreToolUse hook: {verdict.reason or 'denied'}")
         if verdict.updated_input is None:
             return await self._pipeline(call, params, ctx, permissions, verdict)
@@ -190,11 +191,11 @@ class PermissionGate:
             deny_rule, reason = maybe_denied
             return await ask(self, call, params, ctx, reason, rule="", strict=True,
                              deny_rule=str(deny_rule))
-        if verdict.decision == "ask":
+        if verdict.decision is Verdict.ASK:
             reason = f"a PreToolUse hook asks: {verdict.reason or 'confirm this call'}"
             return await ask(self, call, params, ctx, reason, rule=suggested_rule(call),
                              approvable=False)
-        if verdict.decision == "allow":
+        if verdict.decision is Verdict.ALLOW:
             said = f": {verdict.reason}" if verdict.reason else ""
             return GateDecision(True, f"allowed by a PreToolUse hook{said}")
         if call.risk == "execute" and self.unconfined_commands_ask:
