@@ -249,7 +249,7 @@ def run_review_command(settings: Settings, root: Path, args: argparse.Namespace)
     pre-commit)."""
     import shlex
 
-    from valarmind_tui.agents.review.output import fails, sarif
+    from valarmind_tui.agents.review.report import fails, sarif
 
     words = [*args.target, *(["--json"] if args.json else [])]
     result = asyncio.run(_run_line(settings, root, "/review " + shlex.join(words)))
