@@ -26,7 +26,7 @@ async def test_init_command_runs_the_agent_and_warns_when_it_cuts(
                                                     "sections": sections})))
     load_litellm()  # its first import is slow; the init agent's 90 s are not for that
     session = build_session(model_settings(git_repo), git_repo,
-                      approver=PolicyApprover(allow_writes=True))
+                            approver=PolicyApprover(allow_writes=True))
     events: list[Any] = []
     session.bus.add_listener(events.append)
     result = await session.run_command("/init")

@@ -114,7 +114,7 @@ async def test_the_readme_example_blocks_rm_rf(git_repo: Path) -> None:
     write_user_config(section)
     (git_repo / "build").mkdir()
     session = build_session(load_settings(git_repo), git_repo,
-                      approver=PolicyApprover(allow_execute=True))
+                            approver=PolicyApprover(allow_execute=True))
     blocked = await session.run_shell("rm -rf build")
     assert blocked.is_error and "rm -rf is not allowed" in blocked.output
     assert (git_repo / "build").is_dir()
@@ -128,7 +128,7 @@ async def test_an_untrusted_repository_hooks_never_run(git_repo: Path, tmp_path:
     project.write_text(hook_table("SessionStart", f"touch {planted}")
                        + hook_table("PreToolUse", f"touch {planted}"))
     session = build_session(load_settings(git_repo), git_repo,
-                      approver=PolicyApprover(allow_execute=True))
+                            approver=PolicyApprover(allow_execute=True))
     await session.start()
     await session.run_shell("echo hi")
     await session.close()

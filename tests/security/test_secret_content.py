@@ -122,7 +122,7 @@ def attack(project: Path, fake_model: Any, monkeypatch: pytest.MonkeyPatch, tmp_
                                  api_base=fake_model.openai_base, permission_mode=mode)
         store = SessionStore(store_path)
         session = build_session(settings, project, store=store,
-                          approver=PolicyApprover(allow_writes=True, allow_execute=True))
+                                approver=PolicyApprover(allow_writes=True, allow_execute=True))
         await session.start()
         fake_model.script(*turns, ScriptedTurn(text="Done."))
         try:

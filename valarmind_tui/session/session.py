@@ -67,7 +67,7 @@ class PromptResult:
     """The quality gates' verdicts when they were required: {name, verdict, evidence}."""
 
 
-@dataclass(eq=False, kw_only=True)
+@dataclass(eq=False, repr=False, kw_only=True)
 class Session:
     """One conversation with the project; see the module docstring for the faces' contract.
 
