@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from tests.fakes.model_server import FakeModelServer, ScriptedTurn
 from valarmind_tui.providers.base import ModelRequest, Provider, StreamChunk
 from valarmind_tui.safety.gate.approval import PolicyApprover
-from valarmind_tui.session.session import Session
+from valarmind_tui.session.wiring import build_session
 from valarmind_tui.settings.config import load_settings
 from valarmind_tui.tools.base import Tool, ToolContext, ToolResult
 
@@ -65,9 +65,9 @@ async def _measure(root: Path, server: FakeModelServer) -> tuple[float, _Clock]:
     os.environ["FAKE_API_KEY"] = "sk-bench"
     settings = load_settings(root, model="openai/fake-model", api_base=server.openai_base,
                              api_key_env="FAKE_API_KEY", max_turns=TURNS + 5)
-    session = Session(settings, root, approver=PolicyApprover())
+    session = build_session(settings, root, approver=PolicyApprover())
     clock = _Clock()
-    session._provider = _TimedProvider(session.provider(), clock)
+    session.models.built = _TimedProvider(session.provider(), clock)
     session.tools.register(_timed_tool(session.tools.get("glob"), clock))
     call = {"name": "glob", "arguments": {"pattern": "*.py"}}
     server.script(ScriptedTurn(text="warm-up"))

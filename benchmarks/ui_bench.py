@@ -141,14 +141,14 @@ async def _stream_bench(tokens_count: int, earlier_steps: int = 0) -> dict[str, 
     from valarmind_tui.faces.tui.widgets.answer import AssistantMessage
     from valarmind_tui.faces.tui.widgets.prompt import PromptInput
     from valarmind_tui.faces.tui.widgets.tool_call import ToolCallBlock
-    from valarmind_tui.session.session import Session
+    from valarmind_tui.session.wiring import build_session
     from valarmind_tui.settings.config import Settings
 
     tokens = _markdown_tokens(tokens_count)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         settings = Settings(model="openai/fake-model", api_base="http://127.0.0.1:9/v1")
-        session = Session(settings, root)
+        session = build_session(settings, root)
         app = ValarMindApp(session, history_file=root / "history", remember_theme=False)
         loop = asyncio.get_running_loop()
         paints: list[float] = []

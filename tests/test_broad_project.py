@@ -13,7 +13,7 @@ from valarmind_tui.repomap.refine import spawn_refiner
 from valarmind_tui.safety.gate.approval import PolicyApprover
 from valarmind_tui.safety.ignore import GitignoreWalker
 from valarmind_tui.safety.paths import broad_root_warning
-from valarmind_tui.session.session import Session
+from valarmind_tui.session.wiring import build_session
 from valarmind_tui.settings.config import Settings
 
 
@@ -25,7 +25,7 @@ def test_the_whole_disk_and_home_are_said_a_project_folder_is_not(tmp_path: Path
 
 async def test_a_session_at_home_starts_with_the_warning(tmp_path: Path) -> None:
     home = Path(os.environ["HOME"])
-    live = Session(Settings(), home, approver=PolicyApprover())
+    live = build_session(Settings(), home, approver=PolicyApprover())
     events = live.bus.subscribe()
     await live.start()
     await live.close()
@@ -58,7 +58,7 @@ async def test_a_sessions_refiners_end_when_it_closes(tmp_path: Path) -> None:
     for i in range(400):
         (root / f"m{i}.py").write_text("".join(f"def f{i}_{j}(x):\n    return x\n"
                                                for j in range(200)))
-    live = Session(Settings(), root, approver=PolicyApprover())
+    live = build_session(Settings(), root, approver=PolicyApprover())
     refiner = spawn_refiner(root, 1024, [], [], tmp_path / "cache")
     time.sleep(0.2)
     assert refiner.poll() is None, "still parsing"

@@ -13,7 +13,7 @@ from valarmind_tui.context.tokens import count_tokens
 from valarmind_tui.core.events import AgentSpawned, Notice
 from valarmind_tui.providers.litellm_call import load_litellm
 from valarmind_tui.safety.gate.approval import PolicyApprover
-from valarmind_tui.session.session import Session
+from valarmind_tui.session.wiring import build_session
 
 
 async def test_init_command_runs_the_agent_and_warns_when_it_cuts(
@@ -25,8 +25,8 @@ async def test_init_command_runs_the_agent_and_warns_when_it_cuts(
     fake_model.script(ScriptedTurn(text=json.dumps({"project_name": "demo",
                                                     "sections": sections})))
     load_litellm()  # its first import is slow; the init agent's 90 s are not for that
-    session = Session(model_settings(git_repo), git_repo,
-                      approver=PolicyApprover(allow_writes=True))
+    session = build_session(model_settings(git_repo), git_repo,
+                            approver=PolicyApprover(allow_writes=True))
     events: list[Any] = []
     session.bus.add_listener(events.append)
     result = await session.run_command("/init")

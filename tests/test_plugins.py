@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 from valarmind_tui.core.events import Notice
-from valarmind_tui.session.session import Session
+from valarmind_tui.session.wiring import build_session
 from valarmind_tui.settings.config import load_settings
 from valarmind_tui.settings.trust.decision import decide, remember
 
@@ -30,7 +30,7 @@ def project_with_plugins(git_repo: Path) -> Path:
 async def test_trusted_project_plugin_adds_a_command(git_repo: Path) -> None:
     root = project_with_plugins(git_repo)
     trust(root)
-    session = Session(load_settings(root, trusted=decide(root).trusted), root)
+    session = build_session(load_settings(root, trusted=decide(root).trusted), root)
     notices: list[Notice] = []
     session.bus.add_listener(lambda e: notices.append(e) if isinstance(e, Notice) else None)
     await session.start()
@@ -48,7 +48,7 @@ async def test_untrusted_project_plugins_do_not_run(git_repo: Path) -> None:
     (root / ".valarmind").mkdir()
     (root / ".valarmind/config.toml").write_text(f'trusted_projects = ["{root}"]\n')
     assert decide(root).trusted is False
-    session = Session(load_settings(root, trusted=decide(root).trusted), root)
+    session = build_session(load_settings(root, trusted=decide(root).trusted), root)
     notices: list[Notice] = []
     session.bus.add_listener(lambda e: notices.append(e) if isinstance(e, Notice) else None)
     await session.start()
@@ -59,7 +59,7 @@ async def test_untrusted_project_plugins_do_not_run(git_repo: Path) -> None:
 
 async def test_trust_command_remembers_and_revokes(git_repo: Path) -> None:
     project_with_plugins(git_repo)
-    session = Session(load_settings(git_repo), git_repo)
+    session = build_session(load_settings(git_repo), git_repo)
     shown = await session.run_command("/trust")
     assert "not trusted" in shown.text and "plugins" in shown.text
     await session.run_command("/trust yes")
@@ -75,7 +75,7 @@ async def test_a_plugin_written_against_the_first_import_path_still_loads(git_re
     assert "from valarmind_tui.hookspecs import hookimpl" in old
     (root / "plugins" / EXAMPLE.name).write_text(old)
     trust(root)
-    session = Session(load_settings(root, trusted=decide(root).trusted), root)
+    session = build_session(load_settings(root, trusted=decide(root).trusted), root)
     await session.start()
     result = await session.run_command("/todos")
     assert "`app.py:2` TODO handle empty names" in result.text

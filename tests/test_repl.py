@@ -19,7 +19,7 @@ from tests.fakes.model_server import ScriptedTurn
 from tests.ui.scripts import CHANGED, ORIGINAL, edit_through_code_agent, tool_messages
 from valarmind_tui.faces.repl.plain import PipeReader, PromptToolkitReader, Repl
 from valarmind_tui.safety.gate.approval import PermissionMode
-from valarmind_tui.session.session import Session
+from valarmind_tui.session.wiring import build_session, open_session
 from valarmind_tui.settings.config import Settings
 
 
@@ -58,7 +58,7 @@ async def test_prompt_toolkit_feedback_denial_and_mode(
     fake_model.script(*edit_through_code_agent("Kept Hello."))
     settings = Settings(model="openai/fake-model", api_base=fake_model.openai_base,
                         api_key_env="FAKE_API_KEY")
-    session = Session(settings, git_repo)
+    session = build_session(settings, git_repo)
     out = io.StringIO()
     with create_pipe_input() as pipe:
         reader = PromptToolkitReader(session, input=pipe, output=DummyOutput())
@@ -88,11 +88,11 @@ async def test_resumed_session_reprints_its_last_exchange(
         ScriptedTurn(tool_calls=[{"name": "read_file", "arguments": {"path": "app.py"}}]),
         ScriptedTurn(text="It greets by name."),
     )
-    first = Session.open(settings, git_repo)
+    first = open_session(settings, git_repo)
     await first.submit("what does app.py do?")
     await first.close()
 
-    again = Session.open(settings, git_repo, resume="last")
+    again = open_session(settings, git_repo, resume="last")
     out = io.StringIO()
     code = await asyncio.wait_for(Repl(again, PipeReader(io.StringIO("/quit\n"), out), out).run(),
                                   10)
@@ -122,7 +122,7 @@ async def test_commit_message_is_edited_in_the_repl(
     fake_model.script(approved(), ScriptedTurn(text="feat: add farewell"))
     settings = Settings(model="openai/fake-model", api_base=fake_model.openai_base,
                         api_key_env="FAKE_API_KEY")
-    session = Session(settings, git_repo)
+    session = build_session(settings, git_repo)
     out = io.StringIO()
     with create_pipe_input() as pipe:
         reader = PromptToolkitReader(session, input=pipe, output=DummyOutput())

@@ -8,12 +8,13 @@ import pytest
 
 from valarmind_tui.safety.gate.approval import PolicyApprover
 from valarmind_tui.session.session import Session
+from valarmind_tui.session.wiring import build_session
 from valarmind_tui.settings.config import Settings
 
 
 def session(root: Path, **settings: object) -> Session:
     approver = PolicyApprover(allow_writes=True, allow_execute=True)
-    return Session(Settings(**settings), root, approver=approver)  # type: ignore[arg-type]
+    return build_session(Settings(**settings), root, approver=approver)  # type: ignore[arg-type]
 
 
 async def test_sandbox_command_shows_the_policy(git_repo: Path) -> None:
@@ -45,7 +46,7 @@ async def test_qa_says_a_denied_command_did_not_run(git_repo: Path) -> None:
     """A test command the person denied showed as "failed"."""
     (git_repo / "pyproject.toml").write_text(
         '[project]\nname = "demo"\ndependencies = ["pytest"]\n')
-    live = Session(Settings(), git_repo, approver=PolicyApprover())  # denies every command
+    live = build_session(Settings(), git_repo, approver=PolicyApprover())  # denies every command
     result = await live.run_command("/qa")
     assert "`pytest -q` (test): not run (denied)" in result.text
     assert "failed" not in result.text and not result.ok

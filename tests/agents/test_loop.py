@@ -17,6 +17,7 @@ from valarmind_tui.core.events import (
 )
 from valarmind_tui.safety.gate.approval import PolicyApprover
 from valarmind_tui.session.session import Session
+from valarmind_tui.session.wiring import build_session, open_session
 
 
 def collect(session: Session) -> list[Event]:
@@ -30,7 +31,7 @@ async def test_tool_call_then_answer(git_repo: Path, fake_model: Any, model_sett
         ScriptedTurn(tool_calls=[{"name": "read_file", "arguments": {"path": "app.py"}}]),
         ScriptedTurn(text="app.py defines greet()."),
     )
-    session = Session(model_settings(git_repo), git_repo, approver=PolicyApprover())
+    session = build_session(model_settings(git_repo), git_repo, approver=PolicyApprover())
     events = collect(session)
     result = await session.submit("what is in app.py?")
     assert (result.status, result.text) == ("done", "app.py defines greet().")
@@ -53,7 +54,7 @@ async def test_a_turn_is_finished_when_the_model_stops_writing_before_it_is_coun
             {"name": "read_file", "arguments": {"path": "app.py"}}]),
         ScriptedTurn(text="app.py defines greet()."),
     )
-    session = Session(model_settings(git_repo), git_repo, approver=PolicyApprover())
+    session = build_session(model_settings(git_repo), git_repo, approver=PolicyApprover())
     events = collect(session)
     await session.submit("what is in app.py?")
     main = [e for e in events if e.agent_id == "main"
@@ -75,7 +76,7 @@ async def test_malformed_arguments_go_back_to_the_model(
         ScriptedTurn(tool_calls=[{"name": "read_file", "arguments": {"path": "app.py"}}]),
         ScriptedTurn(text="ok"),
     )
-    session = Session(model_settings(git_repo), git_repo, approver=PolicyApprover())
+    session = build_session(model_settings(git_repo), git_repo, approver=PolicyApprover())
     events = collect(session)
     result = await session.submit("read it")
     assert result.status == "done"
@@ -90,7 +91,7 @@ async def test_turn_limit_marks_output_incomplete(
 ) -> None:
     call = {"name": "glob", "arguments": {"pattern": "*.py"}}
     fake_model.script(*[ScriptedTurn(text=f"step {i}", tool_calls=[call]) for i in range(3)])
-    session = Session(model_settings(git_repo, ), git_repo, approver=PolicyApprover())
+    session = build_session(model_settings(git_repo, ), git_repo, approver=PolicyApprover())
     session.settings.max_turns = 3
     result = await session.submit("loop forever")
     assert result.status == "incomplete"
@@ -103,7 +104,7 @@ async def test_cancel_keeps_partial_answer(
     git_repo: Path, fake_model: Any, model_settings: Any
 ) -> None:
     fake_model.script(ScriptedTurn(text="partial answer " * 40, chunk_delay_s=0.05, chunk_size=4))
-    session = Session(model_settings(git_repo), git_repo, approver=PolicyApprover())
+    session = build_session(model_settings(git_repo), git_repo, approver=PolicyApprover())
     events = collect(session)
     task = asyncio.create_task(session.submit("write a lot"))
     for _ in range(200):
@@ -131,7 +132,7 @@ async def test_denied_write_leaves_file_and_tells_model(
         ScriptedTurn(text='{"summary": "the write was denied"}'),
         ScriptedTurn(text="I could not write."),
     )
-    session = Session(model_settings(git_repo), git_repo, approver=PolicyApprover())
+    session = build_session(model_settings(git_repo), git_repo, approver=PolicyApprover())
     events = collect(session)
     result = await session.submit("overwrite app.py")
     assert result.status == "done"
@@ -153,7 +154,7 @@ async def test_orchestrator_cannot_write_itself(
                                   "arguments": {"path": "app.py", "content": "gone\n"}}]),
         ScriptedTurn(text="I will delegate instead."),
     )
-    session = Session(model_settings(git_repo), git_repo, approver=PolicyApprover())
+    session = build_session(model_settings(git_repo), git_repo, approver=PolicyApprover())
     result = await session.submit("overwrite app.py")
     assert result.status == "done"
     assert "def greet" in (git_repo / "app.py").read_text()
@@ -165,11 +166,11 @@ async def test_resumed_session_continues_the_conversation(
     git_repo: Path, fake_model: Any, model_settings: Any
 ) -> None:
     fake_model.script(ScriptedTurn(text="The answer is 42."), ScriptedTurn(text="You asked 42."))
-    first = Session.open(model_settings(git_repo), git_repo, approver=PolicyApprover())
+    first = open_session(model_settings(git_repo), git_repo, approver=PolicyApprover())
     await first.submit("what is the answer?")
     await first.close()  # as if the process ended here
 
-    again = Session.open(model_settings(git_repo), git_repo, approver=PolicyApprover(),
+    again = open_session(model_settings(git_repo), git_repo, approver=PolicyApprover(),
                          resume="last")
     assert again.session_id == first.session_id
     result = await again.submit("what did I ask?")
@@ -198,7 +199,7 @@ async def test_a_prompt_sent_while_the_tokenizer_loads_leaves_the_loop_free(
 
     monkeypatch.setattr(tokenizer, "encoding", still_loading)
     fake_model.script(ScriptedTurn(text="hello back"))
-    session = Session(model_settings(git_repo), git_repo, approver=PolicyApprover())
+    session = build_session(model_settings(git_repo), git_repo, approver=PolicyApprover())
     prompt = asyncio.create_task(session.submit("hello"))
     await asyncio.to_thread(asked.wait, 10)
     await asyncio.sleep(0.05)  # the loop still runs while the tokenizer loads

@@ -16,6 +16,7 @@ import pytest
 from valarmind_tui.core.user_dirs import user_config_dir
 from valarmind_tui.safety.gate.approval import PolicyApprover
 from valarmind_tui.session.session import Session
+from valarmind_tui.session.wiring import open_session as open_stored_session
 from valarmind_tui.settings.config import load_settings
 
 SHELL_AGENT = """---
@@ -71,8 +72,8 @@ def open_session(fake_model: Any, monkeypatch: pytest.MonkeyPatch):  # noqa: ANN
     def make(root: Path, resume: str | None = None) -> Session:
         settings = load_settings(root, trusted=False, model="openai/fake-model",
                                  api_base=fake_model.openai_base, api_key_env="FAKE_API_KEY")
-        session = Session.open(settings, root, resume=resume,
-                               approver=PolicyApprover(allow_writes=True, allow_execute=True))
+        approver = PolicyApprover(allow_writes=True, allow_execute=True)
+        session = open_stored_session(settings, root, resume=resume, approver=approver)
         opened.append(session)
         return session
 

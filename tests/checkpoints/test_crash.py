@@ -15,7 +15,7 @@ from tests.fakes.model_server import ScriptedTurn
 from tests.test_headless import model_flags, valarmind
 from valarmind_tui.context.interrupted import INTERRUPTED
 from valarmind_tui.context.transcript import AnswerItem
-from valarmind_tui.session.session import Session
+from valarmind_tui.session.wiring import open_session
 from valarmind_tui.settings.config import load_settings
 
 ANSWER = " ".join(f"word{n}" for n in range(400))
@@ -37,7 +37,7 @@ def test_kill_mid_stream_then_continue(git_repo: Path, fake_model: Any) -> None:
     assert not (git_repo / "app.py").exists()
 
     settings = load_settings(git_repo, trusted=False)
-    resumed = Session.open(settings, git_repo, resume="last")
+    resumed = open_session(settings, git_repo, resume="last")
     answers = [i.text for i in resumed.transcript().items if isinstance(i, AnswerItem)]
     assert answers and answers[-1].startswith(shown) and answers[-1].endswith(INTERRUPTED)
     assert resumed.store is not None

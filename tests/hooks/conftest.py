@@ -13,6 +13,7 @@ from tests.conftest import write_user_config
 from valarmind_tui.core.events import Event, HookRan, Notice
 from valarmind_tui.safety.gate.approval import PolicyApprover
 from valarmind_tui.session.session import Session
+from valarmind_tui.session.wiring import build_session
 from valarmind_tui.settings.config import load_settings
 
 
@@ -65,7 +66,7 @@ def live(fake_model: Any, monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201
         settings = load_settings(root, trusted=trusted, model="openai/fake-model",
                                  api_base=fake_model.openai_base)
         approver = PolicyApprover(allow_writes=True, allow_execute=allow_execute)
-        session = Session(settings, root, approver=approver)
+        session = build_session(settings, root, approver=approver)
         result = Live(session)
         session.bus.add_listener(result.events.append)
         made.append(session)

@@ -13,7 +13,7 @@ from tests.hooks.conftest import hook_table, script
 from tests.hooks.test_pre_tool_use import BLOCK_RM
 from tests.test_headless import model_flags, valarmind
 from valarmind_tui.safety.gate.approval import PolicyApprover
-from valarmind_tui.session.session import Session
+from valarmind_tui.session.wiring import build_session
 from valarmind_tui.settings.config import load_settings
 
 
@@ -76,10 +76,11 @@ async def test_hooks_command_lists_each_hook_and_its_file(git_repo: Path) -> Non
     project.parent.mkdir()
     project.write_text(hook_table("PreToolUse", "echo project", "Edit|Write")
                        + hook_table("Stop", "echo stop"))
-    untrusted = Session(load_settings(git_repo), git_repo, approver=PolicyApprover())
+    untrusted = build_session(load_settings(git_repo), git_repo, approver=PolicyApprover())
     listed = await untrusted.run_command("/hooks")
     assert [h["command"] for h in listed.data["hooks"]] == ["echo user"]
-    trusted = Session(load_settings(git_repo, trusted=True), git_repo, approver=PolicyApprover())
+    trusted = build_session(load_settings(git_repo, trusted=True), git_repo,
+                            approver=PolicyApprover())
     listed = await trusted.run_command("/hooks")
     assert listed.ok
     assert [(h["event"], h["matcher"], h["command"], h["source"])
@@ -112,8 +113,8 @@ async def test_the_readme_example_blocks_rm_rf(git_repo: Path) -> None:
     section = readme.split("## Hooks", 1)[1].split("```toml", 1)[1].split("```", 1)[0]
     write_user_config(section)
     (git_repo / "build").mkdir()
-    session = Session(load_settings(git_repo), git_repo,
-                      approver=PolicyApprover(allow_execute=True))
+    session = build_session(load_settings(git_repo), git_repo,
+                            approver=PolicyApprover(allow_execute=True))
     blocked = await session.run_shell("rm -rf build")
     assert blocked.is_error and "rm -rf is not allowed" in blocked.output
     assert (git_repo / "build").is_dir()
@@ -126,8 +127,8 @@ async def test_an_untrusted_repository_hooks_never_run(git_repo: Path, tmp_path:
     project.parent.mkdir()
     project.write_text(hook_table("SessionStart", f"touch {planted}")
                        + hook_table("PreToolUse", f"touch {planted}"))
-    session = Session(load_settings(git_repo), git_repo,
-                      approver=PolicyApprover(allow_execute=True))
+    session = build_session(load_settings(git_repo), git_repo,
+                            approver=PolicyApprover(allow_execute=True))
     await session.start()
     await session.run_shell("echo hi")
     await session.close()
@@ -141,7 +142,7 @@ async def test_hooks_get_the_allowlisted_environment_without_keys(
     monkeypatch.setenv("GITHUB_TOKEN", "ghp-secret")
     dumped = tmp_path / "env.txt"
     write_user_config(hook_table("SessionStart", f"env > {dumped}"))
-    session = Session(load_settings(git_repo), git_repo, approver=PolicyApprover())
+    session = build_session(load_settings(git_repo), git_repo, approver=PolicyApprover())
     await session.start()
     env = dict(line.split("=", 1) for line in dumped.read_text().splitlines() if "=" in line)
     assert env["CLAUDE_PROJECT_DIR"] == env["VALARMIND_PROJECT_DIR"] == str(git_repo)
@@ -178,7 +179,7 @@ async def test_the_tui_runs_the_hook_on_a_persons_command(git_repo: Path, tmp_pa
     settings = Settings(hooks={"PreToolUse": [{"matcher": "Bash",
                                                "hooks": [{"command": str(hook)}]}]})
     (git_repo / "build").mkdir()
-    app = ValarMindApp(Session(settings, git_repo), history_file=tmp_path / "history.jsonl")
+    app = ValarMindApp(build_session(settings, git_repo), history_file=tmp_path / "history.jsonl")
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press(*"!rm -rf build", "enter")
         block = await wait_for(pilot, lambda: next(iter(app.query(ShellOutput)), None))

@@ -120,6 +120,29 @@ async def test_a_deny_rule_is_not_overridden_by_a_hook_allow(
     assert protected.is_error and "protected-path" in protected.output
 
 
+def _says(decision: str, reason: str) -> str:
+    return ("""echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", """
+            f""""permissionDecision": "{decision}", "permissionDecisionReason": "{reason}"}}}}'""")
+
+
+async def test_the_strictest_of_several_hooks_wins(git_repo: Path, live: Any) -> None:
+    """deny > ask > allow whatever order the hooks run in (the headless policy here denies
+    what asks about a command)."""
+    allow, ask, deny = _says("allow", "fine"), _says("ask", "sure?"), _says("deny", "no way")
+    run = await live(git_repo, hook_table("PreToolUse", deny), hook_table("PreToolUse", allow),
+                     allow_execute=False)
+    denied = await run.session.run_shell("echo one")
+    assert denied.is_error and "Blocked by a PreToolUse hook: no way" in denied.output
+    run = await live(git_repo, hook_table("PreToolUse", allow), hook_table("PreToolUse", ask),
+                     allow_execute=False)
+    asked = await run.session.run_shell("echo two")
+    assert asked.is_error and "two" not in asked.output
+    run = await live(git_repo, hook_table("PreToolUse", allow), hook_table("PreToolUse", allow),
+                     allow_execute=False)
+    allowed = await run.session.run_shell("echo three")
+    assert not allowed.is_error and "three" in allowed.output
+
+
 async def test_updated_input_replaces_the_arguments_and_is_checked_again(
     git_repo: Path, live: Any
 ) -> None:

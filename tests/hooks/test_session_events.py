@@ -176,13 +176,13 @@ async def test_pre_compact_runs_before_compaction_with_its_trigger(
 ) -> None:
     from tests.conftest import write_user_config
     from valarmind_tui.safety.gate.approval import PolicyApprover
-    from valarmind_tui.session.session import Session
+    from valarmind_tui.session.wiring import build_session
     from valarmind_tui.settings.config import load_settings
 
     seen = tmp_path / "compact.json"
     write_user_config(hook_table("PreCompact", f"cat > {seen}", matcher="manual")
                       + hook_table("PreCompact", f"touch {tmp_path / 'auto'}", matcher="auto"))
-    session = Session(load_settings(git_repo), git_repo, approver=PolicyApprover())
+    session = build_session(load_settings(git_repo), git_repo, approver=PolicyApprover())
     session.history = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
     result = await session.run_command("/compact")
     assert result.ok

@@ -19,6 +19,7 @@ from valarmind_tui.core.events import Event, Notice, ReviewerRan
 from valarmind_tui.safety.gate.approval import ApprovalAnswer, ApprovalRequest
 from valarmind_tui.safety.gate.permissions import AgentPermissions
 from valarmind_tui.session.session import Session
+from valarmind_tui.session.wiring import build_session
 from valarmind_tui.settings.config import load_settings
 from valarmind_tui.tools.base import ToolContext
 
@@ -90,7 +91,7 @@ def live(fake_model: Any, monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201
         settings = load_settings(root, model="openai/fake-model",
                                  api_base=fake_model.openai_base)
         person = Person(*answers)
-        session = Session(settings, root, approver=person)
+        session = build_session(settings, root, approver=person)
         result = Live(session, person, root)
         session.bus.add_listener(result.events.append)
         made.append(session)

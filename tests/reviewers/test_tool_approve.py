@@ -105,7 +105,7 @@ async def test_never_approves_instead_of_the_headless_policy(
     from valarmind_tui.agents.loop import run_gated
     from valarmind_tui.safety.gate.approval import PolicyApprover
     from valarmind_tui.safety.gate.permissions import AgentPermissions
-    from valarmind_tui.session.session import Session
+    from valarmind_tui.session.wiring import build_session
     from valarmind_tui.settings.config import load_settings
     from valarmind_tui.tools.base import ToolContext
 
@@ -113,7 +113,7 @@ async def test_never_approves_instead_of_the_headless_policy(
     write_user_config('api_key_env = "FAKE_API_KEY"\nsandbox = "off"\n' + ON)
     settings = load_settings(git_repo, model="openai/fake-model", api_base=fake_model.openai_base)
     policy = PolicyApprover(allow_execute=False)
-    session = Session(settings, git_repo, approver=policy)
+    session = build_session(settings, git_repo, approver=policy)
     fake_model.script(verdict("approve"), verdict("deny", "not asked for"))
     bash = session.tools.get("bash")
     ctx = ToolContext(project_root=git_repo, sandbox=session.sandbox)

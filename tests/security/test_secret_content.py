@@ -24,7 +24,7 @@ from tests.hooks.conftest import hook_table
 from tests.security.conftest import SENTINEL
 from valarmind_tui.context.attachments import with_attachments
 from valarmind_tui.safety.gate.approval import PolicyApprover
-from valarmind_tui.session.session import Session
+from valarmind_tui.session.wiring import build_session
 from valarmind_tui.settings.config import load_settings
 from valarmind_tui.store.sessions import SessionStore
 
@@ -121,8 +121,8 @@ def attack(project: Path, fake_model: Any, monkeypatch: pytest.MonkeyPatch, tmp_
         settings = load_settings(project, model="openai/fake-model",
                                  api_base=fake_model.openai_base, permission_mode=mode)
         store = SessionStore(store_path)
-        session = Session(settings, project, store=store,
-                          approver=PolicyApprover(allow_writes=True, allow_execute=True))
+        session = build_session(settings, project, store=store,
+                                approver=PolicyApprover(allow_writes=True, allow_execute=True))
         await session.start()
         fake_model.script(*turns, ScriptedTurn(text="Done."))
         try:

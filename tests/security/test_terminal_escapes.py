@@ -277,13 +277,13 @@ async def test_tui_dialog_and_tool_block_show_the_exact_command_and_no_markup(
     from valarmind_tui.faces.tui.app import ValarMindApp
     from valarmind_tui.faces.tui.screens.approval import ApprovalScreen
     from valarmind_tui.faces.tui.widgets.tool_call import ToolCallBlock
-    from valarmind_tui.session.session import Session
+    from valarmind_tui.session.wiring import build_session
     from valarmind_tui.settings.config import Settings
 
     monkeypatch.setenv("FAKE_API_KEY", "sk-test")
     command = SPOOF + " [red]x[/red]\u202e"
     fake_model.script(*_bash_through_shell_agent(command))
-    session = Session(Settings(model="openai/fake-model", api_base=fake_model.openai_base,
+    session = build_session(Settings(model="openai/fake-model", api_base=fake_model.openai_base,
                                api_key_env="FAKE_API_KEY"), project)
     app = ValarMindApp(session, history_file=project.parent / "history.jsonl")
     async with app.run_test(size=(120, 40)) as pilot:

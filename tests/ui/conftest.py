@@ -11,6 +11,7 @@ import pytest
 
 from valarmind_tui.faces.tui.app import ValarMindApp
 from valarmind_tui.session.session import Session
+from valarmind_tui.session.wiring import build_session
 from valarmind_tui.settings.config import Settings
 
 
@@ -21,7 +22,7 @@ def make_session(git_repo: Path, fake_model: Any, monkeypatch: pytest.MonkeyPatc
     def make(**overrides: Any) -> Session:
         settings = Settings(model="openai/fake-model", api_base=fake_model.openai_base,
                             api_key_env="FAKE_API_KEY", **overrides)
-        return Session(settings, git_repo)
+        return build_session(settings, git_repo)
 
     return make
 

@@ -22,7 +22,7 @@ from valarmind_tui.faces.tui.widgets.prompt import PromptInput
 from valarmind_tui.faces.tui.widgets.status import StatusBar
 from valarmind_tui.faces.tui.widgets.tool_call import ToolCallBlock
 from valarmind_tui.safety.gate.approval import PermissionMode
-from valarmind_tui.session.session import Session
+from valarmind_tui.session.wiring import build_session
 from valarmind_tui.settings.config import Settings
 
 
@@ -168,7 +168,7 @@ async def test_offline_banner_and_ollama_detection(git_repo: Path) -> None:
     listener.bind(("127.0.0.1", 0))
     listener.listen()
     try:
-        session = Session(Settings(), git_repo)
+        session = build_session(Settings(), git_repo)
         assert session.offline
         app = ValarMindApp(session, history_file=git_repo.parent / "h")
         app.ollama_address = ("127.0.0.1", listener.getsockname()[1])

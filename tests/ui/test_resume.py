@@ -18,13 +18,14 @@ from valarmind_tui.faces.tui.widgets.sidebar import AgentMonitor, TaskPanel
 from valarmind_tui.faces.tui.widgets.status import StatusBar
 from valarmind_tui.faces.tui.widgets.tool_call import ToolCallBlock
 from valarmind_tui.session.session import Session
+from valarmind_tui.session.wiring import open_session
 from valarmind_tui.settings.config import Settings
 
 
 def _open(root: Path, fake_model: Any, resume: str | None = None) -> Session:
     settings = Settings(model="openai/fake-model", api_base=fake_model.openai_base,
                         api_key_env="FAKE_API_KEY")
-    return Session.open(settings, root, resume=resume)
+    return open_session(settings, root, resume=resume)
 
 
 def _shown(widget: Widget) -> tuple[str, str]:

@@ -33,7 +33,7 @@ from valarmind_tui.faces.tui.widgets.prompt import PromptInput
 from valarmind_tui.faces.tui.widgets.sidebar import AgentMonitor
 from valarmind_tui.faces.tui.widgets.tool_call import ToolCallBlock
 from valarmind_tui.safety.sandbox.wrap import Sandbox
-from valarmind_tui.session.session import Session
+from valarmind_tui.session.wiring import build_session
 from valarmind_tui.settings.config import Settings
 
 T0 = 1_700_000_000.0
@@ -72,7 +72,7 @@ def _conversation(bus: EventBus) -> None:
 
 def _make_app(git_repo: Path, tmp_path: Path) -> ValarMindApp:
     settings = Settings(model="openai/fake-model", api_base="http://127.0.0.1:9/v1")
-    session = Session(settings, git_repo)
+    session = build_session(settings, git_repo)
     session.sandbox = Sandbox("/usr/bin/bwrap")  # the same label whether bwrap runs here or not
     app = ValarMindApp(session, history_file=tmp_path / "history.jsonl", remember_theme=False)
     return app

@@ -36,12 +36,12 @@ def test_the_warm_up_imports_litellm_after_the_first_frame(git_repo: Path) -> No
         import asyncio, sys
         from pathlib import Path
         from valarmind_tui.settings.config import Settings
-        from valarmind_tui.session.session import Session
+        from valarmind_tui.session.wiring import build_session
         from valarmind_tui.faces.tui.app import ValarMindApp
 
         async def main():
-            session = Session(Settings(model="openai/fake", api_base="http://127.0.0.1:9/v1"),
-                              Path({str(git_repo)!r}))
+            session = build_session(Settings(model="openai/fake", api_base="http://127.0.0.1:9/v1"),
+                                    Path({str(git_repo)!r}))
             app = ValarMindApp(session, remember_theme=False)
             assert "litellm" not in sys.modules
             async with app.run_test(size=(80, 24)) as pilot:
@@ -91,9 +91,9 @@ def test_the_warm_up_readies_the_first_request(git_repo: Path, fake_model: Any) 
         import asyncio, sys
         from pathlib import Path
         from valarmind_tui.settings.config import Settings
-        from valarmind_tui.session.session import Session
+        from valarmind_tui.session.wiring import build_session
 
-        session = Session(Settings(model="openai/fake-model",
+        session = build_session(Settings(model="openai/fake-model",
                                    api_base={fake_model.openai_base!r}), Path({str(git_repo)!r}))
         session.warm_up()
         warmed = "openai.resources.chat" in sys.modules

@@ -27,6 +27,7 @@ from valarmind_tui.safety.gate.approval import (
     PolicyApprover,
 )
 from valarmind_tui.session.session import PromptResult, Session, offline_help
+from valarmind_tui.session.wiring import build_session, open_session
 from valarmind_tui.settings.config import Settings
 from valarmind_tui.tools.common import diff_stats
 
@@ -48,7 +49,7 @@ async def _run_prompt(
     settings: Settings, root: Path, args: argparse.Namespace, out: IO[str]
 ) -> int:
     prompt, output_format = args.prompt, args.output_format
-    session = Session.open(settings, root, approver=headless_approver(settings, root),
+    session = open_session(settings, root, approver=headless_approver(settings, root),
                            resume=args.resume)
     slash = parse(prompt)
     if slash is None:
@@ -164,7 +165,7 @@ async def _run_profile(
     from valarmind_tui.agents.spec import AgentSpec
     from valarmind_tui.tools.base import ToolContext
 
-    session = Session(settings, root, approver=headless_approver(settings, root))
+    session = build_session(settings, root, approver=headless_approver(settings, root))
     provider = _require_model(session)
     tools = session.tools.subset(profile.tools or READ_ONLY_TOOLS)
     spec = AgentSpec(name=profile.name, description="runner profile", system_prompt=system_prompt,
@@ -252,7 +253,7 @@ def run_review_command(settings: Settings, root: Path, args: argparse.Namespace)
     pre-commit)."""
     import shlex
 
-    from valarmind_tui.agents.review.output import fails, sarif
+    from valarmind_tui.agents.review.report import fails, sarif
 
     words = [*args.target, *(["--json"] if args.json else [])]
     result = asyncio.run(_run_line(settings, root, "/review " + shlex.join(words)))
@@ -273,7 +274,7 @@ def run_review_command(settings: Settings, root: Path, args: argparse.Namespace)
 
 async def _run_line(settings: Settings, root: Path, line: str,
                     approver: Approver | None = None) -> Any:
-    session = Session(settings, root, approver=approver or PolicyApprover())
+    session = build_session(settings, root, approver=approver or PolicyApprover())
     for notice in session.startup_notices:
         print(visible(f"valarmind: {notice}"), file=sys.stderr)
     try:
@@ -298,7 +299,7 @@ def run_commit_command(settings: Settings, root: Path, args: argparse.Namespace)
     approver = PolicyApprover(project_commands=commands_of(detect_commands(root)))
 
     async def run() -> Any:
-        session = Session(settings, root, approver=approver)
+        session = build_session(settings, root, approver=approver)
         for notice in session.startup_notices:
             print(visible(f"valarmind: {notice}"), file=sys.stderr)
         try:
@@ -338,7 +339,7 @@ CLI_REWIND = ("From the shell: `valarmind rewind --to N` (files, by turn) or `va
 
 async def _run_stored_line(settings: Settings, root: Path, session_id: str, line: str, *,
                            footer: str = "") -> int:
-    session = Session.open(settings, root, approver=PolicyApprover(), resume=session_id)
+    session = open_session(settings, root, approver=PolicyApprover(), resume=session_id)
     try:
         result = await session.run_command(line)
     finally:

@@ -2,7 +2,7 @@
 
 PreToolUse: exit 2 (stderr), `hookSpecificOutput.permissionDecision` deny/ask/allow with
 `permissionDecisionReason`, the older `decision` block/approve, `updatedInput`, `continue: false`.
-Any deny wins over any ask, which wins over any allow.
+Any deny wins over any ask, which wins over any allow: the strictest `Verdict`, their `max`.
 """
 
 from __future__ import annotations
@@ -11,22 +11,18 @@ from typing import Any
 
 from valarmind_tui.hooks.names import from_hook_input
 from valarmind_tui.hooks.process import HookResult
-from valarmind_tui.safety.gate.hook_points import (
-    NO_OPINION,
-    HookDecision,
-    HookVerdict,
-    PostToolFeedback,
-)
+from valarmind_tui.safety.gate.hook_points import NO_OPINION, HookVerdict, PostToolFeedback
+from valarmind_tui.safety.gate.verdict import Verdict
 
-_SPELLED: dict[str, HookDecision] = {"allow": "allow", "deny": "deny", "ask": "ask"}
-_LEGACY: dict[str, HookDecision] = {"block": "deny", "approve": "allow"}
-_RANK: dict[HookDecision, int] = {"deny": 3, "ask": 2, "allow": 1}
+_LEGACY: dict[str, Verdict] = {"block": Verdict.DENY, "approve": Verdict.ALLOW}
 
 
-def _decision(value: Any, legacy: bool = False) -> HookDecision | None:
+def _decision(value: Any, legacy: bool = False) -> Verdict | None:
     """A decision the hook spelled as one of the known strings; anything else (a list, a number,
     an unknown word: the output is untrusted JSON) is no decision."""
-    return (_LEGACY if legacy else _SPELLED).get(value) if isinstance(value, str) else None
+    if legacy:
+        return _LEGACY.get(value) if isinstance(value, str) else None
+    return Verdict.spelled(value)
 
 
 def _stop_reason(results: list[HookResult]) -> str | None:
@@ -37,21 +33,21 @@ def _stop_reason(results: list[HookResult]) -> str | None:
     return None
 
 
-def _combine(said: list[tuple[HookDecision, str]], updated: dict[str, Any] | None,
+def _combine(said: list[tuple[Verdict, str]], updated: dict[str, Any] | None,
              stop: str | None) -> HookVerdict:
     if not said and updated is None and stop is None:
         return NO_OPINION
-    decision = max((d for d, _ in said), key=_RANK.__getitem__, default=None)
+    decision = max((d for d, _ in said), default=None)
     reason = "\n".join(r for d, r in said if d == decision and r)
     return HookVerdict(decision=decision, reason=reason, updated_input=updated, stop=stop)
 
 
 def pre_tool_verdict(results: list[HookResult], tool: str) -> HookVerdict:
-    said: list[tuple[HookDecision, str]] = []
+    said: list[tuple[Verdict, str]] = []
     updated: dict[str, Any] | None = None
     for result in results:
         if result.blocked:
-            said.append(("deny", result.stderr.strip() or "blocked by a PreToolUse hook"))
+            said.append((Verdict.DENY, result.stderr.strip() or "blocked by a PreToolUse hook"))
             continue
         output, specific = result.output or {}, result.specific
         decision = (_decision(specific.get("permissionDecision"))
@@ -59,7 +55,7 @@ def pre_tool_verdict(results: list[HookResult], tool: str) -> HookVerdict:
         if decision is not None:
             reason = specific.get("permissionDecisionReason") or output.get("reason") or ""
             said.append((decision, str(reason)))
-        if isinstance(specific.get("updatedInput"), dict) and decision != "deny":
+        if isinstance(specific.get("updatedInput"), dict) and decision is not Verdict.DENY:
             updated = from_hook_input(tool, specific["updatedInput"])
     return _combine(said, updated, _stop_reason(results))
 
@@ -67,17 +63,18 @@ def pre_tool_verdict(results: list[HookResult], tool: str) -> HookVerdict:
 def permission_verdict(results: list[HookResult], tool: str) -> HookVerdict:
     """PermissionRequest: `hookSpecificOutput.decision.behavior` allow/deny with `message` and
     `updatedInput`; exit 2 denies; `permissionDecision` is read too."""
-    said: list[tuple[HookDecision, str]] = []
+    said: list[tuple[Verdict, str]] = []
     updated: dict[str, Any] | None = None
     for result in results:
         if result.blocked:
-            said.append(("deny", result.stderr.strip() or "denied by a PermissionRequest hook"))
+            said.append((Verdict.DENY,
+                         result.stderr.strip() or "denied by a PermissionRequest hook"))
             continue
         behaviour = result.specific.get("decision")
         behaviour = behaviour if isinstance(behaviour, dict) else {}
         said_behaviour = _decision(behaviour.get("behavior"))
         asked = _decision(result.specific.get("permissionDecision"))
-        if said_behaviour in ("allow", "deny"):
+        if said_behaviour in (Verdict.ALLOW, Verdict.DENY):
             said.append((said_behaviour, str(behaviour.get("message") or "")))
             if isinstance(behaviour.get("updatedInput"), dict):
                 updated = from_hook_input(tool, behaviour["updatedInput"])

@@ -25,7 +25,7 @@ class SchemaParams(BaseModel):
         description="MCP tool names as offered (mcp__<server>__<tool>)")
 
 
-class McpSchemaTool(Tool):
+class McpSchemaTool(Tool[SchemaParams]):
     """Looks tools up by name in the manager's current tool list."""
 
     name = SCHEMA_TOOL
@@ -39,8 +39,7 @@ class McpSchemaTool(Tool):
         """`lookup`: tool name -> McpTool or None."""
         self._lookup = lookup
 
-    async def run(self, params: BaseModel, ctx: ToolContext) -> ToolResult:
-        assert isinstance(params, SchemaParams)
+    async def run(self, params: SchemaParams, ctx: ToolContext) -> ToolResult:
         found, missing = [], []
         for name in params.names:
             tool = self._lookup(name)

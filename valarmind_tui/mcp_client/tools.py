@@ -73,7 +73,7 @@ def split_tool_name(name: str) -> tuple[str, str] | None:
     return (server, tool) if sep and server and tool else None
 
 
-class McpTool(Tool):
+class McpTool(Tool[AnyArguments]):
     """One tool of one connected server; calls go through the manager (restart on crash)."""
 
     Params = AnyArguments
@@ -149,7 +149,7 @@ class McpTool(Tool):
             "name": self.name, "description": f"[MCP server {self.server}] {self.description}",
             "parameters": self.full_parameters()}}
 
-    def parse(self, arguments: dict[str, Any]) -> BaseModel:
+    def parse(self, arguments: dict[str, Any]) -> AnyArguments:
         """Arguments checked against the server's own input schema, so a model that never
         loaded the schema gets a clear error with the schema to retry with."""
         problem = schema_problem(self.input_schema, arguments)
@@ -159,13 +159,13 @@ class McpTool(Tool):
                 + json.dumps(self.full_parameters(), ensure_ascii=False)[:4000])
         return super().parse(arguments)
 
-    async def preview(self, params: BaseModel, ctx: ToolContext) -> Preview:
+    async def preview(self, params: AnyArguments, ctx: ToolContext) -> Preview:
         args = json.dumps(params.model_dump(), ensure_ascii=False)
         if len(args) > 300:
             args = args[:300] + "…"
         return Preview(summary=f"MCP {self.server}: {self.mcp_name} {args}")
 
-    async def run(self, params: BaseModel, ctx: ToolContext) -> ToolResult:
+    async def run(self, params: AnyArguments, ctx: ToolContext) -> ToolResult:
         return await self._caller(self.server, self.mcp_name, params.model_dump(),
                                   agent_id=ctx.agent_id)
 

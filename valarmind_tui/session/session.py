@@ -9,41 +9,54 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from valarmind_tui.agents.commit.chain import MessageEditor
 from valarmind_tui.agents.listings import setup_listings
 from valarmind_tui.agents.loop import LoopDeps, run_gated
 from valarmind_tui.agents.orchestrator import Orchestrator
+from valarmind_tui.agents.registry import AgentRegistry
 from valarmind_tui.agents.spec import AgentSpec
+from valarmind_tui.agents.tasks import TaskList
+from valarmind_tui.checkpoints import SessionCheckpoints
 from valarmind_tui.commands.agent import register_mcp_prompts
-from valarmind_tui.commands.registry import CommandResult
+from valarmind_tui.commands.registry import CommandRegistry, CommandResult
 from valarmind_tui.commands.router import run_line
 from valarmind_tui.context.attachments import read_attachment
 from valarmind_tui.context.breakdown import ContextBreakdown, context_breakdown
 from valarmind_tui.context.compaction import compact as compact_history
 from valarmind_tui.context.compaction import should_compact
+from valarmind_tui.context.project_context import ContextLoader
 from valarmind_tui.context.prompt_builder import build_agent_prompt
 from valarmind_tui.context.tokens import count_tokens
 from valarmind_tui.context.transcript import SHOWN_MESSAGES, Transcript, build_transcript
+from valarmind_tui.core.bus import EventBus
 from valarmind_tui.core.errors import HookStopped, ValarMindError
 from valarmind_tui.core.events import Notice, PromptFinished, RunStatus
+from valarmind_tui.hooks import HookRunner
 from valarmind_tui.mcp_client.catalog import schema_source, servers_section
-from valarmind_tui.providers.base import Provider
+from valarmind_tui.mcp_client.manager import McpManager
+from valarmind_tui.plugins.manager import PluginContributions
+from valarmind_tui.providers.base import Provider, UsageTotals
 from valarmind_tui.providers.model_info import DEFAULT_CONTEXT_WINDOW, context_window
 from valarmind_tui.repomap import RepoMapResult
 from valarmind_tui.repomap.refine import build_map, stop_refiners
 from valarmind_tui.safety.gate.approval import ApprovalAnswer, Approver, PermissionMode
 from valarmind_tui.safety.gate.permissions import AgentPermissions
+from valarmind_tui.safety.gate.pipeline import PermissionGate
+from valarmind_tui.safety.sandbox.wrap import Sandbox
+from valarmind_tui.safety.secrets import SecretMasker
 from valarmind_tui.session.approver import InteractiveApprover
-from valarmind_tui.session.records import export_transcript, offline_help, open_store
-from valarmind_tui.session.wiring import build_stack, wire_session
+from valarmind_tui.session.model_choice import ModelChoice
+from valarmind_tui.session.records import export_transcript, offline_help
 from valarmind_tui.settings.config import Settings
+from valarmind_tui.setup.skills import Skill
 from valarmind_tui.store.sessions import SessionStore
 from valarmind_tui.tools.base import ToolContext, ToolResult
 from valarmind_tui.tools.registry import ToolRegistry
-from valarmind_tui.tools.services import switch_mode
+from valarmind_tui.tools.services import ToolServices, switch_mode
 
 
 @dataclass(frozen=True)
@@ -56,51 +69,50 @@ class PromptResult:
     """The quality gates' verdicts when they were required: {name, verdict, evidence}."""
 
 
+@dataclass(eq=False, repr=False, kw_only=True)
 class Session:
-    """One conversation with the project; see the module docstring for the faces' contract."""
+    """One conversation with the project; see the module docstring for the faces' contract.
 
-    def __init__(
-        self, settings: Settings, project_root: Path, *, approver: Approver | None = None,
-        provider: Provider | None = None, tools: ToolRegistry | None = None,
-        store: SessionStore | None = None, session_id: str | None = None,
-    ) -> None:
-        self.settings = settings
-        self.project_root = project_root.resolve()
-        self._model = settings.resolve_model()
-        self._provider = provider
-        stack = build_stack(
-            settings, self.project_root, tools=tools, provider=self.provider,
-            approver=lambda bus: approver or InteractiveApprover(bus),
-        )
-        self.bus = stack.bus
-        self.sandbox = stack.sandbox
-        self.approver: Approver = stack.approver
-        self.gate = stack.gate
-        self.tools = stack.tools
-        self.agents = stack.agents
-        self.commands = stack.commands
-        self.plugins = stack.plugins
-        self.mcp = stack.mcp
-        self.hooks = stack.hooks
-        self.skills = stack.skills
-        self._window = DEFAULT_CONTEXT_WINDOW  # the model's, once a prompt asked for it
-        self.startup_notices = stack.notices
-        self._hook_context = ""
-        self._ended = False
-        self._running: asyncio.Task[PromptResult] | None = None
-        self.store = store
-        parts = wire_session(stack, store=store, session_id=session_id, model=self._model,
-                             transcript=self._export_transcript)
-        self.session_id = parts.session_id
-        self.history = parts.history
-        self._turn_messages: list[dict[str, Any]] = []  # the running turn's, for hooks
-        self.totals = parts.totals
-        self.checkpoints = parts.checkpoints
-        self._context = parts.context
-        self.tasks = parts.tasks
-        self.message_editor = parts.message_editor
-        self.services = parts.services
-        self.secrets = parts.secrets
+    It takes its parts: `session.wiring` is the only place they are built (`build_session`,
+    `open_session`)."""
+
+    settings: Settings
+    project_root: Path
+    bus: EventBus
+    sandbox: Sandbox
+    approver: Approver
+    gate: PermissionGate
+    tools: ToolRegistry
+    agents: AgentRegistry
+    commands: CommandRegistry
+    plugins: PluginContributions
+    mcp: McpManager
+    hooks: HookRunner
+    models: ModelChoice
+    """The model of later prompts and its provider."""
+    startup_notices: list[str]
+    """Warnings for the person, published once a face listens (`start`)."""
+    store: SessionStore | None
+    session_id: str | None
+    """Its id in the store; None when it is not stored."""
+    history: list[dict[str, Any]]
+    totals: UsageTotals
+    checkpoints: SessionCheckpoints
+    project_context: ContextLoader
+    """The project context (VALARMIND.md...) for agents' prompts, cached."""
+    tasks: TaskList
+    message_editor: MessageEditor
+    services: ToolServices
+    """What the session's tools reach: the approver, the mode and the checkpoints."""
+    secrets: SecretMasker
+    skills: list[Skill]
+    _hook_context: str = field(default="", init=False)
+    _window: int = field(default=DEFAULT_CONTEXT_WINDOW, init=False)
+    """The model's context window, once a prompt asked for it (the skill listing's budget)."""
+    _turn_messages: list[dict[str, Any]] = field(default_factory=list, init=False)
+    """The running turn's messages, for hooks' transcript."""
+    _ended: bool = field(default=False, init=False)
+    _running: asyncio.Task[PromptResult] | None = field(default=None, init=False)
 
     async def start(self) -> None:
         """Call once a face listens to the bus: reports plugin warnings, then starts the
@@ -114,19 +126,10 @@ class Session:
             "resume" if self.history else "startup")
         if self.mcp.names():
             await self.mcp.start()
-            window = await asyncio.to_thread(context_window, self._model)  # may import litellm
+            window = await asyncio.to_thread(context_window, self.model)  # may import litellm
             self.mcp.schema_budget = int(window * self.settings.mcp.schema_share)
             self.mcp.register_into(self.tools)
             register_mcp_prompts(self.commands, self.mcp.prompts())
-
-    @classmethod
-    def open(
-        cls, settings: Settings, project_root: Path, *, approver: Approver | None = None,
-        resume: str | None = None,
-    ) -> Session:
-        """A session persisted in the user's SQLite store; `resume` is an id or "last"."""
-        store, session_id = open_store(project_root, resume)
-        return cls(settings, project_root, approver=approver, store=store, session_id=session_id)
 
     # -- state the faces read -------------------------------------------------------------
     @property
@@ -135,12 +138,12 @@ class Session:
 
     @property
     def model(self) -> str | None:
-        return self._model
+        return self.models.model
 
     @property
     def offline(self) -> bool:
         """True when no model is configured: deterministic commands still work."""
-        return self._model is None
+        return self.models.model is None
 
     @property
     def busy(self) -> bool:
@@ -150,8 +153,7 @@ class Session:
         switch_mode(self.gate, self.bus, mode)
 
     def set_model(self, model: str) -> None:
-        self._model = self.settings.resolve_model(model)
-        self._provider = None
+        self.models.choose(model)
 
     # -- intents --------------------------------------------------------------------------
     async def submit(self, prompt: str) -> PromptResult:
@@ -199,7 +201,7 @@ class Session:
         # The tokenizer the prompt is measured with, off the loop: the warm-up may still be
         # loading it, and waiting for it here froze the screen (0.2-0.5 s).
         await asyncio.to_thread(count_tokens, "")
-        self._window = await asyncio.to_thread(context_window, self._model)
+        self._window = await asyncio.to_thread(context_window, self.model)
         await self._compact_if_needed()
         ctx = ToolContext(project_root=self.project_root, sandbox=self.sandbox,
                           services=self.services)
@@ -208,7 +210,7 @@ class Session:
             totals=self.totals, on_message=self._persist_message,
         )
         orchestrator = Orchestrator(
-            deps, self.agents, model=self._model, settings=self.settings, tasks=self.tasks,
+            deps, self.agents, model=self.model, settings=self.settings, tasks=self.tasks,
             max_turns=self.settings.max_turns, system_prompt_for=self.system_prompt,
         )
         self.checkpoints.begin(prompt)
@@ -236,7 +238,7 @@ class Session:
 
     def system_prompt(self, spec: AgentSpec, *, repo_map: str = "") -> str:
         """The agent's prompt plus what it should know about this project."""
-        project = "" if spec.exclude_project_context else self._context.load().text
+        project = "" if spec.exclude_project_context else self.project_context.load().text
         state = f"Project root: {self.project_root}\nPermission mode: {self.mode.value}"
         servers = servers_section(self.mcp, self.tools, spec.name, spec.tools)
         listings = (servers, *setup_listings(spec, self.skills, self.agents, self._window))
@@ -247,7 +249,7 @@ class Session:
 
     def invalidate_context(self) -> None:
         """Forget the cached project context (after VALARMIND.md was written)."""
-        self._context.invalidate()
+        self.project_context.invalidate()
 
     def repo_map(
         self, tokens: int = 1024, chat_files: tuple[str, ...] = (), idents: tuple[str, ...] = ()
@@ -262,7 +264,7 @@ class Session:
         is full)."""
         await self.hooks.pre_compact(trigger)
         provider = None if self.offline else self.provider()
-        self.history, notice = await compact_history(self.history, provider, self._model)
+        self.history, notice = await compact_history(self.history, provider, self.model)
         self.bus.publish(Notice(level="info", message=notice))
         return notice
 
@@ -270,7 +272,7 @@ class Session:
         if not self.history:
             return
         # off the loop: the model's window comes from litellm, which may still be importing
-        window = await asyncio.to_thread(context_window, self._model)
+        window = await asyncio.to_thread(context_window, self.model)
         if should_compact(self.history, window):
             await self.compact("auto")
 
@@ -281,10 +283,11 @@ class Session:
             source = schema_source(tool)
             schemas.setdefault(source, []).append(tool.schema())
         return context_breakdown(
-            system_prompt=self.system_prompt(spec), project_context=self._context.load().text,
-            context_files=[(f.path, f.text) for f in self._context.load().files],
+            system_prompt=self.system_prompt(spec),
+            project_context=self.project_context.load().text,
+            context_files=[(f.path, f.text) for f in self.project_context.load().files],
             tool_schemas=schemas, history=self.history,
-            context_window=context_window(self._model),
+            context_window=context_window(self.model),
             secrets_masked=(self.secrets.values_masked, self.secrets.occurrences),
         )
 
@@ -364,21 +367,16 @@ class Session:
         """Import the model library and run its request path once (providers/warm.py), and
         load the tokenizer the prompt is measured with, so the first prompt does not wait for
         them. Blocking: a face calls it off its UI thread."""
-        self._context.load()  # the first prompt's system prompt reads it
+        self.project_context.load()  # the first prompt's system prompt reads it
         count_tokens("warm-up")
         if not self.offline:
             from valarmind_tui.providers.warm import warm_model_path
 
-            warm_model_path(self._model)
+            warm_model_path(self.model)
 
     def provider(self) -> Provider:
         """The model provider, built on first use (this is where litellm gets imported)."""
-        if self._provider is None:
-            from valarmind_tui.providers.litellm_provider import provider_from_settings
-
-            self._provider = provider_from_settings(self.settings, self._model,
-                                                    self.project_root)
-        return self._provider
+        return self.models.provider()
 
     async def close(self, reason: str = "other") -> None:
         """End the session; `reason` is SessionEnd's: `prompt_input_exit` when the person left
@@ -393,7 +391,7 @@ class Session:
             self.store.close()
 
     # -- persistence ----------------------------------------------------------------------
-    def _export_transcript(self) -> str:
+    def export_transcript(self) -> str:
         """The conversation so far as JSONL, for hooks' `transcript_path`."""
         return export_transcript(self.secrets.mask_data(  # with the turn, for a Stop hook
             [*self.history, *self._turn_messages], cached=True), self.hooks.session_id,

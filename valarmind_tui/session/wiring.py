@@ -15,8 +15,9 @@ MCP manager and sandbox from `build_stack`, so the safety decisions are made onc
 - the model reviewers (user config `[reviewers]`, each off by default) sit in the gate.
 
 `wire_session` adds what one Session owns (checkpoints, task list, usage totals, the typed
-services its tools reach, the store's event log) so that Session holds a conversation, not
-its construction.
+services its tools reach, the store's event log), and `build_session` / `open_session` hand
+all of it to a Session, which holds a conversation, not its construction: this is the only
+place a Session is made.
 """
 
 from __future__ import annotations
@@ -53,7 +54,10 @@ from valarmind_tui.safety.gate.pipeline import PermissionGate
 from valarmind_tui.safety.paths import broad_root_warning
 from valarmind_tui.safety.sandbox.wrap import Sandbox
 from valarmind_tui.safety.secrets import SecretMasker, project_masker
-from valarmind_tui.session.records import restore_interrupted
+from valarmind_tui.session.approver import InteractiveApprover
+from valarmind_tui.session.model_choice import ModelChoice
+from valarmind_tui.session.records import open_store, restore_interrupted
+from valarmind_tui.session.session import Session
 from valarmind_tui.settings.config import Settings, remember_allow_rule
 from valarmind_tui.settings.sections import PermissionSettings
 from valarmind_tui.settings.trust.decision import (
@@ -253,11 +257,10 @@ class SessionParts:
 
 def wire_session(
     stack: Stack, *, store: SessionStore | None, session_id: str | None, model: str | None,
-    transcript: Callable[[], str],
 ) -> SessionParts:
     """The session's own parts, wired to the stack: its conversation created in the `store` or
     resumed from it (`session_id`), its events logged there; sampling counts in its totals;
-    hooks see its id, mode and `transcript` (JSONL of the conversation)."""
+    hooks see its id and mode (and its transcript, once the Session exists: `build_session`)."""
     history: list[dict[str, Any]] = []
     settings = stack.settings
     secrets = project_masker(stack.project_root,
@@ -280,7 +283,6 @@ def wire_session(
         limits=stack.settings.checkpoints)
     gate = stack.gate
     stack.hooks.session_id = session_id or uuid.uuid4().hex
-    stack.hooks.transcript_path = transcript
     stack.hooks.mode = lambda: gate.mode.value
     hooks = stack.hooks
     context = ContextLoader(stack.project_root, cwd=Path.cwd())
@@ -289,3 +291,40 @@ def wire_session(
                        command_env=lambda: hooks.session_env)
     return SessionParts(session_id, history, totals, checkpoints, context, TaskList(stack.bus),
                         MessageEditor(stack.bus), services, secrets)
+
+
+def build_session(
+    settings: Settings, project_root: Path, *, approver: Approver | None = None,
+    provider: Provider | None = None, tools: ToolRegistry | None = None,
+    store: SessionStore | None = None, session_id: str | None = None,
+) -> Session:
+    """A Session on a new stack: not stored unless a `store` is given (`session_id` resumes
+    one of its sessions). Without an `approver` the faces answer approvals (interactive);
+    `provider` replaces the configured model's, `tools` the built-in tools."""
+    root = project_root.resolve()
+    models = ModelChoice(settings, root, provider)
+    stack = build_stack(settings, root, tools=tools, provider=models.provider,
+                        approver=lambda bus: approver or InteractiveApprover(bus))
+    parts = wire_session(stack, store=store, session_id=session_id, model=models.model)
+    session = Session(
+        settings=settings, project_root=root, bus=stack.bus, sandbox=stack.sandbox,
+        approver=stack.approver, gate=stack.gate, tools=stack.tools, agents=stack.agents,
+        commands=stack.commands, plugins=stack.plugins, mcp=stack.mcp, hooks=stack.hooks,
+        models=models, startup_notices=stack.notices, store=store,
+        session_id=parts.session_id, history=parts.history, totals=parts.totals,
+        checkpoints=parts.checkpoints, project_context=parts.context, tasks=parts.tasks,
+        message_editor=parts.message_editor, services=parts.services, secrets=parts.secrets,
+        skills=stack.skills,
+    )
+    stack.hooks.transcript_path = session.export_transcript  # JSONL of the conversation
+    return session
+
+
+def open_session(
+    settings: Settings, project_root: Path, *, approver: Approver | None = None,
+    resume: str | None = None,
+) -> Session:
+    """A session persisted in the user's SQLite store; `resume` is an id or "last"."""
+    store, session_id = open_store(project_root, resume)
+    return build_session(settings, project_root, approver=approver, store=store,
+                         session_id=session_id)

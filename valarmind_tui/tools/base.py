@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from valarmind_tui.core.errors import ToolError
+from valarmind_tui.tools.result import Preview, ToolResult
 from valarmind_tui.tools.services import ToolServices
 
 if TYPE_CHECKING:
@@ -38,33 +39,6 @@ class Risk(StrEnum):
     SPAWN = "spawn"
 
 
-@dataclass(frozen=True)
-class ToolResult:
-    """What a tool returns: text for the model, plus structured extras for the faces."""
-
-    output: str
-    is_error: bool = False
-    diff: str | None = None
-    """Unified diff of a file change, for the UI and approvals."""
-    data: Any = None
-    """Structured result for callers that want more than text (e.g. MCP raw mode)."""
-
-    @classmethod
-    def error(cls, message: str) -> ToolResult:
-        return cls(output=message, is_error=True)
-
-
-@dataclass(frozen=True)
-class Preview:
-    """What an approval prompt shows before a risky call runs."""
-
-    summary: str
-    diff: str | None = None
-    command: str | None = None
-    cwd: str | None = None
-    paths: tuple[str, ...] = ()
-
-
 @dataclass
 class ToolContext:
     """What a running tool may use. Built per agent run by the session."""
@@ -78,11 +52,19 @@ class ToolContext:
     """What every command a tool runs (bash, git) goes through; None runs them unconfined."""
 
 
-class Tool:
-    """Base class of every tool; subclasses set the ClassVars and implement `run`."""
+P = TypeVar("P", bound=BaseModel)
+"""A tool's Params model."""
+
+
+class Tool(Generic[P]):
+    """Base class of every tool: `class ReadFile(Tool[Params])` sets `Params = Params` and the
+    other ClassVars, and implements `run(params: Params, ...)`. What handles tools of any Params
+    (the registry, the gate, the agent loop) holds a `Tool[Any]`: it passes `run` what `parse`
+    returned, which is that tool's own Params."""
 
     name: ClassVar[str]
-    Params: ClassVar[type[BaseModel]]
+    Params: type[P]
+    """The arguments' model (a class variable: mypy cannot type a ClassVar by a TypeVar)."""
     risk: ClassVar[Risk] = Risk.READ
     path_params: ClassVar[tuple[str, ...]] = ()
     """Names of params that hold paths; the gate resolves and classifies them."""
@@ -129,7 +111,7 @@ class Tool:
             },
         }
 
-    def parse(self, arguments: dict[str, Any]) -> BaseModel:
+    def parse(self, arguments: dict[str, Any]) -> P:
         """Validate arguments; raises ToolError with a message the model can act on."""
         try:
             return self.Params.model_validate(arguments)
@@ -140,9 +122,9 @@ class Tool:
             )
             raise ToolError(f"invalid arguments for {self.name}: {problems}") from None
 
-    async def preview(self, params: BaseModel, ctx: ToolContext) -> Preview:
+    async def preview(self, params: P, ctx: ToolContext) -> Preview:
         """What an approval shows; tools that change things override it."""
         return Preview(summary=f"{self.name} {params.model_dump_json(exclude_none=True)}")
 
-    async def run(self, params: BaseModel, ctx: ToolContext) -> ToolResult:
+    async def run(self, params: P, ctx: ToolContext) -> ToolResult:
         raise NotImplementedError

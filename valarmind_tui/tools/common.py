@@ -12,13 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
 from valarmind_tui.core.errors import ToolError
 from valarmind_tui.safety.child_env import child_env
 from valarmind_tui.safety.content import read_regular_bytes
 from valarmind_tui.safety.paths import relative, resolve_in_project
-from valarmind_tui.tools.base import Tool, ToolContext, ToolResult
+from valarmind_tui.tools.base import P, Tool, ToolContext, ToolResult
 
 BINARY_SNIFF_BYTES = 8192
 
@@ -154,10 +152,10 @@ def _text(data: bytes | None) -> str:
     return (data or b"").decode("utf-8", errors="replace")
 
 
-class BuiltinTool(Tool):
+class BuiltinTool(Tool[P]):
     """A built-in tool: `execute` does the work; OS errors become errors the model can read."""
 
-    async def run(self, params: BaseModel, ctx: ToolContext) -> ToolResult:
+    async def run(self, params: P, ctx: ToolContext) -> ToolResult:
         try:
             return await self.execute(params, ctx)
         except ToolError as exc:
@@ -168,5 +166,5 @@ class BuiltinTool(Tool):
         except ValueError as exc:
             return ToolResult.error(f"{self.name} failed: {exc}")
 
-    async def execute(self, params: BaseModel, ctx: ToolContext) -> ToolResult:
+    async def execute(self, params: P, ctx: ToolContext) -> ToolResult:
         raise NotImplementedError

@@ -19,7 +19,7 @@ from valarmind_tui.core.events import ModeChanged, TaskItem
 from valarmind_tui.safety.gate.approval import Approver, PermissionMode
 
 if TYPE_CHECKING:
-    from valarmind_tui.tools.base import ToolResult
+    from valarmind_tui.tools.result import ToolResult
 
 
 @dataclass(frozen=True)

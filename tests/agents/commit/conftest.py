@@ -18,6 +18,7 @@ from valarmind_tui.context.project_commands import commands_of, detect_commands
 from valarmind_tui.core.events import CommitStepFinished, Event
 from valarmind_tui.safety.gate.approval import PolicyApprover
 from valarmind_tui.session.session import Session
+from valarmind_tui.session.wiring import build_session
 from valarmind_tui.settings.config import Settings
 
 IDENTITY = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
@@ -89,7 +90,7 @@ def live(repo: Path, fake_model: Any, monkeypatch: pytest.MonkeyPatch) -> Callab
                              api_key_env="FAKE_API_KEY") if model else Settings())
         settings = settings.trusting_project(trusted)
         approver = PolicyApprover(project_commands=commands_of(detect_commands(repo)))
-        session = Session(settings, repo, approver=approver)
+        session = build_session(settings, repo, approver=approver)
         result = Live(session, repo)
         session.bus.add_listener(result.events.append)
         return result

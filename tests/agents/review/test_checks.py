@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.agents.review.conftest import commit, write
 from valarmind_tui.agents.review.checks import added_lines, scrub
-from valarmind_tui.agents.review.output import fails, sarif
+from valarmind_tui.agents.review.report import fails, sarif
 from valarmind_tui.agents.review.runner import run_review
 
 AWS_KEY = "AKIAZ3MXQ7RT5PLW2KVN"

@@ -18,6 +18,7 @@ from tests.conftest import write_user_config
 from tests.fakes.model_server import ScriptedTurn
 from valarmind_tui.safety.gate.approval import PolicyApprover
 from valarmind_tui.session.session import Session
+from valarmind_tui.session.wiring import build_session, open_session
 from valarmind_tui.settings.config import load_settings
 
 SAMPLE_TOOL = "mcp__everything__trigger-sampling-request"
@@ -86,8 +87,8 @@ async def _session(root: Path, fake_model: Any, monkeypatch: pytest.MonkeyPatch,
     settings = load_settings(root, model="openai/fake-model", api_base=fake_model.openai_base,
                              permission_mode="bypass")
     approver = PolicyApprover(allow_sampling=True)
-    session = (Session.open(settings, root, approver=approver) if stored
-               else Session(settings, root, approver=approver))
+    session = (open_session(settings, root, approver=approver) if stored
+               else build_session(settings, root, approver=approver))
     await session.start()
     return session
 

@@ -16,6 +16,7 @@ from tests.conftest import write_user_config
 from tests.fakes.model_server import ScriptedTurn
 from valarmind_tui.safety.gate.approval import ApprovalAnswer, ApprovalRequest
 from valarmind_tui.session.session import Session
+from valarmind_tui.session.wiring import build_session
 from valarmind_tui.settings.config import load_settings
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "mcp"
@@ -45,7 +46,7 @@ def session_for(root: Path, fake_model: Any, monkeypatch: pytest.MonkeyPatch, *,
     settings = load_settings(root, trusted=trusted, model="openai/fake-model",
                              api_base=fake_model.openai_base, api_key_env="FAKE_API_KEY",
                              permission_mode=mode)
-    return Session(settings, root, approver=approver)
+    return build_session(settings, root, approver=approver)
 
 
 def tool_names(request: dict[str, Any]) -> set[str]:

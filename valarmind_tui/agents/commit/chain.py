@@ -39,7 +39,7 @@ from valarmind_tui.core.errors import UsageError, ValarMindError
 from valarmind_tui.core.events import CommitMessageRequested, CommitStepFinished, RunStatus
 
 if TYPE_CHECKING:
-    from valarmind_tui.agents.review.runner import ReviewReport
+    from valarmind_tui.agents.review.report import ReviewReport
     from valarmind_tui.providers.base import Provider
     from valarmind_tui.safety.sandbox.wrap import Sandbox
     from valarmind_tui.settings.config import Settings

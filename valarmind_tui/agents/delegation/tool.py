@@ -23,7 +23,13 @@ class DelegateItem(BaseModel):
         None, gt=0, description="Seconds it may work (default: its own; capped at its maximum).")
 
 
-class DelegateTool(Tool):
+class DelegateParams(DelegateItem):
+    also: list[DelegateItem] = Field(
+        default_factory=list, description="More specialists to run in parallel."
+    )
+
+
+class DelegateTool(Tool[DelegateParams]):
     name = "delegate"
     risk = Risk.SPAWN
     description = (
@@ -32,10 +38,7 @@ class DelegateTool(Tool):
         "more read-only specialists (search, research, review) at the same time."
     )
 
-    class Params(DelegateItem):
-        also: list[DelegateItem] = Field(
-            default_factory=list, description="More specialists to run in parallel."
-        )
+    Params = DelegateParams
 
     def __init__(self, agents: list[str] | None = None) -> None:
         self.specialists = agents
@@ -51,8 +54,7 @@ class DelegateTool(Tool):
                     target["agent"]["enum"] = list(self.specialists)
         return schema
 
-    # why the ignore below: subclasses narrow params to their own Params (Tool.parse validated them)
-    async def run(self, params: Params, ctx: ToolContext) -> ToolResult:  # type: ignore[override]  # why: above
+    async def run(self, params: DelegateParams, ctx: ToolContext) -> ToolResult:
         delegator = ctx.services.delegator
         if delegator is None:
             return ToolResult.error("delegation is not available to this agent")

@@ -15,17 +15,16 @@ import re
 import shutil
 import sqlite3
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from valarmind_tui.agents.delegation.delegate import Delegator
 from valarmind_tui.agents.read_only import read_only_delegator
-from valarmind_tui.agents.results import ReviewFinding, ReviewResult, Severity, result_dict
+from valarmind_tui.agents.results import ReviewFinding, ReviewResult, Severity
 from valarmind_tui.agents.review import checks
 from valarmind_tui.agents.review.diff import ReviewDiff, gather_diff, run_json
 from valarmind_tui.agents.review.impact import change_impact
-from valarmind_tui.agents.review.output import SEVERITY_ORDER, markdown
+from valarmind_tui.agents.review.report import SEVERITY_ORDER, ReviewReport
 from valarmind_tui.core.bus import EventBus
 from valarmind_tui.providers.base import Provider
 from valarmind_tui.safety.content import holds_secrets
@@ -40,34 +39,6 @@ MODEL_CONFIDENCE = 0.6
 
 NO_MODEL_NOTE = ("No model is configured, so the model review was skipped; only the static "
                  "findings are shown.")
-
-
-@dataclass
-class ReviewReport:
-    """Findings on a change: static (linters) and, when a model ran, the review agent's."""
-
-    target: str
-    files: list[str]
-    diff: str
-    findings: list[ReviewFinding] = field(default_factory=list)
-    result: ReviewResult | None = None
-    model_ran: bool = False
-    linters: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    secret_values: list[str] = field(default_factory=list, repr=False)
-    """Secrets found in the change, only to scrub them from what is shown; never output."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "target": self.target, "files": self.files, "model_ran": self.model_ran,
-            "linters": self.linters, "notes": self.notes,
-            "findings": [result_dict(f) for f in self.findings],
-            "summary": self.result.summary if self.result else None,
-            "approved": self.result.approved if self.result else None,
-        }
-
-    def to_markdown(self) -> str:
-        return markdown(self)
 
 
 async def run_review(

@@ -50,6 +50,7 @@ from valarmind_tui.faces.acp.link import SessionLink
 from valarmind_tui.faces.acp.replay import replay_updates
 from valarmind_tui.safety.gate.approval import PermissionMode
 from valarmind_tui.session.session import Session, offline_help
+from valarmind_tui.session.wiring import open_session
 from valarmind_tui.settings.config import KNOWN_KEYS, McpServerConfig, load_settings
 from valarmind_tui.settings.trust.decision import decide
 from valarmind_tui.store.sessions import SessionStore
@@ -203,7 +204,7 @@ class ValarMindAgent:
         root = root.resolve()
         try:
             settings = load_settings(root, trusted=decide(root).trusted, **self.flags)
-            return Session.open(settings, root, resume=resume)
+            return open_session(settings, root, resume=resume)
         except ValarMindError as exc:
             code = NO_SUCH_SESSION if resume else -32603
             raise error(code, str(exc)) from None

@@ -28,7 +28,7 @@ from valarmind_tui.session.wiring import build_gate
 from valarmind_tui.tools.base import Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
-    from valarmind_tui.agents.review.runner import ReviewReport
+    from valarmind_tui.agents.review.report import ReviewReport
     from valarmind_tui.context.init.write import InitProposal
 
 MAX_JSON_CHARS = 100_000

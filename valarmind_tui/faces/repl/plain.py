@@ -366,13 +366,13 @@ def run_repl(
     """`valarmind --plain` (and any run whose stdout is not a terminal). `settings` may be a
     loader taking the trust answer: on a terminal, a folder whose own configuration nobody
     decided on is asked about first."""
-    from valarmind_tui.session.session import Session
+    from valarmind_tui.session.wiring import open_session
 
     if callable(settings):
         settings = settings(ask_trust(root) if sys.stdin.isatty() else None)
 
     async def main() -> int:
-        session = Session.open(settings, root, resume=getattr(args, "resume", None))
+        session = open_session(settings, root, resume=getattr(args, "resume", None))
         if sys.stdin.isatty():
             reader: LineReader = PromptToolkitReader(session)
         else:

@@ -25,16 +25,16 @@ def build_app(
     after the first frame, so their imports are not on the launch path."""
     resume = getattr(args, "resume", None)
 
-    def open_session(trusted: bool | None = None) -> Session:
-        from valarmind_tui.session.session import Session
+    def make_session(trusted: bool | None = None) -> Session:
+        from valarmind_tui.session.wiring import open_session
 
         if not callable(settings):
             loaded = settings
         else:
             loaded = settings() if trusted is None else settings(trusted)
-        return Session.open(loaded, root, resume=resume)
+        return open_session(loaded, root, resume=resume)
 
-    return ValarMindApp(session_factory=open_session, project_root=root,
+    return ValarMindApp(session_factory=make_session, project_root=root,
                         ask_trust=callable(settings),
                         first_prompt=getattr(args, "first_prompt", None))
 

@@ -9,16 +9,16 @@ path).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
-HookDecision = Literal["allow", "deny", "ask"]
+from valarmind_tui.safety.gate.verdict import Verdict
 
 
 @dataclass(frozen=True)
 class HookVerdict:
     """What the PreToolUse (or PermissionRequest) hooks said about one call."""
 
-    decision: HookDecision | None = None
+    decision: Verdict | None = None
     """None: no hook had an opinion; the pipeline goes on as if there were no hooks."""
     reason: str = ""
     """Why (a deny's reason goes back to the model)."""

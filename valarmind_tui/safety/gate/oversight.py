@@ -13,11 +13,12 @@ Each step answers the gate with a small verdict, never more than the reviewer ma
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from valarmind_tui.safety.gate.appeals import AppealBook, Source
 from valarmind_tui.safety.gate.call import Call
 from valarmind_tui.safety.gate.oversight_points import GateReviewers
+from valarmind_tui.safety.gate.verdict import Verdict
 
 APPEAL_TOOL = "appeal_denial"
 PLAN_TOOL = "exit_plan_mode"
@@ -27,7 +28,8 @@ PLAN_TOOL = "exit_plan_mode"
 class StepVerdict:
     """What a review step tells the gate: allow or deny, with the reason to record."""
 
-    action: Literal["allow", "deny"]
+    action: Verdict
+    """ALLOW or DENY (a reviewer's ask is no verdict: the gate goes on to the person)."""
     reason: str
 
 
@@ -61,9 +63,9 @@ async def tool_approve(reviewers: GateReviewers | None, call: Call, params: Any,
         return None
     said = f": {verdict.reason}" if verdict.reason else ""
     if verdict.decision == "deny":
-        return StepVerdict("deny", f"Denied by the tool-approve reviewer{said}.")
+        return StepVerdict(Verdict.DENY, f"Denied by the tool-approve reviewer{said}.")
     if verdict.decision == "approve" and approvable:
-        return StepVerdict("allow", f"approved by the tool-approve reviewer{said}")
+        return StepVerdict(Verdict.ALLOW, f"approved by the tool-approve reviewer{said}")
     return None
 
 
@@ -78,7 +80,7 @@ async def validate_plan(reviewers: GateReviewers | None, call: Call, params: Any
     if verdict is None or verdict.decision != "reject":
         return None
     why = verdict.reason or "it does not do what was asked"
-    return StepVerdict("deny", (
+    return StepVerdict(Verdict.DENY, (
         f"The plan-validate reviewer rejected the plan: {why}. Revise the plan to do what the "
         f"user asked and call {PLAN_TOOL} again."))
 

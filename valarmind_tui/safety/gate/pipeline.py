@@ -45,8 +45,9 @@ HookStopped, which stops it too). The gate knows tools only by shape (GatedTool)
 by GateHooks: safety sits below tools and hooks in the layers.
 
 This module keeps the order of the steps; each step lives in its own room: call_rules (what
-the rules and permissions say), mode_policy (what the mode says), gate_asking (reviewers, hooks
-and the Approver), gate_reviews (the model reviewers), denials (counting and escalation).
+the rules and permissions say), mode (what the mode says), asking (reviewers, hooks
+and the Approver, given what it needs as `Asking`), oversight (the model reviewers), denials
+(counting and escalation).
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ from valarmind_tui.safety.gate import call_rules
 from valarmind_tui.safety.gate import oversight as gate_reviews
 from valarmind_tui.safety.gate.appeals import AppealBook
 from valarmind_tui.safety.gate.approval import Approver, PermissionMode
-from valarmind_tui.safety.gate.asking import ask, ask_protected
+from valarmind_tui.safety.gate.asking import Asking, ask, ask_protected
 from valarmind_tui.safety.gate.call import Call, GatedTool, agent_kind, describe_call
 from valarmind_tui.safety.gate.call_rules import RuleBook, suggested_rule
 from valarmind_tui.safety.gate.denials import PERSON_AGENT_ID, DenialTally, GateDecision
@@ -77,6 +78,7 @@ from valarmind_tui.safety.gate.mode import allowed_by_mode, plan_mode_refusal
 from valarmind_tui.safety.gate.oversight_points import GateReviewers
 from valarmind_tui.safety.gate.permissions import AgentPermissions
 from valarmind_tui.safety.gate.rules import Rule
+from valarmind_tui.safety.gate.verdict import Verdict
 from valarmind_tui.settings.config import PermissionSettings
 
 __all__ = ["GateDecision", "GatedTool", "PermissionGate", "agent_kind"]
@@ -131,7 +133,7 @@ class PermissionGate:
         verdict = await self.hooks.pre_tool_use(tool.name, params, ctx)
         if verdict.stop is not None:
             raise HookStopped(f"Stopped by a PreToolUse hook: {verdict.stop}")
-        if verdict.decision == "deny":
+        if verdict.decision is Verdict.DENY:
             return self._deny(call, f"Blocked by a PreToolUse hook: {verdict.reason or 'denied'}")
         if verdict.updated_input is None:
             return await self._pipeline(call, params, ctx, permissions, verdict)
@@ -183,24 +185,24 @@ class PermissionGate:
         if refusal is not None:
             return self._deny(call, refusal)
         if call.protected and self.rules.person_allows(call) is None:
-            return await ask_protected(self, call, params, ctx)
+            return await ask_protected(self._asking(), call, params, ctx)
         if call.sensitive:
             reason = f"{', '.join(call.sensitive)} may hold secrets"
-            return await ask(self, call, params, ctx, reason, rule="", strict=True)
+            return await ask(self._asking(), call, params, ctx, reason, rule="", strict=True)
         maybe_denied = self.rules.deny_may_apply(call)
         if maybe_denied is not None:
             deny_rule, reason = maybe_denied
-            return await ask(self, call, params, ctx, reason, rule="", strict=True,
+            return await ask(self._asking(), call, params, ctx, reason, rule="", strict=True,
                              deny_rule=str(deny_rule))
         asking_rule = self.rules.asked_by(call)
         if asking_rule is not None:
-            return await ask(self, call, params, ctx, f"the ask rule {asking_rule} matches",
-                             rule="", strict=True)
-        if verdict.decision == "ask":
+            return await ask(self._asking(), call, params, ctx,
+                             f"the ask rule {asking_rule} matches", rule="", strict=True)
+        if verdict.decision is Verdict.ASK:
             reason = f"a PreToolUse hook asks: {verdict.reason or 'confirm this call'}"
-            return await ask(self, call, params, ctx, reason, rule=suggested_rule(call),
+            return await ask(self._asking(), call, params, ctx, reason, rule=suggested_rule(call),
                              approvable=False)
-        if verdict.decision == "allow":
+        if verdict.decision is Verdict.ALLOW:
             said = f": {verdict.reason}" if verdict.reason else ""
             return GateDecision(True, f"allowed by a PreToolUse hook{said}")
         if call.risk == "execute" and self.unconfined_commands_ask:
@@ -208,7 +210,7 @@ class PermissionGate:
             if allowing is not None:
                 return GateDecision(True, f"allowed by the rule {allowing}")
             reason = "runs a command, and no sandbox is available to confine it"
-            return await ask(self, call, params, ctx, reason, rule=suggested_rule(call),
+            return await ask(self._asking(), call, params, ctx, reason, rule=suggested_rule(call),
                              approvable=False)
         by_mode = allowed_by_mode(self.mode, call)
         if by_mode is not None:
@@ -221,7 +223,7 @@ class PermissionGate:
             "web": "uses the network"}.get(call.risk, f"{call.risk} tool")
         if call.unparseable:
             reason += f" (not checked by the rules: {'; '.join(call.unparseable)})"
-        return await ask(self, call, params, ctx, reason, rule=suggested_rule(call))
+        return await ask(self._asking(), call, params, ctx, reason, rule=suggested_rule(call))
 
     def refusal(self, call: Call, permissions: AgentPermissions) -> str | None:
         """Why the call is refused outright after the deny rules and the PreToolUse hooks
@@ -232,6 +234,29 @@ class PermissionGate:
         if call.outside is not None:
             return call.outside
         return plan_mode_refusal(self.mode, call)
+
+    def _asking(self) -> Asking:
+        """What the ask step uses, as the gate holds it now (a test or a face may have put
+        another approver in)."""
+        return Asking(self.approver, self.hooks, self.reviewers, self.appeals, self.denials,
+                      lambda rule, project: self.remember(rule, project=project),
+                      self._updated_input_problem)
+
+    def _updated_input_problem(self, call: Call, new: Any, ctx: Any) -> str | None:
+        """Why a PermissionRequest hook's `updatedInput` may not run: it must pass what the
+        hook could not answer (deny rules, permissions, paths, protected and sensitive paths,
+        a command the rules cannot fully check)."""
+        changed = describe_call(self.project_root, call.tool, new, ctx)
+        if self.rules.denied_by(changed) is not None:
+            return "a deny rule refuses it"
+        if call.permissions is not None:
+            refused = self.refusal(changed, call.permissions)
+            if refused is not None:
+                return refused
+        if (changed.protected or changed.sensitive or changed.unparseable
+                or self.rules.deny_may_apply(changed)):
+            return "it writes a protected or sensitive path, or cannot be fully checked"
+        return None
 
     # -- what the session asks of the gate -----------------------------------------------
     async def appeal(self, denial_id: str, justification: str, agent_id: str) -> tuple[bool, str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
@@ -45,9 +44,9 @@ def _note(plan: EditPlan) -> str:
     return f" Replaced {len(plan.ranges)} occurrences." if len(plan.ranges) > 1 else ""
 
 
-class EditFile(BuiltinTool):
+class EditFile(BuiltinTool[EditParams]):
     name = "edit_file"
-    Params: ClassVar[type[BaseModel]] = EditParams
+    Params = EditParams
     risk = Risk.WRITE
     path_params = ("path",)
     description = "Replace text in a file."
@@ -80,8 +79,7 @@ class EditFile(BuiltinTool):
             raise ToolError(f"{shown}: {exc}") from None
         return path, text, plan.new_text, _note(plan)
 
-    async def preview(self, params: BaseModel, ctx: ToolContext) -> Preview:
-        assert isinstance(params, EditParams)
+    async def preview(self, params: EditParams, ctx: ToolContext) -> Preview:
         try:
             path, old, new, note = self._plan(params, ctx)
         except ToolError as exc:
@@ -91,8 +89,7 @@ class EditFile(BuiltinTool):
         return Preview(summary=f"Edit {shown} ({diff_stats(diff)}).{note}", diff=diff,
                        paths=(shown,))
 
-    async def execute(self, params: BaseModel, ctx: ToolContext) -> ToolResult:
-        assert isinstance(params, EditParams)
+    async def execute(self, params: EditParams, ctx: ToolContext) -> ToolResult:
         try:
             path, old, new, note = self._plan(params, ctx)
         except ToolError as exc:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from pydantic import BaseModel, Field
 
 from valarmind_tui.safety.ignore import GitignoreWalker
@@ -14,7 +12,7 @@ from valarmind_tui.tools.common import BuiltinTool, rel, resolve
 MAX_RESULTS = 500
 
 
-class Params(BaseModel):
+class GlobParams(BaseModel):
     pattern: str = Field(
         description="Glob pattern relative to `path`, e.g. `**/*.py` (any depth) or `src/*.ts`."
     )
@@ -23,15 +21,14 @@ class Params(BaseModel):
     )
 
 
-class Glob(BuiltinTool):
+class Glob(BuiltinTool[GlobParams]):
     name = "glob"
-    Params: ClassVar[type[BaseModel]] = Params
+    Params = GlobParams
     risk = Risk.READ
     path_params = ("path",)
     description = "Find files by glob pattern."
 
-    async def execute(self, params: BaseModel, ctx: ToolContext) -> ToolResult:
-        assert isinstance(params, Params)
+    async def execute(self, params: GlobParams, ctx: ToolContext) -> ToolResult:
         pattern = params.pattern.strip().removeprefix("./")
         if not pattern or pattern.startswith("/") or ".." in pattern.split("/"):
             return ToolResult.error(

@@ -12,7 +12,7 @@ import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -54,9 +54,9 @@ def find_rg() -> str | None:
     return shutil.which("rg")
 
 
-class Grep(BuiltinTool):
+class Grep(BuiltinTool[GrepParams]):
     name = "grep"
-    Params: ClassVar[type[BaseModel]] = GrepParams
+    Params = GrepParams
     risk = Risk.READ
     path_params = ("path",)
     description = "Search file contents with a regular expression."
@@ -67,8 +67,7 @@ class Grep(BuiltinTool):
     def rg_path(self) -> str | None:
         return None if self.backend == "python" else find_rg()
 
-    async def execute(self, params: BaseModel, ctx: ToolContext) -> ToolResult:
-        assert isinstance(params, GrepParams)
+    async def execute(self, params: GrepParams, ctx: ToolContext) -> ToolResult:
         target = resolve(ctx, params.path or ".")
         if not target.exists():
             return ToolResult.error(f"{rel(ctx, target)} does not exist.")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import mimetypes
 from pathlib import Path
-from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
@@ -24,7 +23,7 @@ MAX_LINE_CHARS = 2000
 MAX_OUTPUT_CHARS = 100_000
 
 
-class Params(BaseModel):
+class ReadFileParams(BaseModel):
     path: str = Field(description="Path of the file, relative to the project root (or absolute).")
     offset: int | None = Field(
         default=None, ge=1, description="1-based line number to start reading from."
@@ -66,15 +65,14 @@ def number_lines(path: Path, start: int, limit: int) -> tuple[list[str], int, bo
     return out, total, capped
 
 
-class ReadFile(BuiltinTool):
+class ReadFile(BuiltinTool[ReadFileParams]):
     name = "read_file"
-    Params: ClassVar[type[BaseModel]] = Params
+    Params = ReadFileParams
     risk = Risk.READ
     path_params = ("path",)
     description = "Read a text file with line numbers."
 
-    async def execute(self, params: BaseModel, ctx: ToolContext) -> ToolResult:
-        assert isinstance(params, Params)
+    async def execute(self, params: ReadFileParams, ctx: ToolContext) -> ToolResult:
         path = resolve(ctx, params.path)
         shown = rel(ctx, path)
         if not path.exists():

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
@@ -24,7 +23,7 @@ MAX_TOTAL_CHARS = 200_000
 GLOB_CHARS = frozenset("*?[")
 
 
-class Params(BaseModel):
+class ReadManyParams(BaseModel):
     paths: list[str] = Field(
         min_length=1,
         description="Files to read, relative to the project root; glob patterns such as "
@@ -32,15 +31,14 @@ class Params(BaseModel):
     )
 
 
-class ReadManyFiles(BuiltinTool):
+class ReadManyFiles(BuiltinTool[ReadManyParams]):
     name = "read_many_files"
-    Params: ClassVar[type[BaseModel]] = Params
+    Params = ReadManyParams
     risk = Risk.READ
     path_params = ("paths",)
     description = "Read several text files at once."
 
-    async def execute(self, params: BaseModel, ctx: ToolContext) -> ToolResult:
-        assert isinstance(params, Params)
+    async def execute(self, params: ReadManyParams, ctx: ToolContext) -> ToolResult:
         notes: list[str] = []
         files = self._expand(params.paths, ctx, notes)
         if len(files) > MAX_FILES:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
@@ -11,7 +10,7 @@ from valarmind_tui.tools.base import Risk, ToolContext, ToolResult
 from valarmind_tui.tools.common import BuiltinTool
 
 
-class Params(BaseModel):
+class RepoMapParams(BaseModel):
     tokens: int = Field(default=1024, ge=128, le=16384,
                         description="Token budget of the map (default 1024).")
     focus_files: list[str] = Field(
@@ -25,14 +24,13 @@ class Params(BaseModel):
                     "for each, the files that reference it and a line in each.")
 
 
-class RepoMapTool(BuiltinTool):
+class RepoMapTool(BuiltinTool[RepoMapParams]):
     name = "repo_map"
-    Params: ClassVar[type[BaseModel]] = Params
+    Params = RepoMapParams
     risk = Risk.READ
     description = "A ranked map of the repository's most important definitions."
 
-    async def execute(self, params: BaseModel, ctx: ToolContext) -> ToolResult:
-        assert isinstance(params, Params)
+    async def execute(self, params: RepoMapParams, ctx: ToolContext) -> ToolResult:
         from valarmind_tui.repomap import RepoMap
         from valarmind_tui.repomap.refine import build_map
 

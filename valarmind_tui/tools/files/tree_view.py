@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
@@ -15,7 +14,7 @@ MAX_ENTRIES = 800
 MAX_DEPTH = 10
 
 
-class Params(BaseModel):
+class TreeParams(BaseModel):
     path: str | None = Field(
         default=None, description="Directory to show (default: the project root)."
     )
@@ -24,15 +23,14 @@ class Params(BaseModel):
     )
 
 
-class TreeView(BuiltinTool):
+class TreeView(BuiltinTool[TreeParams]):
     name = "tree_view"
-    Params: ClassVar[type[BaseModel]] = Params
+    Params = TreeParams
     risk = Risk.READ
     path_params = ("path",)
     description = "Show the directory tree."
 
-    async def execute(self, params: BaseModel, ctx: ToolContext) -> ToolResult:
-        assert isinstance(params, Params)
+    async def execute(self, params: TreeParams, ctx: ToolContext) -> ToolResult:
         base = resolve(ctx, params.path or ".")
         if not base.is_dir():
             return ToolResult.error(f"{rel(ctx, base)} is not a directory.")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
@@ -20,7 +19,7 @@ from valarmind_tui.tools.common import (
 )
 
 
-class Params(BaseModel):
+class WriteParams(BaseModel):
     path: str = Field(description="Path of the file to write, relative to the project root.")
     content: str = Field(description="The complete new content of the file.")
 
@@ -54,15 +53,14 @@ def commit_change(
     return ToolResult(text, diff=diff, data={"path": shown})
 
 
-class WriteFile(BuiltinTool):
+class WriteFile(BuiltinTool[WriteParams]):
     name = "write_file"
-    Params: ClassVar[type[BaseModel]] = Params
+    Params = WriteParams
     risk = Risk.WRITE
     path_params = ("path",)
     description = "Create or overwrite a file."
 
-    async def preview(self, params: BaseModel, ctx: ToolContext) -> Preview:
-        assert isinstance(params, Params)
+    async def preview(self, params: WriteParams, ctx: ToolContext) -> Preview:
         path = resolve(ctx, params.path)
         shown = rel(ctx, path)
         old = current_text(path)
@@ -70,7 +68,6 @@ class WriteFile(BuiltinTool):
         verb = "Create" if old is None else "Overwrite"
         return Preview(summary=f"{verb} {shown} ({diff_stats(diff)})", diff=diff, paths=(shown,))
 
-    async def execute(self, params: BaseModel, ctx: ToolContext) -> ToolResult:
-        assert isinstance(params, Params)
+    async def execute(self, params: WriteParams, ctx: ToolContext) -> ToolResult:
         path = resolve(ctx, params.path)
         return commit_change(ctx, path, current_text(path), params.content)

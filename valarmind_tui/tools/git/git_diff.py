@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from pydantic import BaseModel, Field
 
 from valarmind_tui.safety.content import redact_sensitive_diff
@@ -13,7 +11,7 @@ from valarmind_tui.tools.git.refs import verify_revision
 from valarmind_tui.tools.git.run import run_git
 
 
-class Params(BaseModel):
+class GitDiffParams(BaseModel):
     staged: bool = Field(
         default=False, description="Show staged changes (the index) instead of unstaged ones."
     )
@@ -26,15 +24,14 @@ class Params(BaseModel):
     )
 
 
-class GitDiff(BuiltinTool):
+class GitDiff(BuiltinTool[GitDiffParams]):
     name = "git_diff"
-    Params: ClassVar[type[BaseModel]] = Params
+    Params = GitDiffParams
     risk = Risk.READ
     path_params = ("paths",)
     description = "Show git diffs."
 
-    async def execute(self, params: BaseModel, ctx: ToolContext) -> ToolResult:
-        assert isinstance(params, Params)
+    async def execute(self, params: GitDiffParams, ctx: ToolContext) -> ToolResult:
         args = ["diff", "--no-ext-diff", "--no-textconv", "--no-color"]
         if params.staged:
             args.append("--cached")

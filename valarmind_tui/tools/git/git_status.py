@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from pydantic import BaseModel
 
 from valarmind_tui.tools.base import Risk, ToolContext, ToolResult
@@ -11,17 +9,17 @@ from valarmind_tui.tools.common import BuiltinTool
 from valarmind_tui.tools.git.run import run_git
 
 
-class Params(BaseModel):
+class GitStatusParams(BaseModel):
     pass
 
 
-class GitStatus(BuiltinTool):
+class GitStatus(BuiltinTool[GitStatusParams]):
     name = "git_status"
-    Params: ClassVar[type[BaseModel]] = Params
+    Params = GitStatusParams
     risk = Risk.READ
     description = "Show the git branch and changed files."
 
-    async def execute(self, params: BaseModel, ctx: ToolContext) -> ToolResult:
+    async def execute(self, params: GitStatusParams, ctx: ToolContext) -> ToolResult:
         result = await run_git(["status", "--short", "--branch", "--untracked-files=all"], ctx)
         if result.is_error:
             return result

@@ -20,7 +20,13 @@ class AppealDesk(Protocol):
                      ) -> tuple[bool, str]: ...
 
 
-class AppealDenialTool(Tool):
+class AppealParams(BaseModel):
+    denial_id: str = Field(description="The id given in the denial, e.g. denial-1a2b3c4d.")
+    justification: str = Field(min_length=1, description=(
+        "Why the denied call is needed for the user's request and safe."))
+
+
+class AppealDenialTool(Tool[AppealParams]):
     name = "appeal_denial"
     risk = Risk.READ
     description = (
@@ -30,16 +36,12 @@ class AppealDenialTool(Tool):
         "own denial cannot be appealed."
     )
 
-    class Params(BaseModel):
-        denial_id: str = Field(description="The id given in the denial, e.g. denial-1a2b3c4d.")
-        justification: str = Field(min_length=1, description=(
-            "Why the denied call is needed for the user's request and safe."))
+    Params = AppealParams
 
     def __init__(self, desk: AppealDesk) -> None:
         self.desk = desk
 
-    # why the ignore below: subclasses narrow params to their own Params (Tool.parse validated them)
-    async def run(self, params: Params, ctx: ToolContext) -> ToolResult:  # type: ignore[override]  # why: above
+    async def run(self, params: AppealParams, ctx: ToolContext) -> ToolResult:
         overturned, text = await self.desk.appeal(params.denial_id, params.justification,
                                                   ctx.agent_id)
         return ToolResult(text, data={"overturned": overturned})

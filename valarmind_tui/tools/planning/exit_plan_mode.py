@@ -16,7 +16,11 @@ from valarmind_tui.safety.gate.approval import ApprovalRequest, PermissionMode
 from valarmind_tui.tools.base import Preview, Risk, Tool, ToolContext, ToolResult
 
 
-class ExitPlanModeTool(Tool):
+class PlanParams(BaseModel):
+    plan: str = Field(description="The plan (Markdown): steps, files to change, risks, checks.")
+
+
+class ExitPlanModeTool(Tool[PlanParams]):
     name = "exit_plan_mode"
     risk = Risk.READ
     description = (
@@ -24,15 +28,12 @@ class ExitPlanModeTool(Tool):
         "mode ends and you carry the plan out; if rejected, revise it with the user's feedback."
     )
 
-    class Params(BaseModel):
-        plan: str = Field(description="The plan (Markdown): steps, files to change, risks, checks.")
+    Params = PlanParams
 
-    # why the ignore below: subclasses narrow params to their own Params (Tool.parse validated them)
-    async def preview(self, params: Params, ctx: ToolContext) -> Preview:  # type: ignore[override]  # why: above
+    async def preview(self, params: PlanParams, ctx: ToolContext) -> Preview:
         return Preview(summary="Approve this plan and leave plan mode?", diff=params.plan)
 
-    # why the ignore below: subclasses narrow params to their own Params (Tool.parse validated them)
-    async def run(self, params: Params, ctx: ToolContext) -> ToolResult:  # type: ignore[override]  # why: above
+    async def run(self, params: PlanParams, ctx: ToolContext) -> ToolResult:
         services = ctx.services
         approver, set_mode = services.approver, services.set_mode
         if approver is None or set_mode is None:

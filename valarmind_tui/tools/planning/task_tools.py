@@ -29,37 +29,41 @@ def _row(item: TaskItem) -> dict[str, Any]:
             "depends_on": list(item.depends_on)}
 
 
-class TaskCreateTool(Tool):
+class TaskCreateParams(BaseModel):
+    title: str = Field(description="What has to be done.")
+    owner: str | None = Field(None, description="Agent that will do it (code, test...).")
+    depends_on: list[str] = Field(default_factory=list, description="Ids of blocking tasks.")
+
+
+class TaskCreateTool(Tool[TaskCreateParams]):
     name = "task_create"
     risk = Risk.READ
     description = "Add a task to the task list (title, owner agent, dependencies by task id)."
 
-    class Params(BaseModel):
-        title: str = Field(description="What has to be done.")
-        owner: str | None = Field(None, description="Agent that will do it (code, test...).")
-        depends_on: list[str] = Field(default_factory=list, description="Ids of blocking tasks.")
+    Params = TaskCreateParams
 
-    # why the ignore below: subclasses narrow params to their own Params (Tool.parse validated them)
-    async def run(self, params: Params, ctx: ToolContext) -> ToolResult:  # type: ignore[override]  # why: above
+    async def run(self, params: TaskCreateParams, ctx: ToolContext) -> ToolResult:
         tasks = _tasks(ctx)
         item = tasks.create(params.title, owner=params.owner, depends_on=tuple(params.depends_on))
         return ToolResult(f"Created {item.id}.\n{tasks.render()}", data=_row(item))
 
 
-class TaskUpdateTool(Tool):
+class TaskUpdateParams(BaseModel):
+    id: str = Field(description="Task id, e.g. t1.")
+    status: Status | None = None
+    owner: str | None = None
+    depends_on: list[str] | None = None
+    title: str | None = None
+
+
+class TaskUpdateTool(Tool[TaskUpdateParams]):
     name = "task_update"
     risk = Risk.READ
     description = "Change a task's status, owner, dependencies or title."
 
-    class Params(BaseModel):
-        id: str = Field(description="Task id, e.g. t1.")
-        status: Status | None = None
-        owner: str | None = None
-        depends_on: list[str] | None = None
-        title: str | None = None
+    Params = TaskUpdateParams
 
-    # why the ignore below: subclasses narrow params to their own Params (Tool.parse validated them)
-    async def run(self, params: Params, ctx: ToolContext) -> ToolResult:  # type: ignore[override]  # why: above
+    async def run(self, params: TaskUpdateParams, ctx: ToolContext) -> ToolResult:
         tasks = _tasks(ctx)
         item = tasks.update(
             params.id, status=params.status, owner=params.owner, title=params.title,
@@ -68,16 +72,18 @@ class TaskUpdateTool(Tool):
         return ToolResult(f"Updated {item.id}.\n{tasks.render()}", data=_row(item))
 
 
-class TaskListTool(Tool):
+class TaskListParams(BaseModel):
+    pass
+
+
+class TaskListTool(Tool[TaskListParams]):
     name = "task_list"
     risk = Risk.READ
     description = "Show the task list with status, owners and dependencies."
 
-    class Params(BaseModel):
-        pass
+    Params = TaskListParams
 
-    # why the ignore below: subclasses narrow params to their own Params (Tool.parse validated them)
-    async def run(self, params: Params, ctx: ToolContext) -> ToolResult:  # type: ignore[override]  # why: above
+    async def run(self, params: TaskListParams, ctx: ToolContext) -> ToolResult:
         tasks = _tasks(ctx)
         return ToolResult(tasks.render(), data=[_row(t) for t in tasks.items()])
 

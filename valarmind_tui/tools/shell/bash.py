@@ -15,7 +15,7 @@ import shutil
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
@@ -32,7 +32,7 @@ TAIL_BYTES = 15_000
 DRAIN_GRACE_S = 1.0
 
 
-class Params(BaseModel):
+class BashParams(BaseModel):
     command: str = Field(description="The shell command to run (bash -c), in the project root.")
     timeout: float | None = Field(
         default=None, gt=0,
@@ -86,9 +86,9 @@ async def _pump(stream: asyncio.StreamReader, buffer: OutputBuffer) -> None:
         buffer.feed(chunk)
 
 
-class Bash(BuiltinTool):
+class Bash(BuiltinTool[BashParams]):
     name = "bash"
-    Params: ClassVar[type[BaseModel]] = Params
+    Params = BashParams
     risk = Risk.EXECUTE
     description = "Run a shell command in the project root."
 
@@ -100,8 +100,7 @@ class Bash(BuiltinTool):
     def sandbox_for(self, ctx: ToolContext) -> Sandbox | None:
         return self.sandbox if self.sandbox is not None else ctx.sandbox
 
-    async def preview(self, params: BaseModel, ctx: ToolContext) -> Preview:
-        assert isinstance(params, Params)
+    async def preview(self, params: BashParams, ctx: ToolContext) -> Preview:
         cwd = str(ctx.project_root.resolve())
         how = "Run (with network)" if params.network else "Run"
         return Preview(summary=f"{how}: {params.command}", command=params.command, cwd=cwd)
@@ -114,10 +113,9 @@ class Bash(BuiltinTool):
             return argv
         return sandbox.wrap(argv, cwd, env=env, network=network or None)
 
-    async def execute(self, params: BaseModel, ctx: ToolContext) -> ToolResult:
+    async def execute(self, params: BashParams, ctx: ToolContext) -> ToolResult:
         """Run the command; in the sandbox, under its guard, whose report (what it undid in
         the project's protected paths) ends the output the model and the person see."""
-        assert isinstance(params, Params)
         sandbox = self.sandbox_for(ctx)
         if sandbox is None:
             return await self._run(params, ctx, None)
@@ -129,9 +127,8 @@ class Bash(BuiltinTool):
             return result
         return replace(result, output=f"{result.output}\n{report}", is_error=True)
 
-    async def _run(self, params: BaseModel, ctx: ToolContext,
+    async def _run(self, params: BashParams, ctx: ToolContext,
                    sandbox: Sandbox | None) -> ToolResult:
-        assert isinstance(params, Params)
         cwd = ctx.project_root.resolve()
         timeout = effective_timeout(params.timeout)
         extra = ctx.services.command_env

@@ -96,21 +96,22 @@ async def fetch_markdown(url: str) -> str:
     return text
 
 
-class WebFetchTool(Tool):
+class FetchParams(BaseModel):
+    url: str = Field(description="The http(s) URL to fetch.")
+    prompt: str | None = Field(None, description="What you are looking for in the page.")
+
+
+class WebFetchTool(Tool[FetchParams]):
     name = "web_fetch"
     risk = Risk.WEB
     description = "Fetch a web page (http/https) and return it as Markdown. Cached 15 minutes."
 
-    class Params(BaseModel):
-        url: str = Field(description="The http(s) URL to fetch.")
-        prompt: str | None = Field(None, description="What you are looking for in the page.")
+    Params = FetchParams
 
-    # why the ignore below: subclasses narrow params to their own Params (Tool.parse validated them)
-    async def preview(self, params: Params, ctx: ToolContext) -> Preview:  # type: ignore[override]  # why: above
+    async def preview(self, params: FetchParams, ctx: ToolContext) -> Preview:
         return Preview(summary=f"fetch {params.url}")
 
-    # why the ignore below: subclasses narrow params to their own Params (Tool.parse validated them)
-    async def run(self, params: Params, ctx: ToolContext) -> ToolResult:  # type: ignore[override]  # why: above
+    async def run(self, params: FetchParams, ctx: ToolContext) -> ToolResult:
         url = params.url.strip()
         if not re.match(r"^https?://[^\s/]+", url):
             return ToolResult.error(f"not an http(s) URL: {url!r}")

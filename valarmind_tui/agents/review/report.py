@@ -1,5 +1,5 @@
-"""A review's findings for people (Markdown grouped by severity) and machines (SARIF 2.1.0),
-and the `--fail-on` decision.
+"""A review's report: its findings, for people (Markdown grouped by severity) and machines
+(SARIF 2.1.0), and the `--fail-on` decision.
 
 Findings never hold a secret's value (review_checks keeps only its kind and length), so every
 output can be printed or uploaded as it is.
@@ -7,18 +7,45 @@ output can be printed or uploaded as it is.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Any
 
 from valarmind_tui import __version__
-from valarmind_tui.agents.results import ReviewFinding
-
-if TYPE_CHECKING:
-    from valarmind_tui.agents.review.runner import ReviewReport
+from valarmind_tui.agents.results import ReviewFinding, ReviewResult, result_dict
 
 SEVERITIES = ("critical", "major", "minor", "info")
 SEVERITY_ORDER = {s: i for i, s in enumerate(SEVERITIES)}
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _SARIF_LEVEL = {"critical": "error", "major": "error", "minor": "warning", "info": "note"}
+
+
+@dataclass
+class ReviewReport:
+    """Findings on a change: static (linters) and, when a model ran, the review agent's."""
+
+    target: str
+    files: list[str]
+    diff: str
+    findings: list[ReviewFinding] = field(default_factory=list)
+    result: ReviewResult | None = None
+    model_ran: bool = False
+    linters: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    secret_values: list[str] = field(default_factory=list, repr=False)
+    """Secrets found in the change, only to scrub them from what is shown; never output."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "target": self.target, "files": self.files, "model_ran": self.model_ran,
+            "linters": self.linters, "notes": self.notes,
+            "findings": [result_dict(f) for f in self.findings],
+            "summary": self.result.summary if self.result else None,
+            "approved": self.result.approved if self.result else None,
+        }
+
+    def to_markdown(self) -> str:
+        return markdown(self)
+
 
 
 def fails(findings: list[ReviewFinding], threshold: str) -> bool:

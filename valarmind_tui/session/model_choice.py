@@ -1,0 +1,35 @@
+"""The session's model and its provider: chosen from the settings, changed by /model, and built
+on first use (this is where litellm gets imported)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from valarmind_tui.providers.base import Provider
+from valarmind_tui.settings.config import Settings
+
+
+class ModelChoice:
+    """One session's model; `provider()` builds its provider once per model."""
+
+    def __init__(self, settings: Settings, project_root: Path,
+                 provider: Provider | None = None) -> None:
+        """`provider`: one to use instead of the configured model's (tests, benchmarks)."""
+        self.settings = settings
+        self.project_root = project_root
+        self.model: str | None = settings.resolve_model()
+        self.built: Provider | None = provider
+        """The provider in use, None until the first call of `provider()` needs it."""
+
+    def choose(self, model: str) -> None:
+        """/model: later prompts use `model` (its provider is built when first needed)."""
+        self.model = self.settings.resolve_model(model)
+        self.built = None
+
+    def provider(self) -> Provider:
+        """The model provider, built on first use."""
+        if self.built is None:
+            from valarmind_tui.providers.litellm_provider import provider_from_settings
+
+            self.built = provider_from_settings(self.settings, self.model, self.project_root)
+        return self.built
