@@ -12,7 +12,7 @@ from tests.fakes.model_server import ScriptedTurn
 from tests.setup.helpers import place, trust
 from valarmind_tui.core.events import Notice
 from valarmind_tui.safety.gate.approval import ApprovalAnswer, ApprovalRequest, PolicyApprover
-from valarmind_tui.session.session import Session
+from valarmind_tui.session.wiring import build_session
 from valarmind_tui.settings.config import load_settings
 from valarmind_tui.settings.trust.decision import decide
 from valarmind_tui.setup.commands import load_commands, scan_commands
@@ -77,7 +77,7 @@ def test_an_untrusted_folder_loads_no_command(git_repo: Path) -> None:
 async def test_a_clash_with_a_builtin_is_never_silent(git_repo: Path) -> None:
     place("written", git_repo)  # .claude/commands/commit.md against our /commit
     trust(git_repo)
-    session = Session(load_settings(git_repo, trusted=decide(git_repo).trusted), git_repo)
+    session = build_session(load_settings(git_repo, trusted=decide(git_repo).trusted), git_repo)
     notices: list[Notice] = []
     session.bus.add_listener(lambda e: notices.append(e) if isinstance(e, Notice) else None)
     await session.start()
@@ -100,7 +100,7 @@ async def test_arguments_and_an_inlined_file_reach_the_model(git_repo: Path, mod
     place("written", git_repo)
     (git_repo / "CONTRIBUTING.md").write_text("Write tests first.\n")
     trust(git_repo)
-    session = Session(model_settings(git_repo, trusted=decide(git_repo).trusted), git_repo,
+    session = build_session(model_settings(git_repo, trusted=decide(git_repo).trusted), git_repo,
                       approver=PolicyApprover())
     await session.start()
     fake_model.script(ScriptedTurn(text="Fixed."))
@@ -121,7 +121,7 @@ async def test_an_inlined_file_outside_the_project_is_not_read(git_repo: Path, m
     (git_repo / "CONTRIBUTING.md").symlink_to(secret)
     (folder / "linked.md").write_text("Read @CONTRIBUTING.md\n")
     trust(git_repo)
-    session = Session(model_settings(git_repo, trusted=decide(git_repo).trusted), git_repo,
+    session = build_session(model_settings(git_repo, trusted=decide(git_repo).trusted), git_repo,
                       approver=PolicyApprover())
     await session.start()
     fake_model.script(ScriptedTurn(text="ok"), ScriptedTurn(text="ok"))
@@ -136,7 +136,7 @@ async def test_inlined_commands_go_through_the_gate(git_repo: Path, model_settin
     place("written", git_repo)
     trust(git_repo)
     approver = Recording(allow=False)
-    session = Session(model_settings(git_repo, trusted=decide(git_repo).trusted), git_repo,
+    session = build_session(model_settings(git_repo, trusted=decide(git_repo).trusted), git_repo,
                       approver=approver)
     await session.start()
     fake_model.script(ScriptedTurn(text="Committed."))
@@ -157,7 +157,7 @@ async def test_gemini_args_are_quoted_inside_shell(git_repo: Path, model_setting
         'prompt = "Matches for {{args}}:\\n!{grep -rn {{args}} app.py}"\n')
     trust(git_repo)
     approver = Recording(allow=True)
-    session = Session(model_settings(git_repo, trusted=decide(git_repo).trusted), git_repo,
+    session = build_session(model_settings(git_repo, trusted=decide(git_repo).trusted), git_repo,
                       approver=approver)
     await session.start()
     fake_model.script(ScriptedTurn(text="Found."))
@@ -172,7 +172,7 @@ async def test_the_real_gemini_command_puts_the_question_in(git_repo: Path, mode
                                                            fake_model) -> None:
     place("gemini-cli", git_repo)
     trust(git_repo)
-    session = Session(model_settings(git_repo, trusted=decide(git_repo).trusted), git_repo,
+    session = build_session(model_settings(git_repo, trusted=decide(git_repo).trusted), git_repo,
                       approver=PolicyApprover())
     await session.start()
     assert "Find relevantdocumentation" in session.commands.get("find-docs").help
@@ -186,7 +186,7 @@ async def test_the_real_gemini_command_puts_the_question_in(git_repo: Path, mode
 async def test_codex_prompts_take_named_arguments(git_repo: Path, model_settings,
                                                  fake_model) -> None:
     user_setup(Path(os.environ["HOME"]))
-    session = Session(model_settings(git_repo), git_repo, approver=PolicyApprover())
+    session = build_session(model_settings(git_repo), git_repo, approver=PolicyApprover())
     await session.start()
     fake_model.script(ScriptedTurn(text="PR opened."))
     await session.run_command('/prompts:draftpr FILES=src/app.py PR_TITLE="Faster start"')
@@ -214,7 +214,7 @@ async def test_editors_get_the_commands_with_control_characters_visible(git_repo
     (folder / "deploy.md").write_text(
         '---\ndescription: "Deploy\\u001b]0;owned\\u0007 now"\n---\nDeploy it.\n')
     trust(git_repo)
-    session = Session(load_settings(git_repo, trusted=decide(git_repo).trusted), git_repo)
+    session = build_session(load_settings(git_repo, trusted=decide(git_repo).trusted), git_repo)
     listed = {c.name: c.description for c in available_commands(session)}
     assert "deploy" in listed and "\x1b" not in listed["deploy"]
     assert "Deploy␛]0;owned␇ now" in listed["deploy"]

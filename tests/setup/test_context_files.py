@@ -126,7 +126,7 @@ async def test_a_subfolders_context_file_loads_when_an_agent_first_reads_there(
     from valarmind_tui.agents.gated_call import run_gated
     from valarmind_tui.safety.gate.approval import PolicyApprover
     from valarmind_tui.safety.gate.permissions import AgentPermissions
-    from valarmind_tui.session.session import Session
+    from valarmind_tui.session.wiring import build_session
     from valarmind_tui.settings.config import load_settings
     from valarmind_tui.tools.base import ToolContext
 
@@ -142,7 +142,7 @@ async def test_a_subfolders_context_file_loads_when_an_agent_first_reads_there(
     (outside / "AGENTS.md").write_text("OUTSIDE RULES\n")
     (outside / "f.py").write_text("z = 3\n")
     (git_repo / "linked").symlink_to(outside)
-    session = Session(load_settings(git_repo), git_repo, approver=PolicyApprover())
+    session = build_session(load_settings(git_repo), git_repo, approver=PolicyApprover())
     assert [f.path for f in session._context.load().files] == ["AGENTS.md"]
     ctx = ToolContext(project_root=git_repo, services=session.services)
     read = session.tools.get("read_file")

@@ -10,7 +10,7 @@ import pytest
 from tests.security.conftest import home_outside_tmp
 from valarmind_tui.safety.gate.approval import PolicyApprover
 from valarmind_tui.safety.sandbox.wrap import Sandbox
-from valarmind_tui.session.session import Session
+from valarmind_tui.session.wiring import build_session
 from valarmind_tui.settings.config import load_settings
 
 
@@ -24,7 +24,7 @@ async def test_a_user_skills_script_runs_in_the_sandbox(
                                         "Run scripts/hello.sh.\n")
         (skill / "scripts/hello.sh").write_text("echo hello from the skill\n")
         (home / ".claude/.credentials.json").write_text('{"token": "never-seen"}\n')
-        session = Session(load_settings(git_repo), git_repo,
+        session = build_session(load_settings(git_repo), git_repo,
                           approver=PolicyApprover(allow_execute=True))
         assert session.sandbox.active
         ran = await session.run_shell(f"sh {skill}/scripts/hello.sh")

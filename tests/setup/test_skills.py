@@ -11,7 +11,7 @@ from tests.setup.helpers import SETUPS, place, trust
 from valarmind_tui.agents.listings import skills_section
 from valarmind_tui.context.tokens import count_tokens
 from valarmind_tui.safety.gate.approval import PolicyApprover
-from valarmind_tui.session.session import Session
+from valarmind_tui.session.wiring import build_session
 from valarmind_tui.settings.trust.decision import decide
 from valarmind_tui.setup.report import Scope
 from valarmind_tui.setup.skills import load_skills, scan_skills
@@ -90,7 +90,7 @@ async def test_skills_command_and_slash_name_in_a_session(git_repo: Path, model_
 
     place("written", git_repo)
     trust(git_repo)
-    session = Session(model_settings(git_repo, trusted=decide(git_repo).trusted), git_repo,
+    session = build_session(model_settings(git_repo, trusted=decide(git_repo).trusted), git_repo,
                       approver=PolicyApprover())
     await session.start()
     listed = await session.run_command("/skills")
@@ -117,7 +117,7 @@ async def test_a_skill_only_the_person_may_use_is_not_listed(git_repo: Path, mod
     path.write_text(path.read_text().replace(
         "---\n\n", "disable-model-invocation: true\n---\n\n"))
     trust(git_repo)
-    session = Session(model_settings(git_repo, trusted=decide(git_repo).trusted), git_repo,
+    session = build_session(model_settings(git_repo, trusted=decide(git_repo).trusted), git_repo,
                       approver=PolicyApprover())
     await session.start()
     fake_model.script(ScriptedTurn(text="ok"), ScriptedTurn(text="ok"))

@@ -12,7 +12,7 @@ from tests.setup.helpers import place, trust
 from valarmind_tui.agents.imported import GENERAL_TOOLS
 from valarmind_tui.agents.registry import AgentRegistry
 from valarmind_tui.safety.gate.approval import PolicyApprover
-from valarmind_tui.session.session import Session
+from valarmind_tui.session.wiring import build_session
 from valarmind_tui.settings.config import load_settings
 from valarmind_tui.settings.trust.decision import decide
 from valarmind_tui.setup.subagents import scan_subagents
@@ -104,7 +104,7 @@ async def test_the_orchestrator_sees_and_delegates_to_them(git_repo: Path, model
                                                           fake_model) -> None:
     place("written", git_repo)
     trust(git_repo)
-    session = Session(model_settings(git_repo, trusted=decide(git_repo).trusted), git_repo,
+    session = build_session(model_settings(git_repo, trusted=decide(git_repo).trusted), git_repo,
                       approver=PolicyApprover())
     await session.start()
     fake_model.script(
@@ -137,7 +137,7 @@ async def test_a_scoped_bash_stays_scoped(git_repo: Path, model_settings, fake_m
 
     place("written", git_repo)
     trust(git_repo)
-    session = Session(model_settings(git_repo, trusted=decide(git_repo).trusted), git_repo,
+    session = build_session(model_settings(git_repo, trusted=decide(git_repo).trusted), git_repo,
                       approver=AllowAll())
     await session.start()
     fake_model.script(

@@ -51,3 +51,11 @@ def schema_source(tool: Any) -> str:
     if getattr(tool, "compact", False):
         return f"{server} (short form; full schemas load on demand)"
     return server
+
+
+def schemas_by_source(tools: Iterable[Any]) -> dict[str, list[dict[str, Any]]]:
+    """Every tool's schema under its /context row (`schema_source`)."""
+    schemas: dict[str, list[dict[str, Any]]] = {}
+    for tool in tools:
+        schemas.setdefault(schema_source(tool), []).append(tool.schema())
+    return schemas

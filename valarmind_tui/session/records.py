@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from valarmind_tui.context.interrupted import close_interrupted
+from valarmind_tui.context.transcript import Transcript, build_transcript
 from valarmind_tui.core.errors import UsageError
 from valarmind_tui.core.events import TurnFinished
 from valarmind_tui.core.user_dirs import user_data_dir
@@ -38,6 +39,13 @@ def export_transcript(history: list[dict[str, Any]], hook_session_id: str,
     lines = transcript_lines(history, hook_session_id, cwd)
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     return str(path)
+
+
+def stored_transcript(store: SessionStore | None, session_id: str | None,
+                      history: list[dict[str, Any]], limit: int) -> Transcript:
+    """The conversation as the faces show it again, with what its event log adds."""
+    events = store.events(session_id) if store is not None and session_id is not None else []
+    return build_transcript(history, events, limit)
 
 
 def restore_interrupted(

@@ -31,12 +31,12 @@ from valarmind_tui.context.compaction import should_compact
 from valarmind_tui.context.project_context import ContextLoader
 from valarmind_tui.context.prompt_builder import build_agent_prompt
 from valarmind_tui.context.tokens import count_tokens
-from valarmind_tui.context.transcript import SHOWN_MESSAGES, Transcript, build_transcript
+from valarmind_tui.context.transcript import SHOWN_MESSAGES, Transcript
 from valarmind_tui.core.bus import EventBus
 from valarmind_tui.core.errors import HookStopped, ValarMindError
 from valarmind_tui.core.events import Notice, PromptFinished, RunStatus
 from valarmind_tui.hooks import HookRunner
-from valarmind_tui.mcp_client.catalog import schema_source, servers_section
+from valarmind_tui.mcp_client.catalog import schemas_by_source, servers_section
 from valarmind_tui.mcp_client.manager import McpManager
 from valarmind_tui.plugins.manager import PluginContributions
 from valarmind_tui.providers.base import Provider, UsageTotals
@@ -50,7 +50,7 @@ from valarmind_tui.safety.sandbox.wrap import Sandbox
 from valarmind_tui.safety.secrets import SecretMasker
 from valarmind_tui.session.approver import InteractiveApprover
 from valarmind_tui.session.model_choice import ModelChoice
-from valarmind_tui.session.records import export_transcript, offline_help
+from valarmind_tui.session.records import export_transcript, offline_help, stored_transcript
 from valarmind_tui.settings.config import Settings
 from valarmind_tui.setup.skills import Skill
 from valarmind_tui.store.sessions import SessionStore
@@ -269,24 +269,16 @@ class Session:
         return notice
 
     async def _compact_if_needed(self) -> None:
-        if not self.history:
-            return
-        # off the loop: the model's window comes from litellm, which may still be importing
-        window = await asyncio.to_thread(context_window, self.model)
-        if should_compact(self.history, window):
+        """After `_window` was asked of the model (off the loop: litellm may be importing)."""
+        if self.history and should_compact(self.history, self._window):
             await self.compact("auto")
 
     def context_breakdown(self) -> ContextBreakdown:
-        spec = self.agents.get("orchestrator")
-        schemas: dict[str, list[dict[str, Any]]] = {}
-        for tool in self.tools:
-            source = schema_source(tool)
-            schemas.setdefault(source, []).append(tool.schema())
         return context_breakdown(
-            system_prompt=self.system_prompt(spec),
+            system_prompt=self.system_prompt(self.agents.get("orchestrator")),
             project_context=self.project_context.load().text,
             context_files=[(f.path, f.text) for f in self.project_context.load().files],
-            tool_schemas=schemas, history=self.history,
+            tool_schemas=schemas_by_source(self.tools), history=self.history,
             context_window=context_window(self.model),
             secrets_masked=(self.secrets.values_masked, self.secrets.occurrences),
         )
@@ -344,10 +336,7 @@ class Session:
     def transcript(self, limit: int = SHOWN_MESSAGES) -> Transcript:
         """The stored conversation as the faces show it again (blocking: reads the event log,
         which can be large)."""
-        events = []
-        if self.store is not None and self.session_id is not None:
-            events = self.store.events(self.session_id)
-        return build_transcript(self.history, events, limit)
+        return stored_transcript(self.store, self.session_id, self.history, limit)
 
     def clear(self) -> None:
         """Forget the conversation (and the denials counted in it)."""

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from pydantic import BaseModel, Field
 
 from valarmind_tui.core.errors import ToolError
@@ -18,16 +16,16 @@ from valarmind_tui.tools.common import BuiltinTool
 MAX_FILE_BYTES = 200_000
 
 
-class Params(BaseModel):
+class SkillParams(BaseModel):
     name: str = Field(description="The skill's name, as listed.")
     file: str | None = Field(
         None, description="A file of the skill's folder to read instead of its instructions, "
         "relative to the folder (references/guide.md).")
 
 
-class SkillTool(BuiltinTool):
+class SkillTool(BuiltinTool[SkillParams]):
     name = "skill"
-    Params: ClassVar[type[BaseModel]] = Params
+    Params = SkillParams
     risk = Risk.READ
     description = (
         "Load a skill's instructions by name when the task matches its description; with "
@@ -39,8 +37,7 @@ class SkillTool(BuiltinTool):
         self.skills = {s.name: s for s in skills if s.model_invocable}
         self.agents = agents
 
-    async def execute(self, params: BaseModel, ctx: ToolContext) -> ToolResult:
-        assert isinstance(params, Params)
+    async def execute(self, params: SkillParams, ctx: ToolContext) -> ToolResult:
         skill = self.skills.get(params.name)
         if skill is None:
             known = ", ".join(sorted(self.skills)) or "none"
