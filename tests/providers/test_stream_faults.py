@@ -103,3 +103,15 @@ async def test_a_stalled_stream_is_reported_within_its_deadline(
                                stream_idle_timeout_s=1.0), [])
     assert time.monotonic() - started < 8
     assert len(fake_model.requests) == 1  # a stall is told at once, not waited out again
+
+
+async def test_an_unreadable_anthropic_stream_is_told_without_litellms_traceback(
+        fake_model: FakeModelServer) -> None:
+    fake_model.replay({"headers": {}, "sse_event_names": ["message_start"],
+                       "sse_events": ['{"type": "message_start", "message": 5}']})
+    with pytest.raises(ProviderError) as caught:
+        await collect(provider(fake_model, "anthropic"), [])
+    said = str(caught.value)
+    assert said.startswith("anthropic/fake-model: the stream failed: ")
+    assert "Traceback" not in said and "github.com" not in said and "litellm." not in said
+    assert len(said) < 200

@@ -61,9 +61,11 @@ def provider_message(exc: BaseException, secret: str | None = None) -> str:
     """The provider's own error message, without LiteLLM's prefixes (and never the key)."""
     text = str(getattr(exc, "message", "") or exc)
     text = text.split(" Original exception:", 1)[0]
+    text = _TRACEBACK.split(text, 1)[0]
     prefix = re.match(r"^.*?(?:Exception|Error) - ", text, re.S)
     if prefix:
         text = text[prefix.end():]
+    text = _LIBRARY_PREFIX.sub("", text)
     text = text.strip()
     literal = re.fullmatch(r"b'(.*)'", text, re.S)
     if literal:
@@ -91,6 +93,10 @@ _LIBRARY_NOISE = re.compile(r" ssl:<[^>]*>|\s*(?:Received Model Group=|Available
                             r"Fallbacks=|LiteLLM Retried:|Handle with `litellm\.).*", re.S)
 """What LiteLLM and aiohttp add to a message that tells the person nothing (an SSL context's
 address, LiteLLM's own advice to programmers)."""
+_TRACEBACK = re.compile(r"\s*(?:Traceback \(most recent call last\)|\S*github\.com/BerriAI/)")
+"""Where LiteLLM's wrapping of a stream error appends its traceback and a bug-report URL
+(6 KB of both, in what the person read)."""
+_LIBRARY_PREFIX = re.compile(r"^(?:litellm\.\w+: )+")
 _NO_ROUTE = {errno.ENETUNREACH: "network unreachable", errno.EHOSTUNREACH: "no route to host",
              errno.ECONNREFUSED: "connection refused"}
 
