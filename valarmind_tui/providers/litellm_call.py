@@ -16,9 +16,9 @@ from typing import Any
 
 from valarmind_tui.providers.base import ReasoningPiece, StreamFinished, TextPiece, Usage
 from valarmind_tui.providers.failures import Failure, classify
-from valarmind_tui.providers.stream_watch import Deadlines, StreamWatch, provider_finish
 from valarmind_tui.providers.normalize import TurnAccumulator, usage_from
 from valarmind_tui.providers.one_iterator import keep_one_iterator
+from valarmind_tui.providers.stream_watch import Deadlines, StreamWatch, provider_finish
 
 
 @dataclass(frozen=True)

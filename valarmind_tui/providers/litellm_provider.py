@@ -203,7 +203,8 @@ def _call_ids(messages: list[dict[str, Any]]) -> set[str]:
     """The tool-call ids the history already holds."""
     ids: set[str] = set()
     for message in messages:
-        for call in message.get("tool_calls") or () if isinstance(message, dict) else ():
+        calls = message.get("tool_calls") if isinstance(message, dict) else None
+        for call in calls if isinstance(calls, list) else ():
             if isinstance(call, dict) and isinstance(call.get("id"), str):
                 ids.add(call["id"])
     return ids

@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from valarmind_tui.providers.failures import MalformedResponse
 from valarmind_tui.providers.base import (
     AssistantTurn,
     ReasoningPiece,
@@ -22,6 +21,7 @@ from valarmind_tui.providers.base import (
     ToolCall,
     Usage,
 )
+from valarmind_tui.providers.failures import MalformedResponse
 
 
 def _get(obj: Any, name: str) -> Any:

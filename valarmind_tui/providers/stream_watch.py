@@ -45,8 +45,9 @@ class StreamWatch:
 
     def stalled(self) -> StreamFault:
         if self.chunks == 0:
-            return StreamFault(f"no answer from the model within {_seconds(self.deadlines.first_byte_s)}"
-                               " of the request (first_byte_timeout_s)", "stalled")
+            waited = _seconds(self.deadlines.first_byte_s)
+            return StreamFault(f"no answer from the model within {waited} of the request "
+                               "(first_byte_timeout_s)", "stalled")
         return StreamFault(f"no data from the model for {_seconds(self.deadlines.idle_s)} after "
                            f"{self.chunks} chunks (stream_idle_timeout_s)", "stalled")
 
