@@ -39,4 +39,4 @@ def test_a_stalled_stream_is_reported_within_its_deadline(git_repo: Path,
                     env={**ENV, "VALARMIND_STREAM_IDLE_TIMEOUT_S": "2"})
     assert out.returncode == 1
     assert "no data from the model for 2 s" in out.stderr
-    assert time.monotonic() - started < 90  # the start (litellm's import) included, on a loaded machine
+    assert time.monotonic() - started < 90  # with the start (litellm's import), loaded
