@@ -148,8 +148,8 @@ class LiteLLMProvider:
 
     @staticmethod
     def _notice(failure: Failure, delay: float, count: int, limit: int) -> str:
-        what = "rate limited" if failure.kind == "rate_limit" else (
-            f"error {failure.status}" if failure.status else "connection problem")
+        what = {"rate_limit": "rate limited", "incomplete": "the answer was cut off"}.get(
+            failure.kind, f"error {failure.status}" if failure.status else "connection problem")
         return (f"{what}: {failure.message} - retrying in {delay:.3g} s "
                 f"(attempt {count} of {limit})")
 
