@@ -48,6 +48,10 @@ class ScriptedTurn:
     """{"prompt_tokens": n, "completion_tokens": m}; defaults to small made-up counts."""
     signature: str = "sig-fake-0001"
     """Anthropic thinking-block signature."""
+    fault: str | None = None
+    """A streamed response gone wrong, one of FAULTS."""
+    stall_s: float = 30.0
+    """How long a "stall_*" fault stays silent (the connection then closes)."""
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ScriptedTurn:
@@ -56,6 +60,17 @@ class ScriptedTurn:
         if unknown:
             raise ValueError(f"unknown ScriptedTurn keys: {sorted(unknown)}")
         return cls(**data)
+
+
+FAULTS = {
+    "cut": "the stream ends (the connection closes) just before the finish",
+    "cut_mid_event": "the connection closes half-way through the event before the finish",
+    "empty": "200, an event-stream content type and an empty body",
+    "json_body": "200 and the whole answer as one JSON body, to a streamed request",
+    "stall_first": "no answer at all for stall_s (not even the headers)",
+    "stall_mid": "the text, then silence for stall_s before the finish",
+    "trickle": "the stream one byte a second",
+}
 
 
 @dataclass
@@ -221,17 +236,36 @@ class _Handler(BaseHTTPRequestHandler):
         if turn.status != 200:
             self._send_json(turn.status, wire.error_body(turn, anthropic), turn.headers)
             return
-        if not request.get("stream"):
-            build = wire.anthropic_message if anthropic else wire.openai_completion
+        build = wire.anthropic_message if anthropic else wire.openai_completion
+        if turn.fault == "stall_first":
+            time.sleep(turn.stall_s)
+            return
+        if not request.get("stream") or turn.fault == "json_body":
             self._send_json(200, build(turn, model), turn.headers)
             return
         self._start_sse(turn.headers)
+        if turn.fault == "empty":
+            return
         if anthropic:
-            events = wire.anthropic_events(turn, model)
+            events = list(wire.anthropic_events(turn, model))
         else:
             include_usage = bool((request.get("stream_options") or {}).get("include_usage"))
-            events = wire.openai_events(turn, model, include_usage)
-        for name, data in events:
+            events = list(wire.openai_events(turn, model, include_usage))
+        finish = next((n for n, event in enumerate(events) if wire.is_finish(event)), len(events))
+        for n, (name, data) in enumerate(events):
+            if n == finish and turn.fault in ("cut", "cut_mid_event", "stall_mid"):
+                if turn.fault == "cut_mid_event":
+                    self.wfile.write(f"data: {data}"[: len(data) // 2].encode())
+                    self.wfile.flush()
+                if turn.fault == "stall_mid":
+                    time.sleep(turn.stall_s)
+                return
+            if turn.fault == "trickle":
+                for byte in ((f"event: {name}\n" if name else "") + f"data: {data}\n\n").encode():
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                    time.sleep(1.0)
+                continue
             self._write_event(data, name, turn.chunk_delay_s)
 
     def _serve_replay(self, case: dict[str, Any]) -> None:

@@ -205,3 +205,16 @@ def anthropic_events(turn: ScriptedTurn, model: str) -> Iterator[Event]:
                        "stop_sequence": None},
                 usage={"output_tokens": completion})
     yield event("message_stop")
+
+
+def is_finish(event: Event) -> bool:
+    """Whether a streamed event carries the finish (OpenAI's finish_reason, Anthropic's
+    message_delta with its stop_reason)."""
+    name, data = event
+    if name is not None:
+        return name == "message_delta"
+    try:
+        body = json.loads(data)
+    except ValueError:
+        return False
+    return any(choice.get("finish_reason") for choice in body.get("choices") or [])

@@ -26,6 +26,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from valarmind_tui.checkpoints.stale_locks import remove_stale_locks
 from valarmind_tui.checkpoints.tree_files import remove_file, under_real_dirs, write_file
 from valarmind_tui.core.errors import ValarMindError
 from valarmind_tui.safety.child_env import child_env
@@ -177,9 +178,11 @@ class ShadowRepo:
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
-        """One process at a time in the shadow index (two sessions may share a project)."""
+        """One process at a time in the shadow index (two sessions may share a project); a
+        lock git left when a snapshot was killed is cleared first (checkpoints/stale_locks.py)."""
         self._environment()
         with self._flock():
+            remove_stale_locks(self.git_dir)
             yield
 
     # -- snapshots ------------------------------------------------------------------------

@@ -129,6 +129,9 @@ def main(argv: list[str] | None = None) -> int:
         else:
             args.prompt = task
     try:
+        from valarmind_tui.core.left_writes import sweep
+
+        sweep()  # the half-written files of a run that was killed (core/left_writes.py)
         root = _root(args)
         if args.command is None and args.prompt is None and not args.plain and sys.stdout.isatty():
             return _full_screen(root, args)

@@ -11,9 +11,10 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import tempfile
 from pathlib import Path
 from typing import BinaryIO
+
+from valarmind_tui.core import left_writes
 
 SYSTEM_TREES = frozenset({"/proc", "/sys", "/dev", "/run"})
 """Kernel and runtime trees a file walk never enters (a project at `/` or one that links them
@@ -79,7 +80,15 @@ def atomic_write(path: Path, content: str | bytes, *, mode: int | None = None) -
         with contextlib.suppress(FileNotFoundError):
             mode = stat.S_IMODE(path.stat().st_mode)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    temp, token = left_writes.temp_path(path)
+    tmp_name = str(temp)
+    entry = left_writes.record(temp, token)  # cleared at the next start if we are killed
+    try:
+        fd = os.open(tmp_name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0),
+                     0o600)
+    except BaseException:
+        left_writes.forget(entry)
+        raise
     try:
         data = content.encode("utf-8") if isinstance(content, str) else content
         with os.fdopen(fd, "wb") as handle:
@@ -96,3 +105,5 @@ def atomic_write(path: Path, content: str | bytes, *, mode: int | None = None) -
         with contextlib.suppress(OSError):
             os.unlink(tmp_name)
         raise
+    finally:
+        left_writes.forget(entry)

@@ -28,13 +28,29 @@ class Failure:
     status: int | None
     kind: str
     """"rate_limit", "transient", "auth", "mid_stream", "unreachable" (no server answered
-    where the request went: refused, no such host, no route, a certificate refused) or
-    "fatal"."""
+    where the request went: refused, no such host, no route, a certificate refused),
+    "incomplete" (the stream ended without the provider's finish), "stalled" (no data within
+    a deadline), "malformed" (nothing in the wire format makes sense of it) or "fatal"."""
     retry_after_s: float | None = None
 
     @property
     def retryable(self) -> bool:
-        return self.kind in ("rate_limit", "transient")
+        """Worth another attempt, when nothing of this one was shown yet. A stall is not: the
+        person has waited a whole deadline already and is told at once instead."""
+        return self.kind in ("rate_limit", "transient", "incomplete")
+
+
+class MalformedResponse(ValueError):
+    """The provider sent something no reading of the wire format makes sense of."""
+
+
+class StreamFault(Exception):
+    """A stream that did not end as a stream must (`kind`: "incomplete" or "stalled"),
+    raised by our own watch over the provider's stream."""
+
+    def __init__(self, message: str, kind: str) -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 def _class_names(exc: BaseException) -> set[str]:
@@ -45,9 +61,11 @@ def provider_message(exc: BaseException, secret: str | None = None) -> str:
     """The provider's own error message, without LiteLLM's prefixes (and never the key)."""
     text = str(getattr(exc, "message", "") or exc)
     text = text.split(" Original exception:", 1)[0]
+    text = _TRACEBACK.split(text, 1)[0]
     prefix = re.match(r"^.*?(?:Exception|Error) - ", text, re.S)
     if prefix:
         text = text[prefix.end():]
+    text = _LIBRARY_PREFIX.sub("", text)
     text = text.strip()
     literal = re.fullmatch(r"b'(.*)'", text, re.S)
     if literal:
@@ -75,6 +93,10 @@ _LIBRARY_NOISE = re.compile(r" ssl:<[^>]*>|\s*(?:Received Model Group=|Available
                             r"Fallbacks=|LiteLLM Retried:|Handle with `litellm\.).*", re.S)
 """What LiteLLM and aiohttp add to a message that tells the person nothing (an SSL context's
 address, LiteLLM's own advice to programmers)."""
+_TRACEBACK = re.compile(r"\s*(?:Traceback \(most recent call last\)|\S*github\.com/BerriAI/)")
+"""Where LiteLLM's wrapping of a stream error appends its traceback and a bug-report URL
+(6 KB of both, in what the person read)."""
+_LIBRARY_PREFIX = re.compile(r"^(?:litellm\.\w+: )+")
 _NO_ROUTE = {errno.ENETUNREACH: "network unreachable", errno.EHOSTUNREACH: "no route to host",
              errno.ECONNREFUSED: "connection refused"}
 
@@ -168,6 +190,10 @@ def _origin(exc: BaseException) -> BaseException:
 def classify(exc: BaseException, secret: str | None = None, *, mid_stream: bool = False
              ) -> Failure:
     """What went wrong and whether waiting may help; errors inside a stream are never retried."""
+    if isinstance(exc, StreamFault):
+        return Failure(str(exc), None, exc.kind)
+    if isinstance(exc, MalformedResponse):
+        return Failure(str(exc), None, "malformed")
     exc = _origin(exc)
     names = _class_names(exc)
     status = getattr(exc, "status_code", None)
@@ -202,6 +228,14 @@ def to_error(failure: Failure, model: str, env_var: str | None) -> ProviderError
                          f"{failure.message}{where}", env_var=env_var, status=failure.status)
     if failure.kind == "mid_stream":
         return ProviderError(f"{model}: the stream failed: {failure.message}")
+    if failure.kind == "incomplete":
+        return ProviderError(f"{model}: the answer was cut off: {failure.message}; the turn "
+                             "did not finish", retryable=True)
+    if failure.kind == "stalled":
+        return ProviderError(f"{model}: {failure.message}", retryable=True)
+    if failure.kind == "malformed":
+        return ProviderError(f"{model}: the provider sent a response that cannot be read: "
+                             f"{failure.message}")
     if failure.kind == "unreachable":
         return ProviderError(f"{model}: {failure.message}; check api_base (or --api-base) "
                              "and that the server runs")

@@ -18,6 +18,7 @@ from valarmind_tui.providers.base import ReasoningPiece, StreamFinished, TextPie
 from valarmind_tui.providers.failures import Failure, classify
 from valarmind_tui.providers.normalize import TurnAccumulator, usage_from
 from valarmind_tui.providers.one_iterator import keep_one_iterator
+from valarmind_tui.providers.stream_watch import Deadlines, StreamWatch, provider_finish
 
 
 @dataclass(frozen=True)
@@ -126,36 +127,58 @@ def _priced(model: str, tokens: tuple[int, int]) -> UsageEvent:
     return UsageEvent(Usage(tokens[0], tokens[1], cost_usd(model, *tokens)))
 
 
-async def completion_events(kwargs: dict[str, Any]) -> AsyncGenerator[CallEvent, None]:
+async def completion_events(kwargs: dict[str, Any], deadlines: Deadlines | None = None
+                            ) -> AsyncGenerator[CallEvent, None]:
     """Call `litellm.acompletion(**kwargs)` and yield what came back. A failure once the stream
-    has started is raised as MidStreamError."""
+    has started is raised as MidStreamError; a stream that stalls past `deadlines` or ends
+    without the provider's own finish reason as a StreamFault."""
     litellm = await load_litellm_async()
-    model = kwargs["model"]
-    response = await litellm.acompletion(**kwargs)
     if not kwargs.get("stream"):
+        response = await litellm.acompletion(**kwargs)
         choice = response.choices[0]
         yield MessageEvent(choice.message, choice.finish_reason)
         tokens = usage_from(getattr(response, "usage", None))
         if tokens:
-            yield _priced(model, tokens)
+            yield _priced(kwargs["model"], tokens)
         return
+    async for event in _streamed(litellm, kwargs, deadlines or Deadlines()):
+        yield event
+
+
+async def _streamed(litellm: ModuleType, kwargs: dict[str, Any], deadlines: Deadlines
+                    ) -> AsyncGenerator[CallEvent, None]:
+    loop = asyncio.get_running_loop()
+    watch = StreamWatch(deadlines, loop.time())
     final_usage = None
-    keep_one_iterator(response)
+    response = None
     try:
-        async for chunk in response:
-            hidden = getattr(chunk, "_hidden_params", None) or {}
-            final_usage = getattr(chunk, "usage", None) or hidden.get("usage") or final_usage
-            for choice in chunk.choices or []:
-                yield DeltaEvent(choice.delta, choice.finish_reason)
+        async with asyncio.timeout_at(watch.due) as deadline:
+            response = await litellm.acompletion(**kwargs)
+            keep_one_iterator(response)
+            async for chunk in response:
+                deadline.reschedule(watch.arrived(loop.time()))
+                hidden = getattr(chunk, "_hidden_params", None) or {}
+                final_usage = getattr(chunk, "usage", None) or hidden.get("usage") or final_usage
+                for choice in chunk.choices or []:
+                    yield DeltaEvent(choice.delta, provider_finish(response, choice.finish_reason))
+    except TimeoutError as exc:
+        if deadline.expired():
+            raise watch.stalled() from None
+        if response is None:
+            raise
+        raise MidStreamError(exc) from exc
     except Exception as exc:  # noqa: BLE001 - classified by the caller
+        if response is None:
+            raise
         raise MidStreamError(exc) from exc
     finally:
         closer = getattr(response, "aclose", None)
         if closer is not None:
             await closer()
+    watch.ended(response)
     tokens = usage_from(final_usage) if _provider_sent_usage(response) else None
     if tokens:
-        yield _priced(model, tokens)
+        yield _priced(kwargs["model"], tokens)
 
 
 Piece = TextPiece | ReasoningPiece | StreamFinished

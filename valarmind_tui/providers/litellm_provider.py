@@ -37,6 +37,7 @@ from valarmind_tui.providers.litellm_call import (
 from valarmind_tui.providers.normalize import TurnAccumulator, _counter_ids
 from valarmind_tui.providers.process import client as model_process
 from valarmind_tui.providers.process.client import RemoteFailure
+from valarmind_tui.providers.stream_watch import Deadlines
 from valarmind_tui.safety.secrets import SecretMasker, project_masker
 
 if TYPE_CHECKING:
@@ -60,7 +61,11 @@ class ProviderConfig:
     api_key: str | None = field(default=None, repr=False)
     """An explicit key; otherwise read from api_key_env."""
     timeout_s: float = 600
-    """Timeout of one request."""
+    """Timeout of one read of a request (LiteLLM's)."""
+    first_byte_timeout_s: float = Deadlines.first_byte_s
+    """A stream that sends nothing this long after the request is reported as stalled."""
+    stream_idle_timeout_s: float = Deadlines.idle_s
+    """A stream silent this long between two chunks is reported as stalled."""
     max_retries: int = 4
     """Retries of 5xx, 529, connection errors and timeouts (exponential backoff)."""
     max_retry_wait_s: float = 120
@@ -101,7 +106,8 @@ class LiteLLMProvider:
             acc = TurnAccumulator(new_id=self._new_id)
             yielded = False
             try:
-                async with aclosing(self._pieces(self._kwargs(request, model), acc)) as pieces:
+                async with aclosing(self._pieces(self._kwargs(request, model), acc,
+                                                 self._deadlines())) as pieces:
                     async for piece in pieces:
                         yielded = True
                         yield piece
@@ -124,7 +130,7 @@ class LiteLLMProvider:
                                   failure.status)
                 await asyncio.sleep(delay)
                 continue
-            yield TurnComplete(acc.finish())
+            yield TurnComplete(acc.finish(taken=_call_ids(request.messages)))
             return
 
     def _classified(self, exc: Exception) -> Failure:
@@ -142,20 +148,23 @@ class LiteLLMProvider:
 
     @staticmethod
     def _notice(failure: Failure, delay: float, count: int, limit: int) -> str:
-        what = "rate limited" if failure.kind == "rate_limit" else (
-            f"error {failure.status}" if failure.status else "connection problem")
+        what = {"rate_limit": "rate limited", "incomplete": "the answer was cut off"}.get(
+            failure.kind, f"error {failure.status}" if failure.status else "connection problem")
         return (f"{what}: {failure.message} - retrying in {delay:.3g} s "
                 f"(attempt {count} of {limit})")
 
+    def _deadlines(self) -> Deadlines:
+        return Deadlines(self.config.first_byte_timeout_s, self.config.stream_idle_timeout_s)
+
     @staticmethod
-    def _pieces(kwargs: dict[str, Any], acc: TurnAccumulator
+    def _pieces(kwargs: dict[str, Any], acc: TurnAccumulator, deadlines: Deadlines
                 ) -> AsyncGenerator[Piece, None]:
         """The response's pieces from the model process when the face started one, else from
         litellm on this process's model-io thread."""
         process = model_process.running()
         if process is not None:
-            return process.pieces(kwargs, acc)
-        return in_io_thread(partial(_here, kwargs, acc))
+            return process.pieces(kwargs, acc, deadlines)
+        return in_io_thread(partial(_here, kwargs, acc, deadlines))
 
     def _kwargs(self, request: ModelRequest, model: str) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
@@ -182,12 +191,23 @@ class LiteLLMProvider:
         return kwargs
 
 
-async def _here(kwargs: dict[str, Any], acc: TurnAccumulator
+async def _here(kwargs: dict[str, Any], acc: TurnAccumulator, deadlines: Deadlines
                 ) -> AsyncGenerator[Piece, None]:
-    async with aclosing(completion_events(kwargs)) as events:
+    async with aclosing(completion_events(kwargs, deadlines)) as events:
         async for event in events:
             for piece in apply(acc, event):
                 yield piece
+
+
+def _call_ids(messages: list[dict[str, Any]]) -> set[str]:
+    """The tool-call ids the history already holds."""
+    ids: set[str] = set()
+    for message in messages:
+        calls = message.get("tool_calls") if isinstance(message, dict) else None
+        for call in calls if isinstance(calls, list) else ():
+            if isinstance(call, dict) and isinstance(call.get("id"), str):
+                ids.add(call["id"])
+    return ids
 
 
 def _is_local(model: str, api_base: str | None) -> bool:
@@ -229,6 +249,8 @@ def provider_from_settings(settings: Settings, model: str | None = None,
     config = ProviderConfig(
         model=resolved, api_base=settings.api_base, api_key_env=env_var, api_key=key,
         timeout_s=settings.request_timeout_s, max_retry_wait_s=settings.max_retry_wait_s,
+        first_byte_timeout_s=settings.first_byte_timeout_s,
+        stream_idle_timeout_s=settings.stream_idle_timeout_s,
     )
     masker = project_masker(project_root, (env_var, settings.api_key_env))
     return LiteLLMProvider(config, masker)

@@ -21,6 +21,7 @@ from valarmind_tui.providers.base import (
     ToolCall,
     Usage,
 )
+from valarmind_tui.providers.failures import MalformedResponse
 
 
 def _get(obj: Any, name: str) -> Any:
@@ -59,14 +60,22 @@ def reasoning_of(delta: Any) -> str:
 
 
 def text_of(content: Any) -> tuple[str, str]:
-    """(text, reasoning) of a content field: a string, or a list of text/thinking parts."""
+    """(text, reasoning) of a content field: a string, or a list of text/thinking parts. A
+    number is its text (a model answering "42" sent as JSON 42 still said it); anything else
+    that is not text is MalformedResponse, never dropped without a word."""
     if content is None:
         return "", ""
     if isinstance(content, str):
         return content, ""
+    if isinstance(content, int | float):
+        return str(content).lower() if isinstance(content, bool) else str(content), ""
+    if isinstance(content, dict):
+        content = [content]
+    if not isinstance(content, list):
+        raise MalformedResponse(f"the message content is {type(content).__name__}, not text")
     text: list[str] = []
     reasoning: list[str] = []
-    for part in content if isinstance(content, list) else []:
+    for part in content:
         kind = _get(part, "type")
         if kind == "text":
             text.append(_get(part, "text") or "")
@@ -120,7 +129,7 @@ class TurnAccumulator:
         reasoning = reasoning_of(delta) or part_reasoning
         for block in _get(delta, "thinking_blocks") or []:
             self._add_thinking(_as_dict(block))
-        for call in _get(delta, "tool_calls") or []:
+        for call in tool_calls_of(delta):
             self._add_call(call)
         if reasoning:
             self.reasoning.append(reasoning)
@@ -131,7 +140,7 @@ class TurnAccumulator:
 
     def feed_message(self, message: Any) -> Iterator[TextPiece | ReasoningPiece]:
         """Absorb a whole non-streamed message (tool calls in order, no index)."""
-        calls = _get(message, "tool_calls") or []
+        calls = tool_calls_of(message)
         for position, call in enumerate(calls):
             self._add_call(call, position=position)
         text, part_reasoning = text_of(_get(message, "content"))
@@ -185,18 +194,46 @@ class TurnAccumulator:
         if arguments:
             slot.arguments.append(arguments)
 
-    def finish(self) -> AssistantTurn:
+    def finish(self, taken: set[str] | frozenset[str] = frozenset()) -> AssistantTurn:
+        """The turn; a call without an id, or with one used before (by an earlier call of
+        this turn or one in `taken`, the history's), gets a fresh one: a provider rejects a
+        history where two calls share an id, and a result would answer the wrong call."""
         calls = []
+        used = set(taken)
         for _index, slot in sorted(self.calls.items()):
             raw = "".join(slot.arguments)
             arguments, error = parse_arguments(raw)
-            calls.append(ToolCall(id=slot.id or self.new_id(), name=slot.name,
+            call_id = slot.id
+            while not call_id or call_id in used:
+                call_id = self.new_id()
+            used.add(call_id)
+            calls.append(ToolCall(id=call_id, name=slot.name,
                                   arguments=arguments, raw_arguments=raw, parse_error=error))
         return AssistantTurn(
             text="".join(self.text), reasoning="".join(self.reasoning), tool_calls=tuple(calls),
             usage=self.usage, finish_reason=self.finish_reason,
             thinking_blocks=tuple(self.thinking_blocks),
         )
+
+
+def tool_calls_of(delta: Any) -> list[Any]:
+    """The tool calls of a delta or message, as a list. A string (some servers send the list
+    as JSON text) is parsed; a string was once iterated as one phantom call per character."""
+    calls = _get(delta, "tool_calls")
+    if not calls:
+        return []
+    if isinstance(calls, str):
+        try:
+            calls = json.loads(calls)
+        except json.JSONDecodeError:
+            raise MalformedResponse(f"tool_calls is text that is not JSON: {calls[:200]}"
+                                    ) from None
+    if isinstance(calls, dict):
+        calls = [calls]
+    if not isinstance(calls, list | tuple) or not all(
+            isinstance(c, dict) or hasattr(c, "function") for c in calls):
+        raise MalformedResponse(f"tool_calls is not a list of calls: {str(calls)[:200]}")
+    return list(calls)
 
 
 def _counter_ids() -> Callable[[], str]:

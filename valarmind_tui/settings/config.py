@@ -88,7 +88,12 @@ class Settings(BaseSettings):
     theme: str = "valarmind-dark"
     """Textual theme name."""
     request_timeout_s: float = 600.0
-    """Timeout of one model request."""
+    """Timeout of one read of a model request."""
+    first_byte_timeout_s: float = Field(default=120.0, gt=0)
+    """A model that sends nothing this long after a request is reported as stalled (a
+    reasoning model may think this long before its first word: raise it for those)."""
+    stream_idle_timeout_s: float = Field(default=60.0, gt=0)
+    """A stream silent this long between two pieces is reported as stalled."""
     max_retry_wait_s: float = 120.0
     """Cap on a 429 Retry-After wait."""
     mcp: McpSettings = Field(default_factory=McpSettings)

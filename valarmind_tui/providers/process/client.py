@@ -48,6 +48,7 @@ from valarmind_tui.providers.litellm_call import (
     apply,
 )
 from valarmind_tui.providers.normalize import TurnAccumulator
+from valarmind_tui.providers.stream_watch import Deadlines
 
 Message = dict[str, Any]
 _STOP = object()
@@ -116,8 +117,8 @@ class ModelProcess:
 
     # -- requests -------------------------------------------------------------------------------
 
-    async def pieces(self, kwargs: dict[str, Any], acc: TurnAccumulator
-                     ) -> AsyncGenerator[Piece, None]:
+    async def pieces(self, kwargs: dict[str, Any], acc: TurnAccumulator,
+                     deadlines: Deadlines | None = None) -> AsyncGenerator[Piece, None]:
         """Stream one `acompletion(**kwargs)` in the child, folding its events into `acc`.
         Closing this iterator early cancels the request there."""
         inbox = Inbox(asyncio.get_running_loop())
@@ -125,7 +126,9 @@ class ModelProcess:
         def post(message: Message) -> None:  # on the reader thread
             inbox.post(message, urgent="d" not in message or bool(message.get("f")))
 
-        request_id = self._open(post, {"op": "stream", "kwargs": kwargs})
+        limits = deadlines or Deadlines()
+        request_id = self._open(post, {"op": "stream", "kwargs": kwargs,
+                                       "deadlines": [limits.first_byte_s, limits.idle_s]})
         ended = False
         try:
             while not ended:

@@ -149,10 +149,12 @@ class Worker:
 
     async def _stream(self, request_id: int, message: Message) -> None:
         from valarmind_tui.providers.litellm_call import classify_call_error, completion_events
+        from valarmind_tui.providers.stream_watch import Deadlines
 
         kwargs = message["kwargs"]
+        deadlines = Deadlines(*message.get("deadlines") or ())
         try:
-            async with aclosing(completion_events(kwargs)) as events:
+            async with aclosing(completion_events(kwargs, deadlines)) as events:
                 async for event in events:
                     message = encode(request_id, event)
                     self.send(message, text="d" in message and not message["f"])
