@@ -4,10 +4,10 @@
 
 from __future__ import annotations
 
-from valarmind_tui.commands import agent, commit, general, knowledge, rewind, session
+from valarmind_tui.commands import agent, commit, export, general, knowledge, rewind, undo
 from valarmind_tui.commands.api import Command
 
-FAMILIES = (general, knowledge, agent, session, rewind, commit)
+FAMILIES = (general, knowledge, agent, undo, export, rewind, commit)
 
 
 def builtin_commands() -> list[Command]:
