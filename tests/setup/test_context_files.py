@@ -143,7 +143,7 @@ async def test_a_subfolders_context_file_loads_when_an_agent_first_reads_there(
     (outside / "f.py").write_text("z = 3\n")
     (git_repo / "linked").symlink_to(outside)
     session = build_session(load_settings(git_repo), git_repo, approver=PolicyApprover())
-    assert [f.path for f in session._context.load().files] == ["AGENTS.md"]
+    assert [f.path for f in session.project_context.load().files] == ["AGENTS.md"]
     ctx = ToolContext(project_root=git_repo, services=session.services)
     read = session.tools.get("read_file")
     assert read is not None
@@ -158,4 +158,4 @@ async def test_a_subfolders_context_file_loads_when_an_agent_first_reads_there(
     assert "<!-- src/pkg/AGENTS.md: the context file of a folder you are working in -->" in first
     again = await read_file("src/pkg/other.py")
     assert "y = 2" in again and "PKG RULES" not in again and "SRC RULES" not in again
-    assert session._context.nested(["linked/f.py"]) == ""  # a link out of the project
+    assert session.project_context.nested(["linked/f.py"]) == ""  # a link out of the project
