@@ -54,6 +54,9 @@ SOURCES: tuple[Source, ...] = (
                                          "skill")),
                           (".agents", ("skills",)))
       for kind in kinds),
+    Source(".claude/settings.json"),  # its hooks run commands, its allow rules loosen
+    Source(".claude/settings.local.json"),
+    Source(".claude/hooks", folder=True),  # where those hooks' scripts live by convention
     Source(".claude", folder=True, read=False),
     Source(".gemini", folder=True, read=False),
     Source(".codex", folder=True, read=False),
