@@ -190,6 +190,7 @@ def build_stack(
                              home_allow=(*settings.sandbox_home, *skill_folders(skills, home)))
     registry = tools if tools is not None else builtin_tools(sandbox=sandbox)
     hooks = HookRunner.from_settings(settings, root, bus)
+    hooks.provider = provider  # `type: "prompt"` hooks ask the session's model
     gate = build_gate(settings, root, chosen_approver, bus, sandbox=sandbox, hooks=hooks,
                       reviewers=Reviewers.from_settings(settings, provider, bus))
     agents = AgentRegistry.load(root, settings, home=home)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from valarmind_tui.core.safe_files import read_regular_bytes
 from valarmind_tui.settings.sections import HOOK_EVENTS
@@ -32,15 +32,17 @@ KNOWN_KEYS = frozenset({"permissions", "hooks", "env", "$schema"})
 
 @dataclass(frozen=True)
 class ClaudeHook:
-    """One command handler of a settings file."""
+    """One handler of a settings file: a command, or a prompt for the model."""
 
     event: str
     matcher: str
     command: str
+    """The shell command, or the prompt of a `type: "prompt"` handler."""
     timeout: float | None
     source: Path
     env: tuple[tuple[str, str], ...] = ()
     """The `env` block of the same file (the user's reaches every hook: see `claude_setup`)."""
+    kind: Literal["command", "prompt"] = "command"
 
 
 @dataclass
@@ -208,16 +210,21 @@ def _group(event: str, group: Any, path: Path, scope: Scope,
             found.append(Found(Kind.HOOK, name, path, scope, "claude", False,
                                "a handler that is not an object"))
             continue
-        kind, command = handler.get("type", "command"), handler.get("command")
-        if kind != "command" or not isinstance(command, str) or not command.strip():
+        kind = handler.get("type", "command")
+        if kind not in ("command", "prompt"):
             found.append(Found(Kind.HOOK, name, path, scope, "claude", False,
-                               f"`type: {kind}` handlers are not run (only `command`)"
-                               if kind != "command" else "no `command`"))
+                               f"`type: {kind}` handlers are not run (only `command` and "
+                               "`prompt`)"))
+            continue
+        command = handler.get(kind)
+        if not isinstance(command, str) or not command.strip():
+            found.append(Found(Kind.HOOK, name, path, scope, "claude", False, f"no `{kind}`"))
             continue
         timeout = handler.get("timeout")
         timeout = float(timeout) if isinstance(timeout, int | float) and timeout > 0 else None
-        out.append(ClaudeHook(event, matcher, command, timeout, path, env))
-        found.append(Found(Kind.HOOK, f"{name}: {command}", path, scope, "claude", True))
+        out.append(ClaudeHook(event, matcher, command, timeout, path, env, kind))
+        shown = command if kind == "command" else f"prompt: {command[:80]}"
+        found.append(Found(Kind.HOOK, f"{name}: {shown}", path, scope, "claude", True))
     return out
 
 
