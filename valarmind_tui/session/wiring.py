@@ -185,7 +185,7 @@ def build_stack(
     bus = bus or EventBus()
     chosen_approver = approver(bus)
     home = Path.home()
-    skills = load_skills(root, home, settings.project_trusted)[0]
+    skills = load_skills(root, home, settings.project_trusted, cwd=Path.cwd())[0]
     sandbox = Sandbox.detect(settings.sandbox, settings.sandbox_network,
                              home_allow=(*settings.sandbox_home, *skill_folders(skills, home)))
     registry = tools if tools is not None else builtin_tools(sandbox=sandbox)
