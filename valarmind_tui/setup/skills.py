@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from valarmind_tui.settings.trust.content import nested_agents_skills
 from valarmind_tui.setup.context_files import start_folders
 from valarmind_tui.setup.front_matter import FrontMatterError, names_of, read_document, text_of
 from valarmind_tui.setup.places import (
@@ -54,10 +55,13 @@ class Skill:
 
 def skill_places(project_root: Path, home: Path, cwd: Path | None = None) -> list[Place]:
     """`.agents/skills` in every folder from `cwd` up to the root, the nearest first (Codex
-    reads them so: a package's own skills beside the monorepo's); the others at the root."""
+    reads them so: a package's own skills beside the monorepo's); the others at the root.
+    Below the root, only folders the trust fingerprint covers (git's files, not ignored)."""
     root = project_root.resolve()
-    agents = [(str(folder.relative_to(root) / ".agents" / "skills"), "agents")
-              for folder in reversed(start_folders(root, cwd))]
+    below = set(nested_agents_skills(root)) if cwd is not None and cwd.resolve() != root else set()
+    chain = [(folder.relative_to(root) / ".agents" / "skills").as_posix()
+             for folder in reversed(start_folders(root, cwd))]
+    agents = [(rel, "agents") for rel in chain if rel == ".agents/skills" or rel in below]
     project = [(".valarmind/skills", "valarmind"), *agents,
                (".claude/skills", "claude"), (".gemini/skills", "gemini"),
                (".opencode/skills", "opencode"), (".opencode/skill", "opencode")]
