@@ -21,12 +21,13 @@ from typing import Any, Literal
 
 from valarmind_tui.core.safe_files import read_regular_bytes
 from valarmind_tui.settings.sections import HOOK_EVENTS
+from valarmind_tui.setup.claude_plugins import enabled_names, installed_plugins, plugin_hooks_table
 from valarmind_tui.setup.claude_rules import translate_rule
 from valarmind_tui.setup.report import Found, Kind, Scope
 
 MAX_BYTES = 1_000_000
 RULE_LISTS = ("deny", "ask", "allow")
-KNOWN_KEYS = frozenset({"permissions", "hooks", "env", "$schema"})
+KNOWN_KEYS = frozenset({"permissions", "hooks", "env", "enabledPlugins", "$schema"})
 """The keys we read; any other is a note (`model`, `statusLine`... are Claude's alone)."""
 
 
@@ -89,6 +90,7 @@ def claude_setup(project_root: Path, home: Path, trusted: bool) -> ClaudeSetup:
     setup = ClaudeSetup()
     root = project_root.resolve()
     user_env: tuple[tuple[str, str], ...] = ()
+    enabled: set[str] = set()
     for path, scope, base in settings_files(root, home):
         if not path.exists():  # a FIFO or folder in its place is reported, never waited on
             continue
@@ -103,6 +105,8 @@ def claude_setup(project_root: Path, home: Path, trusted: bool) -> ClaudeSetup:
                                      "a Claude Code setting ValarMind does not read"))
         _rules(setup, data, path, scope, root, base, home, trusted)
         env = _env(data, path, scope, setup.found)
+        if scope is Scope.USER or trusted:
+            enabled |= enabled_names(data)
         if scope is Scope.USER:
             user_env = env
         elif not trusted:
@@ -110,6 +114,11 @@ def claude_setup(project_root: Path, home: Path, trusted: bool) -> ClaudeSetup:
             continue
         setup.hooks += _hooks(data.get("hooks"), path, scope, user_env if scope is Scope.USER
                               else (*user_env, *env), setup.found)
+    for plugin in installed_plugins(home, enabled, setup.found):
+        table = plugin_hooks_table(plugin, setup.found)
+        if table is not None:
+            setup.hooks += _hooks(table[1], table[0], Scope.PLUGIN, (
+                *user_env, ("CLAUDE_PLUGIN_ROOT", str(plugin.root))), setup.found)
     return setup
 
 

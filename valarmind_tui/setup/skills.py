@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from valarmind_tui.settings.trust.content import nested_agents_skills
+from valarmind_tui.setup.claude_plugins import enabled_plugins
 from valarmind_tui.setup.context_files import start_folders
 from valarmind_tui.setup.front_matter import FrontMatterError, names_of, read_document, text_of
 from valarmind_tui.setup.places import (
@@ -53,7 +54,8 @@ class Skill:
         return read_document(self.path).body
 
 
-def skill_places(project_root: Path, home: Path, cwd: Path | None = None) -> list[Place]:
+def skill_places(project_root: Path, home: Path, cwd: Path | None = None,
+                 trusted: bool = False) -> list[Place]:
     """`.agents/skills` in every folder from `cwd` up to the root, the nearest first (Codex
     reads them so: a package's own skills beside the monorepo's); the others at the root.
     Below the root, only folders the trust fingerprint covers (git's files, not ignored)."""
@@ -70,7 +72,9 @@ def skill_places(project_root: Path, home: Path, cwd: Path | None = None) -> lis
             (codex_home(home) / "skills", "codex"), (home / ".gemini" / "skills", "gemini"),
             (home / ".config" / "opencode" / "skills", "opencode"),
             (home / ".config" / "opencode" / "skill", "opencode")]
-    return places(project_root, project, user)
+    plugins = [Place(plugin.root / "skills", Scope.PLUGIN, "claude", plugin.root)
+               for plugin in enabled_plugins(root, home, trusted)]
+    return places(project_root, project, user) + plugins
 
 
 def load_skills(project_root: Path, home: Path, trusted: bool, cwd: Path | None = None
@@ -80,7 +84,7 @@ def load_skills(project_root: Path, home: Path, trusted: bool, cwd: Path | None 
     skills: dict[str, Skill] = {}
     report: list[Found] = []
     seen: set[Path] = set()
-    for place in skill_places(project_root, home, cwd):
+    for place in skill_places(project_root, home, cwd, trusted):
         for path in files_in(place, "*/SKILL.md"):
             if path.resolve() in seen:
                 continue  # ~/.agents/skills linked into ~/.claude/skills: one skill
@@ -107,7 +111,7 @@ def skill_folders(skills: list[Skill], home: Path) -> list[str]:
     (the rest of `~/.claude` and the like stays hidden)."""
     folders = []
     for skill in skills:
-        if skill.scope is Scope.USER:
+        if skill.scope in (Scope.USER, Scope.PLUGIN):  # a plugin's scripts too
             try:
                 folders.append(str(skill.folder.relative_to(home)))
             except ValueError:

@@ -236,7 +236,7 @@ def nested_agents_skills(root: Path) -> tuple[str, ...]:
                ":(glob)**/.agents/skills/**") or ""
     marker = "/.agents/skills/"
     folders = {path[: path.index(marker) + len(marker) - 1]
-               for path in out.split("\0") if marker in path and not path.startswith(".agents/skills/")}
+               for path in out.split("\0") if marker in path}  # the root's own has no "/" before it
     return tuple(sorted(folders))
 
 
