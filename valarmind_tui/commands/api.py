@@ -12,6 +12,7 @@ status and prompts) the Protocol names that corner, not the object: the registry
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -64,6 +65,13 @@ class CommandCatalog(Protocol):
     def get(self, name: str) -> Command | None: ...
     def all(self) -> list[Command]: ...
     def suggest(self, name: str) -> list[str]: ...
+
+
+class TurnModels(Protocol):
+    """The session's model choice (session.model_choice.ModelChoice), for a custom command's
+    own `model`."""
+
+    def for_one_turn(self, model: str | None) -> AbstractContextManager[None]: ...
 
 
 class TurnAnswer(Protocol):
@@ -119,6 +127,8 @@ class CommandContext(Protocol):
     def session_id(self) -> str | None: ...
     @property
     def model(self) -> str | None: ...
+    @property
+    def models(self) -> TurnModels: ...
     @property
     def mode(self) -> PermissionMode: ...
     @property
