@@ -95,10 +95,11 @@ class ReviewerUsage(Protocol):
 
 
 class ActiveHooks(Protocol):
-    """/hooks' view of the hook runner."""
+    """/hooks' view of the hook runner, and /init's Setup hooks."""
 
     @property
     def hooks(self) -> Sequence[ActiveHook]: ...
+    async def setup(self, trigger: str) -> None: ...
 
 
 class McpView(Protocol):

@@ -156,6 +156,11 @@ class HookRunner:
         return _context(await self.run("SubagentStart", {
             "agent_id": agent_id, "agent_type": agent_type}, tool=agent_type))
 
+    async def setup(self, trigger: str) -> None:
+        """Setup (Claude Code runs it for `--init` and `--maintenance`): `/init` runs it with
+        the matcher `init`, before it reads the project (a hook may install what it needs)."""
+        await self.run("Setup", {"trigger": trigger}, tool=trigger)
+
     async def drain(self) -> None:
         """Wait for background Notification hooks (at close)."""
         if self._background:
