@@ -88,9 +88,19 @@ def test_personal_notes_and_hook_samples_are_not_configuration(git_repo: Path) -
     _config(git_repo, "max_turns = 40\n")
     (git_repo / ".valarmind" / "local.md").write_text("my notes\n")
     (git_repo / ".claude").mkdir()
-    (git_repo / ".claude" / "settings.local.json").write_text("{}\n")
+    (git_repo / ".claude" / "statusline.sh").write_text("echo hi\n")  # Claude's alone
     names = set(fingerprint(git_repo).digests)
     assert names == {".valarmind/config.toml"}  # .git/hooks/*.sample never run
+
+
+def test_claudes_settings_files_are_configuration(git_repo: Path) -> None:
+    """Their hooks run and their allow rules load in a trusted folder (setup.claude_settings);
+    a repository can commit a settings.local.json as well as a settings.json."""
+    (git_repo / ".claude" / "hooks").mkdir(parents=True)
+    for name in ("settings.json", "settings.local.json", "hooks/format.sh"):
+        (git_repo / ".claude" / name).write_text("{}\n")
+    assert set(fingerprint(git_repo).digests) == {
+        ".claude/settings.json", ".claude/settings.local.json", ".claude/hooks/format.sh"}
 
 
 def test_the_trust_command_names_what_it_trusts(git_repo: Path) -> None:

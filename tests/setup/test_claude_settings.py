@@ -88,8 +88,11 @@ def test_the_documented_user_file_row_by_row(tmp_path: Path) -> None:
     assert rows["model"].reason == "a Claude Code setting ValarMind does not read"
     assert "defaultMode" in rows["permissions.defaultMode"].name
     assert rows["TeammateIdle"].reason.startswith("unknown hook event 'TeammateIdle'")
-    assert "`type: prompt` handlers are not run" in rows["Stop"].reason
-    assert [h.event for h in setup.hooks] == ["PostToolUse"]  # the rest of the file loaded
+    stop = rows["Stop: prompt: Check whether every task the user asked for is complete: "
+                "$ARGUMENTS"]
+    assert stop.loaded
+    assert [(h.event, h.kind) for h in setup.hooks] == [  # the rest of the file loaded
+        ("PostToolUse", "command"), ("Stop", "prompt")]
     hook = setup.hooks[0]
     assert hook.matcher == "Edit|MultiEdit|Write" and hook.timeout == 30
     assert ("HOOK_GREETING", "from-user-settings") in hook.env

@@ -64,7 +64,8 @@ def test_the_report_says_which_name_moved(git_repo: Path) -> None:
     found = scan_commands(git_repo, Path(os.environ["HOME"]), True, builtin={"commit", "help"})
     commit = next(f for f in found if f.name == "commit")
     assert commit.loaded
-    assert commit.reason == "the built-in /commit keeps its name: this one is /project:commit"
+    assert commit.reason == ("allowed-tools pre-approves nothing: calls ask as the mode says; "
+                             "the built-in /commit keeps its name: this one is /project:commit")
 
 
 def test_an_untrusted_folder_loads_no_command(git_repo: Path) -> None:
@@ -218,3 +219,30 @@ async def test_editors_get_the_commands_with_control_characters_visible(git_repo
     listed = {c.name: c.description for c in available_commands(session)}
     assert "deploy" in listed and "\x1b" not in listed["deploy"]
     assert "Deploy␛]0;owned␇ now" in listed["deploy"]
+
+
+async def test_a_commands_model_is_used_for_its_turn_through_the_persons_aliases(
+        git_repo: Path, model_settings, fake_model) -> None:
+    from tests.conftest import write_user_config
+
+    write_user_config('[aliases]\nhaiku = "openai/fake-haiku"\n')
+    home = Path(os.environ["HOME"])
+    (home / ".claude" / "commands").mkdir(parents=True)
+    (home / ".claude" / "commands" / "quick.md").write_text(
+        "---\nmodel: haiku\nallowed-tools: Bash(git diff:*)\n---\nSummarise $ARGUMENTS.\n")
+    (git_repo / ".claude" / "commands").mkdir(parents=True)
+    (git_repo / ".claude" / "commands" / "big.md").write_text(
+        "---\nmodel: openai/someone-elses-endpoint-model\n---\nPlan $ARGUMENTS.\n")
+    trust(git_repo)
+    session = build_session(model_settings(git_repo, trusted=decide(git_repo).trusted), git_repo,
+                            approver=PolicyApprover())
+    await session.start()
+    fake_model.script(*(ScriptedTurn(text="ok") for _ in range(3)))
+    assert (await session.run_command("/quick the diff")).ok
+    assert (await session.run_command("/big the release")).ok
+    await session.submit("and now?")
+    assert [r["model"] for r in fake_model.requests[-3:]] == [
+        "fake-haiku", "fake-model", "fake-model"]  # a repository's file names no model
+    assert session.model == "openai/fake-model"
+    rows = {f.name: f.reason for f in scan_commands(git_repo, home, trusted=True)}
+    assert "allowed-tools pre-approves nothing" in rows["quick"]

@@ -18,7 +18,7 @@ async def test_setup_lists_what_loaded_and_what_did_not_and_why(
     shown = await session.run_command("/setup")
     assert shown.ok
     assert f"Setup found for {git_repo}: folder not trusted" in shown.text
-    assert "hooks: 1 of 4 loaded" in shown.text
+    assert "hooks: 2 of 4 loaded" in shown.text  # the command and the prompt handler
     assert ("-- SessionStart  [project, .claude/settings.json]: untrusted folder: a project's "
             "hooks wait for /trust yes") in shown.text
     assert ("-- TeammateIdle  [user, ~/.claude/settings.json]: unknown hook event "
@@ -30,7 +30,7 @@ async def test_setup_lists_what_loaded_and_what_did_not_and_why(
     trusted = build_session(load_settings(git_repo, trusted=True), git_repo,
                             approver=PolicyApprover())
     again = await trusted.run_command("/setup")
-    assert "hooks: 2 of 4 loaded" in again.text and "folder trusted" in again.text
+    assert "hooks: 3 of 4 loaded" in again.text and "folder trusted" in again.text
 
 
 async def test_context_shows_each_file_with_its_size(git_repo: Path, isolated_home: Path) -> None:

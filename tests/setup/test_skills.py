@@ -145,3 +145,31 @@ def test_fifty_skills_stay_within_two_percent_of_the_window(tmp_path: Path) -> N
     small = skills_section(skills, 32_000)
     assert "more skills" in small  # cut, and says so
     assert skills_section(skills, 1_000_000).count("\n- ") == 50
+
+
+def test_agents_skills_load_from_every_folder_between_the_cwd_and_the_git_root(
+        git_repo: Path) -> None:
+    home = Path(os.environ["HOME"])
+    place("written", git_repo)  # the root's .agents/skills/changelog
+    package = git_repo / "packages" / "api"
+    nested = package / ".agents" / "skills"
+    (nested / "migrate").mkdir(parents=True)
+    (nested / "migrate" / "SKILL.md").write_text(
+        "---\nname: migrate\ndescription: Run the api's migrations.\n---\nalembic upgrade\n")
+    (nested / "changelog").mkdir()
+    (nested / "changelog" / "SKILL.md").write_text(
+        "---\nname: changelog\ndescription: The api's own changelog.\n---\nx\n")
+    (git_repo / "packages" / ".agents" / "skills" / "lint").mkdir(parents=True)
+    (git_repo / "packages" / ".agents" / "skills" / "lint" / "SKILL.md").write_text(
+        "---\nname: lint\ndescription: Lint every package.\n---\nx\n")
+    skills, report = load_skills(git_repo, home, trusted=True, cwd=package)
+    by_name = {s.name: s for s in skills}
+    assert {"migrate", "lint", "changelog"} <= set(by_name)
+    assert by_name["changelog"].description == "The api's own changelog."  # nearest wins
+    assert [f.reason for f in report if f.name == "changelog" and not f.loaded] == [
+        f"name taken by {nested / 'changelog' / 'SKILL.md'}"]
+    at_root, _ = load_skills(git_repo, home, trusted=True, cwd=git_repo)
+    assert "migrate" not in {s.name for s in at_root}  # a sibling package's stay out
+    untrusted = scan_skills(git_repo, home, trusted=False, cwd=package)
+    assert {f.name for f in untrusted} >= {"migrate", "lint"}
+    assert not any(f.loaded for f in untrusted)

@@ -12,6 +12,7 @@ status and prompts) the Protocol names that corner, not the object: the registry
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -66,6 +67,13 @@ class CommandCatalog(Protocol):
     def suggest(self, name: str) -> list[str]: ...
 
 
+class TurnModels(Protocol):
+    """The session's model choice (session.model_choice.ModelChoice), for a custom command's
+    own `model`."""
+
+    def for_one_turn(self, model: str | None) -> AbstractContextManager[None]: ...
+
+
 class TurnAnswer(Protocol):
     """The end of a turn a command ran (/plan QUESTION, an MCP prompt)."""
 
@@ -87,10 +95,11 @@ class ReviewerUsage(Protocol):
 
 
 class ActiveHooks(Protocol):
-    """/hooks' view of the hook runner."""
+    """/hooks' view of the hook runner, and /init's Setup hooks."""
 
     @property
     def hooks(self) -> Sequence[ActiveHook]: ...
+    async def setup(self, trigger: str) -> None: ...
 
 
 class McpView(Protocol):
@@ -119,6 +128,8 @@ class CommandContext(Protocol):
     def session_id(self) -> str | None: ...
     @property
     def model(self) -> str | None: ...
+    @property
+    def models(self) -> TurnModels: ...
     @property
     def mode(self) -> PermissionMode: ...
     @property

@@ -10,6 +10,7 @@ as a prompt: it is the file's text, never read again as a slash command."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from valarmind_tui.commands.registry import Command, CommandRegistry, CommandResult, Handler
@@ -17,6 +18,7 @@ from valarmind_tui.context.attachments import read_attachment
 from valarmind_tui.core.errors import ToolError, ValarMindError
 from valarmind_tui.setup.command_text import expand
 from valarmind_tui.setup.commands import CustomCommand
+from valarmind_tui.setup.report import Scope
 from valarmind_tui.setup.skills import Skill
 from valarmind_tui.tools.skills.skill import skill_text
 
@@ -84,10 +86,21 @@ def _command_handler(command: CustomCommand) -> Handler:
                         continue
                     return CommandResult(f"/{command.name} ({command.path}): {exc}", ok=False)
                 parts.append(f"\n<file path=\"{piece.value}\">\n{content.rstrip()}\n</file>\n")
-        answer = await ctx.submit("".join(parts))
+        with ctx.models.for_one_turn(turn_model(command, ctx.settings.aliases)):
+            answer = await ctx.submit("".join(parts))
         return CommandResult(answer.text, ok=answer.status == "done")
 
     return run
+
+
+def turn_model(command: CustomCommand, aliases: Mapping[str, str]) -> str | None:
+    """The file's `model` for its turn: one of the person's aliases (`haiku`, `fast`), or for
+    their own command a `provider/model`; a repository's file never names a model of its own.
+    None: the session's model."""
+    model = command.model.strip()
+    if model in aliases or (command.scope is Scope.USER and "/" in model):
+        return model
+    return None
 
 
 def _skill_handler(skill: Skill) -> Handler:

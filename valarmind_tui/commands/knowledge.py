@@ -42,6 +42,7 @@ async def init(ctx: CommandContext, args: str) -> CommandResult:
     from valarmind_tui.context.init.write import write_valarmind_md
     from valarmind_tui.core.events import Notice
 
+    await ctx.hooks.setup("init")
     delegator = None if ctx.offline else read_only_delegator(
         ctx.project_root, ctx.provider(), ctx.settings, ctx.bus, ctx.sandbox)
     result = await init_valarmind_md(ctx.project_root, delegator)

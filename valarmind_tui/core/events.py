@@ -249,10 +249,10 @@ class HookRan(EventBase):
     exit_code: int | None
     """None when the command was killed (timeout) or could not start."""
     duration_ms: int
-    outcome: Literal["ok", "blocked", "error", "timeout", "invalid_output"]
+    outcome: Literal["ok", "blocked", "error", "timeout", "invalid_output", "not_run"]
     """ok: exit 0; blocked: exit 2 or a blocking decision; error: another exit code or the
     command could not start; timeout: killed after its timeout; invalid_output: stdout was
-    not valid JSON."""
+    not valid JSON; not_run: a prompt handler with no model to ask (offline)."""
     detail: str = ""
     """The reason or stderr shown with the outcome, cut to a few hundred characters."""
 

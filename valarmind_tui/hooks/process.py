@@ -23,7 +23,7 @@ from valarmind_tui.tools.common import child_env, kill_group, spawn
 DEFAULT_TIMEOUT_S = 60.0
 BLOCKING_EXIT = 2
 DETAIL_CHARS = 400
-Outcome = Literal["ok", "blocked", "error", "timeout", "invalid_output"]
+Outcome = Literal["ok", "blocked", "error", "timeout", "invalid_output", "not_run"]
 
 
 @dataclass(frozen=True)
@@ -33,11 +33,19 @@ class ActiveHook:
     event: str
     matcher: str
     command: str
+    """The shell command, or for a prompt handler the prompt."""
     timeout: float
     source: str
     """The config file that defined it."""
     env: tuple[tuple[str, str], ...] = ()
     """Variables its file's `env` block sets (Claude Code's settings.json), over ours."""
+    kind: Literal["command", "prompt"] = "command"
+    """`prompt`: a model call with `command` as the prompt (hooks.prompt_handler)."""
+
+    @property
+    def label(self) -> str:
+        """How events and notices name it: the command, or `prompt: ...`."""
+        return self.command if self.kind == "command" else f"prompt: {self.command[:120]}"
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,9 @@ from valarmind_tui.core.user_dirs import user_data_dir
 from valarmind_tui.hooks.env_file import read_env_file
 from valarmind_tui.hooks.names import hook_tool_name, matcher_matches, to_hook_input
 from valarmind_tui.hooks.process import DEFAULT_TIMEOUT_S, ActiveHook, HookResult, run_handler
+from valarmind_tui.hooks.prompt_handler import DEFAULT_PROMPT_TIMEOUT_S, run_prompt_handler
 from valarmind_tui.hooks.verdicts import permission_verdict, post_feedback, pre_tool_verdict
+from valarmind_tui.providers.base import Provider
 from valarmind_tui.safety.child_env import child_env
 from valarmind_tui.safety.gate.hook_points import HookVerdict, PostToolFeedback
 from valarmind_tui.safety.secrets import project_masker
@@ -61,6 +63,9 @@ class HookRunner:
         """What SessionStart hooks exported through CLAUDE_ENV_FILE, for the bash tool."""
         self.mode: Callable[[], str] | None = None
         """The current permission mode, for the `permission_mode` field (set by the session)."""
+        self.provider: Callable[[], Provider] | None = None
+        """The session's model, for `type: "prompt"` handlers (set by the wiring); None: they
+        are reported as not run."""
         self._background: set[asyncio.Task[Any]] = set()
 
     @classmethod
@@ -77,8 +82,9 @@ class HookRunner:
                                      handler.timeout or DEFAULT_TIMEOUT_S, source)
                           for handler in group.hooks]
         claude = claude_setup(project_root, home or Path.home(), settings.project_trusted)
-        hooks += [ActiveHook(h.event, h.matcher, h.command, h.timeout or DEFAULT_TIMEOUT_S,
-                             str(h.source), h.env) for h in claude.hooks]
+        hooks += [ActiveHook(h.event, h.matcher, h.command, h.timeout or (
+            DEFAULT_PROMPT_TIMEOUT_S if h.kind == "prompt" else DEFAULT_TIMEOUT_S),
+            str(h.source), h.env, h.kind) for h in claude.hooks]
         return cls(hooks, project_root, bus)
 
     # -- the hook points -----------------------------------------------------------------
@@ -150,6 +156,11 @@ class HookRunner:
         return _context(await self.run("SubagentStart", {
             "agent_id": agent_id, "agent_type": agent_type}, tool=agent_type))
 
+    async def setup(self, trigger: str) -> None:
+        """Setup (Claude Code runs it for `--init` and `--maintenance`): `/init` runs it with
+        the matcher `init`, before it reads the project (a hook may install what it needs)."""
+        await self.run("Setup", {"trigger": trigger}, tool=trigger)
+
     async def drain(self) -> None:
         """Wait for background Notification hooks (at close)."""
         if self._background:
@@ -172,8 +183,9 @@ class HookRunner:
                if self.mode is not None else {}), **fields,
         }
         payload = project_masker(self.project_root).mask_data(payload)  # a hook sees no secret
-        results = await asyncio.gather(
-            *(run_handler(h, payload, self.project_root, env) for h in chosen))
+        results = await asyncio.gather(*(
+            run_prompt_handler(h, payload, self.provider) if h.kind == "prompt"
+            else run_handler(h, payload, self.project_root, env) for h in chosen))
         for result in results:
             self._report(result)
         return list(results)
@@ -199,7 +211,7 @@ class HookRunner:
         hook = result.hook
         quiet = (result.output or {}).get("suppressOutput") is True  # kept out of the log
         self.bus.publish(HookRan(
-            event=hook.event, matcher=hook.matcher, command=hook.command,
+            event=hook.event, matcher=hook.matcher, command=hook.label,
             exit_code=result.exit_code, duration_ms=result.duration_ms,
             outcome=result.outcome, detail="" if quiet else result.detail(),
         ))
@@ -210,11 +222,12 @@ class HookRunner:
             "error": f"failed (exit code {result.exit_code})",
             "timeout": f"timed out after {hook.timeout:g} s and was stopped",
             "invalid_output": "printed output that is not valid JSON",
+            "not_run": "was not run",
         }.get(result.outcome)
         if problem is not None:
             said = f": {result.detail()}" if result.detail() else ""
             self.bus.publish(Notice(level="warning", message=(
-                f"The {hook.event} hook `{hook.command}` {problem}{said}. It was ignored and "
+                f"The {hook.event} hook `{hook.label}` {problem}{said}. It was ignored and "
                 "the session goes on.")))
 
 

@@ -3,6 +3,8 @@ on first use (this is where litellm gets imported)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from valarmind_tui.providers.base import Provider
@@ -25,6 +27,20 @@ class ModelChoice:
         """/model: later prompts use `model` (its provider is built when first needed)."""
         self.model = self.settings.resolve_model(model)
         self.built = None
+
+    @contextmanager
+    def for_one_turn(self, model: str | None) -> Iterator[None]:
+        """A custom command's `model`: `model` for what runs inside, then the model and the
+        provider in use before (None: no change)."""
+        if model is None:
+            yield
+            return
+        before, built = self.model, self.built
+        self.choose(model)
+        try:
+            yield
+        finally:
+            self.model, self.built = before, built
 
     def provider(self) -> Provider:
         """The model provider, built on first use."""

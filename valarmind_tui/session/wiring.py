@@ -185,11 +185,12 @@ def build_stack(
     bus = bus or EventBus()
     chosen_approver = approver(bus)
     home = Path.home()
-    skills = load_skills(root, home, settings.project_trusted)[0]
+    skills = load_skills(root, home, settings.project_trusted, cwd=Path.cwd())[0]
     sandbox = Sandbox.detect(settings.sandbox, settings.sandbox_network,
                              home_allow=(*settings.sandbox_home, *skill_folders(skills, home)))
     registry = tools if tools is not None else builtin_tools(sandbox=sandbox)
     hooks = HookRunner.from_settings(settings, root, bus)
+    hooks.provider = provider  # `type: "prompt"` hooks ask the session's model
     gate = build_gate(settings, root, chosen_approver, bus, sandbox=sandbox, hooks=hooks,
                       reviewers=Reviewers.from_settings(settings, provider, bus))
     agents = AgentRegistry.load(root, settings, home=home)

@@ -102,7 +102,7 @@ class PermissionSettings(_Section):
 HookEvent = Literal[
     "PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit",
     "Stop", "SubagentStart", "SubagentStop", "SessionStart", "SessionEnd", "PreCompact",
-    "Notification",
+    "Notification", "Setup",
 ]
 HOOK_EVENTS: tuple[HookEvent, ...] = get_args(HookEvent)
 """The hook events, named as in the Claude Code hooks format."""

@@ -17,30 +17,33 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from valarmind_tui.core.safe_files import read_regular_bytes
 from valarmind_tui.settings.sections import HOOK_EVENTS
+from valarmind_tui.setup.claude_plugins import enabled_names, installed_plugins, plugin_hooks_table
 from valarmind_tui.setup.claude_rules import translate_rule
 from valarmind_tui.setup.report import Found, Kind, Scope
 
 MAX_BYTES = 1_000_000
 RULE_LISTS = ("deny", "ask", "allow")
-KNOWN_KEYS = frozenset({"permissions", "hooks", "env", "$schema"})
+KNOWN_KEYS = frozenset({"permissions", "hooks", "env", "enabledPlugins", "$schema"})
 """The keys we read; any other is a note (`model`, `statusLine`... are Claude's alone)."""
 
 
 @dataclass(frozen=True)
 class ClaudeHook:
-    """One command handler of a settings file."""
+    """One handler of a settings file: a command, or a prompt for the model."""
 
     event: str
     matcher: str
     command: str
+    """The shell command, or the prompt of a `type: "prompt"` handler."""
     timeout: float | None
     source: Path
     env: tuple[tuple[str, str], ...] = ()
     """The `env` block of the same file (the user's reaches every hook: see `claude_setup`)."""
+    kind: Literal["command", "prompt"] = "command"
 
 
 @dataclass
@@ -87,6 +90,7 @@ def claude_setup(project_root: Path, home: Path, trusted: bool) -> ClaudeSetup:
     setup = ClaudeSetup()
     root = project_root.resolve()
     user_env: tuple[tuple[str, str], ...] = ()
+    enabled: set[str] = set()
     for path, scope, base in settings_files(root, home):
         if not path.exists():  # a FIFO or folder in its place is reported, never waited on
             continue
@@ -101,6 +105,8 @@ def claude_setup(project_root: Path, home: Path, trusted: bool) -> ClaudeSetup:
                                      "a Claude Code setting ValarMind does not read"))
         _rules(setup, data, path, scope, root, base, home, trusted)
         env = _env(data, path, scope, setup.found)
+        if scope is Scope.USER or trusted:
+            enabled |= enabled_names(data)
         if scope is Scope.USER:
             user_env = env
         elif not trusted:
@@ -108,6 +114,11 @@ def claude_setup(project_root: Path, home: Path, trusted: bool) -> ClaudeSetup:
             continue
         setup.hooks += _hooks(data.get("hooks"), path, scope, user_env if scope is Scope.USER
                               else (*user_env, *env), setup.found)
+    for plugin in installed_plugins(home, enabled, setup.found):
+        table = plugin_hooks_table(plugin, setup.found)
+        if table is not None:
+            setup.hooks += _hooks(table[1], table[0], Scope.PLUGIN, (
+                *user_env, ("CLAUDE_PLUGIN_ROOT", str(plugin.root))), setup.found)
     return setup
 
 
@@ -208,16 +219,21 @@ def _group(event: str, group: Any, path: Path, scope: Scope,
             found.append(Found(Kind.HOOK, name, path, scope, "claude", False,
                                "a handler that is not an object"))
             continue
-        kind, command = handler.get("type", "command"), handler.get("command")
-        if kind != "command" or not isinstance(command, str) or not command.strip():
+        kind = handler.get("type", "command")
+        if kind not in ("command", "prompt"):
             found.append(Found(Kind.HOOK, name, path, scope, "claude", False,
-                               f"`type: {kind}` handlers are not run (only `command`)"
-                               if kind != "command" else "no `command`"))
+                               f"`type: {kind}` handlers are not run (only `command` and "
+                               "`prompt`)"))
+            continue
+        command = handler.get(kind)
+        if not isinstance(command, str) or not command.strip():
+            found.append(Found(Kind.HOOK, name, path, scope, "claude", False, f"no `{kind}`"))
             continue
         timeout = handler.get("timeout")
         timeout = float(timeout) if isinstance(timeout, int | float) and timeout > 0 else None
-        out.append(ClaudeHook(event, matcher, command, timeout, path, env))
-        found.append(Found(Kind.HOOK, f"{name}: {command}", path, scope, "claude", True))
+        out.append(ClaudeHook(event, matcher, command, timeout, path, env, kind))
+        shown = command if kind == "command" else f"prompt: {command[:80]}"
+        found.append(Found(Kind.HOOK, f"{name}: {shown}", path, scope, "claude", True))
     return out
 
 

@@ -127,7 +127,10 @@ def _read(path: Path, place: Place, name: str) -> tuple[CustomCommand | None, Fo
     notes = [f"keys not used: {', '.join(unknown)}"] if unknown else []
     model = text_of(doc.meta.get("model"))
     if model:
-        notes.append(f"model {model!r} not applied: the session's model answers")
+        notes.append(f"model {model!r}: used for its turn when it is one of your [aliases]"
+                     + (" or a provider/model" if place.scope is Scope.USER else ""))
+    if doc.meta.get("allowed-tools"):
+        notes.append("allowed-tools pre-approves nothing: calls ask as the mode says")
     command = CustomCommand(
         name, text_of(doc.meta.get("description")) or _first_line(doc.body), doc.body, path,
         place.scope, place.tool, argument_hint=hint_of(doc.meta.get("argument-hint")),

@@ -22,9 +22,10 @@ from valarmind_tui.setup.skills import scan_skills
 from valarmind_tui.setup.subagents import scan_subagents
 
 Scanner = Callable[[Path, Path, bool], list[Found]]
-SCANNERS: tuple[Scanner, ...] = (scan_claude_settings, scan_context_files, scan_skills)
-"""The scanners that need nothing but where to look; commands and subagents also need the
-names ValarMind's own commands and agents hold (a clash moves or leaves out the file's)."""
+SCANNERS: tuple[Scanner, ...] = (scan_claude_settings, scan_context_files)
+"""The scanners that need nothing but where to look; skills also need the cwd, commands and
+subagents the names ValarMind's own commands and agents hold (a clash moves or leaves out the
+file's)."""
 ROWS_PER_KIND = 8
 """Rows shown per kind on the screen (what did not load first); --json has them all."""
 
@@ -36,6 +37,7 @@ def scan(project_root: Path, home: Path, trusted: bool, cwd: Path | None = None,
     root = project_root.resolve()
     rows = [row for scanner in SCANNERS for row in scanner(root, home, trusted)
             if row.kind is not Kind.CONTEXT_FILE or cwd is None]
+    rows += scan_skills(root, home, trusted, cwd)  # .agents/skills from `cwd` up to the root
     rows += scan_commands(root, home, trusted, builtin=builtin_commands)
     rows += scan_subagents(root, home, trusted, ours=builtin_agents)
     return rows + (scan_context_files(root, home, trusted, cwd) if cwd is not None else [])

@@ -12,6 +12,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from valarmind_tui.settings.trust.content import nested_agents_skills
+from valarmind_tui.setup.claude_plugins import enabled_plugins
+from valarmind_tui.setup.context_files import start_folders
 from valarmind_tui.setup.front_matter import FrontMatterError, names_of, read_document, text_of
 from valarmind_tui.setup.places import (
     UNTRUSTED,
@@ -51,8 +54,17 @@ class Skill:
         return read_document(self.path).body
 
 
-def skill_places(project_root: Path, home: Path) -> list[Place]:
-    project = [(".valarmind/skills", "valarmind"), (".agents/skills", "agents"),
+def skill_places(project_root: Path, home: Path, cwd: Path | None = None,
+                 trusted: bool = False) -> list[Place]:
+    """`.agents/skills` in every folder from `cwd` up to the root, the nearest first (Codex
+    reads them so: a package's own skills beside the monorepo's); the others at the root.
+    Below the root, only folders the trust fingerprint covers (git's files, not ignored)."""
+    root = project_root.resolve()
+    below = set(nested_agents_skills(root)) if cwd is not None and cwd.resolve() != root else set()
+    chain = [(folder.relative_to(root) / ".agents" / "skills").as_posix()
+             for folder in reversed(start_folders(root, cwd))]
+    agents = [(rel, "agents") for rel in chain if rel == ".agents/skills" or rel in below]
+    project = [(".valarmind/skills", "valarmind"), *agents,
                (".claude/skills", "claude"), (".gemini/skills", "gemini"),
                (".opencode/skills", "opencode"), (".opencode/skill", "opencode")]
     user = [(folder / "skills", "valarmind") for folder in valarmind_user_dirs(home)]
@@ -60,16 +72,19 @@ def skill_places(project_root: Path, home: Path) -> list[Place]:
             (codex_home(home) / "skills", "codex"), (home / ".gemini" / "skills", "gemini"),
             (home / ".config" / "opencode" / "skills", "opencode"),
             (home / ".config" / "opencode" / "skill", "opencode")]
-    return places(project_root, project, user)
+    plugins = [Place(plugin.root / "skills", Scope.PLUGIN, "claude", plugin.root)
+               for plugin in enabled_plugins(root, home, trusted)]
+    return places(project_root, project, user) + plugins
 
 
-def load_skills(project_root: Path, home: Path, trusted: bool) -> tuple[list[Skill], list[Found]]:
-    """Every skill found, the first of a name kept (project before user), and a report row
-    for each SKILL.md, loaded or not."""
+def load_skills(project_root: Path, home: Path, trusted: bool, cwd: Path | None = None
+                ) -> tuple[list[Skill], list[Found]]:
+    """Every skill found, the first of a name kept (project before user, a folder nearer
+    `cwd` before the root's), and a report row for each SKILL.md, loaded or not."""
     skills: dict[str, Skill] = {}
     report: list[Found] = []
     seen: set[Path] = set()
-    for place in skill_places(project_root, home):
+    for place in skill_places(project_root, home, cwd, trusted):
         for path in files_in(place, "*/SKILL.md"):
             if path.resolve() in seen:
                 continue  # ~/.agents/skills linked into ~/.claude/skills: one skill
@@ -96,7 +111,7 @@ def skill_folders(skills: list[Skill], home: Path) -> list[str]:
     (the rest of `~/.claude` and the like stays hidden)."""
     folders = []
     for skill in skills:
-        if skill.scope is Scope.USER:
+        if skill.scope in (Scope.USER, Scope.PLUGIN):  # a plugin's scripts too
             try:
                 folders.append(str(skill.folder.relative_to(home)))
             except ValueError:
@@ -104,8 +119,9 @@ def skill_folders(skills: list[Skill], home: Path) -> list[str]:
     return folders
 
 
-def scan_skills(project_root: Path, home: Path, trusted: bool) -> list[Found]:
-    return load_skills(project_root, home, trusted)[1]
+def scan_skills(project_root: Path, home: Path, trusted: bool, cwd: Path | None = None
+                ) -> list[Found]:
+    return load_skills(project_root, home, trusted, cwd)[1]
 
 
 def _read(path: Path, place: Place) -> tuple[Skill | None, Found]:

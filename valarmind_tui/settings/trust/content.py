@@ -54,6 +54,9 @@ SOURCES: tuple[Source, ...] = (
                                          "skill")),
                           (".agents", ("skills",)))
       for kind in kinds),
+    Source(".claude/settings.json"),  # its hooks run commands, its allow rules loosen
+    Source(".claude/settings.local.json"),
+    Source(".claude/hooks", folder=True),  # where those hooks' scripts live by convention
     Source(".claude", folder=True, read=False),
     Source(".gemini", folder=True, read=False),
     Source(".codex", folder=True, read=False),
@@ -101,6 +104,8 @@ def fingerprint(root: Path) -> Fingerprint:
     for source in SOURCES:
         if source.read:
             _add(found, root / source.path, source.path, source.folder, source.skip)
+    for rel in nested_agents_skills(root):
+        _add(found, root / rel, rel, folder=True, skip=())
     hooks = git_hooks_dir(root)
     if hooks is not None:
         _add(found, hooks, GIT_HOOKS, folder=True, skip=(), hooks=True)
@@ -221,6 +226,18 @@ def _git(root: Path, *args: str) -> str | None:
     if done.returncode != 0:
         return None
     return done.stdout.decode("utf-8", errors="surrogateescape")
+
+
+def nested_agents_skills(root: Path) -> tuple[str, ...]:
+    """The `.agents/skills` folders below the root's own (`packages/api/.agents/skills`)
+    holding files git tracks or would track (ignored ones are left out): setup.skills loads
+    those between the cwd and the root, and only these, so what loads is what was trusted."""
+    out = _git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--",
+               ":(glob)**/.agents/skills/**") or ""
+    marker = "/.agents/skills/"
+    folders = {path[: path.index(marker) + len(marker) - 1]
+               for path in out.split("\0") if marker in path}  # the root's own has no "/" before it
+    return tuple(sorted(folders))
 
 
 def git_hooks_dir(root: Path) -> Path | None:
