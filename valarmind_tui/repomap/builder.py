@@ -129,7 +129,7 @@ class RepoMap:
             self.stats.level = "graph"
             state = marshal.loads(graph_blob)
         else:
-            state = pipeline.graph_state(*self._tags(entries, draft))
+            state = pipeline.graph_state(*self._tags(entries, draft, to_render=True))
             if self.stats.level != "draft":
                 cache.put_graph(fingerprint, marshal.dumps(state))
         fields = pipeline.rank_and_render(state, token_budget, chat, mentioned)
@@ -169,10 +169,10 @@ class RepoMap:
         """(path, mtime_ns, size) of every file with a grammar: a stat, never a read."""
         return scan(self.root, lambda rel: language_for(rel) is not None)
 
-    def _tags(self, entries: list[tuple[str, int, int]], draft: bool = False
-              ) -> tuple[dict, dict[str, int]]:
+    def _tags(self, entries: list[tuple[str, int, int]], draft: bool = False, *,
+              to_render: bool = False) -> tuple[dict, dict[str, int]]:
         from valarmind_tui.repomap import pipeline
 
         return pipeline.file_tags(self.root, self._open_cache(), entries, self.references,
                                   self.workers, self.stats,
-                                  self.draft_above if draft else None)
+                                  self.draft_above if draft else None, to_render=to_render)
