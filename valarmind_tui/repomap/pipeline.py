@@ -8,7 +8,7 @@ from __future__ import annotations
 import marshal
 import os
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,14 +38,16 @@ Tags = dict[str, tuple[list, dict[str, int], list]]
 
 def file_tags(root: Path, cache: TagCache, entries: list[tuple[str, int, int]], references: str,
               workers: int | None, stats: Any, draft_above: int | None = None, *,
-              to_render: bool = False) -> tuple[Tags, dict[str, int]]:
+              to_render: bool = False, only: Callable[[str], bool] | None = None
+              ) -> tuple[Tags, dict[str, int]]:
     """Tags of every file, parsing only files whose mtime or size changed. With `draft_above`,
     when more bytes than that of draftable source changed, those files are read as drafts
     (`draft.py`; not cached) and only the rest is parsed. `to_render`: a map is drawn next, so
-    a parsing pool's wait loads the tokenizer meanwhile."""
+    a parsing pool's wait loads the tokenizer meanwhile. `only`: the entries are some of the
+    project's files, so the cached tags of the others are not dropped."""
     rows = cache.file_rows()
     live = {rel for rel, _, _ in entries}
-    cache.drop_files([p for p in rows if p not in live])
+    cache.drop_files([p for p in rows if p not in live and (only is None or only(p))])
     tags: Tags = {}
     skipped: dict[str, int] = {}
     todo: list[tuple[str, int, int]] = []
