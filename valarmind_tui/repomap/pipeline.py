@@ -29,7 +29,10 @@ from valarmind_tui.repomap.tags import MAX_FILE_BYTES, extract, skip_reason
 
 RANKED_KEPT = 200
 _POOL_MIN_BYTES = 1_000_000
-"""Less source than this parses faster in-process than a pool starts (~4 MB/s per CPU)."""
+"""Less work than this parses faster in-process than a pool starts (~4 MB/s per CPU)."""
+_FILE_COST_BYTES = 600
+"""A file's own cost (open, read, a parser and two query cursors), as bytes of source: ~0.15
+ms, so 9,000 tiny files are a pool's work though they hold 400 kB."""
 _STORE_BATCH = 256
 
 Tags = dict[str, tuple[list, dict[str, int], list]]
@@ -269,7 +272,7 @@ def _pool_plan(todo: Sequence[tuple[str, int, int]], workers: int | None) -> tup
     working directory, the project, first on the import path (a repository's
     `multiprocessing/` ran in the forkserver and its resource tracker)."""
     workers = min(workers or _cpus(), 8)
-    work = sum(size for _, _, size in todo if size <= MAX_FILE_BYTES)
+    work = sum(size + _FILE_COST_BYTES for _, _, size in todo if size <= MAX_FILE_BYTES)
     if threading.active_count() > 1 or work < _POOL_MIN_BYTES or workers < 2:
         return "", 1
     return "fork", workers

@@ -26,9 +26,12 @@ _ENTRY = re.compile(r"(^|/)(main|app|index|server|cli|__main__|__init__|lib|mod|
 
 def is_junk(path: str) -> bool:
     """Packaging and build leftovers: `src/x.egg-info/...`, `dist/`, caches."""
-    parts = path.split("/")[:-1]
+    *parts, name = path.split("/")  # string operations: /init asks this of every file
     return any(p in JUNK_DIRS or p.endswith((".egg-info", ".dist-info")) for p in parts) or (
-        PurePosixPath(path).suffix in (".pyc", ".pyo", ".class"))
+        name.endswith(_COMPILED) and name not in _COMPILED)
+
+
+_COMPILED = (".pyc", ".pyo", ".class")
 
 
 _TEST_DIR = re.compile(r"(^|/)(tests?|__tests__|spec|testing)/")
