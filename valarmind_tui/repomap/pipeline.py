@@ -305,6 +305,8 @@ def _parse_all(root: Path, todo: Sequence[tuple[str, int, int]], references: str
     with ctx.Pool(workers) as pool:
         if to_render:  # started after the workers: a fork must not copy a running thread
             tokenizer.start()
-        yield from pool.imap_unordered(_parse_one, jobs, chunksize=8)
+        # the big files first, a few per message; thousands of tiny ones in bigger messages
+        chunks = max(8, min(256, len(jobs) // (workers * 16)))
+        yield from pool.imap_unordered(_parse_one, jobs, chunksize=chunks)
     if to_render:
         tokenizer.join()
