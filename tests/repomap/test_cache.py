@@ -84,3 +84,43 @@ def test_gitignored_files_are_left_out(git_repo: Path, tmp_path: Path) -> None:
     (git_repo / "generated_dir" / "junk.py").write_text("def ignored_function():\n    pass\n")
     result = RepoMap(git_repo, cache_dir=tmp_path / "cache").build()
     assert "greet" in result.text and "ignored_function" not in result.text
+
+
+def test_map_of_some_files_parses_only_those_and_keeps_the_others_cached(
+        tmp_path: Path, parses: list[str]) -> None:
+    root = _project(tmp_path / "p")
+    (root / "tests").mkdir()
+    (root / "tests" / "test_mod.py").write_text(
+        "from mod0 import helper_function_0\n\n\ndef test_fixture_helper():\n"
+        "    assert helper_function_0(1)\n")
+    cache = tmp_path / "cache"
+    whole = RepoMap(root, cache_dir=cache).build(token_budget=4096)
+    assert len(parses) == 7 and "tests/test_mod.py" in whole.files
+
+    shipped = RepoMap(root, cache_dir=cache, only=lambda p: not p.startswith("tests/"))
+    part = shipped.build(token_budget=4096)
+    assert "test_fixture_helper" not in part.text and "helper_function_0" in part.text
+    assert all(not r["file"].startswith("tests/") for r in part.ranked)
+    assert len(parses) == 7  # every file's tags were cached
+
+    again = RepoMap(root, cache_dir=cache)
+    assert again.build(token_budget=4096) == whole and len(parses) == 7
+    assert again.stats.level == "result"
+    (root / "extra.py").write_text("def another_function():\n    return 1\n")
+    later = RepoMap(root, cache_dir=cache)
+    later.build(token_budget=4096)
+    assert later.stats.parsed == 1  # the test file's tags outlived the partial map
+
+
+def test_partial_cold_map_never_parses_the_files_left_out(tmp_path: Path,
+                                                          parses: list[str]) -> None:
+    root = _project(tmp_path / "p")
+    fixtures = root / "fixtures"
+    fixtures.mkdir()
+    for i in range(20):
+        (fixtures / f"case_{i}.py").write_text(f"def case_{i}():\n    return {i}\n")
+    part = RepoMap(root, cache_dir=tmp_path / "cache",
+                   only=lambda p: not p.startswith("fixtures/"))
+    result = part.build()
+    assert len(parses) == 6 and part.stats.files_seen == 6
+    assert not any(f.startswith("fixtures/") for f in result.files)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import marshal
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -89,14 +89,19 @@ class RepoMap:
 
     def __init__(self, root: Path | str, cache_dir: Path | None = None, *,
                  references: str = "query", workers: int | None = None,
-                 draft_above: int = DRAFT_ABOVE_BYTES) -> None:
+                 draft_above: int = DRAFT_ABOVE_BYTES,
+                 only: Callable[[str], bool] | None = None) -> None:
         """`references`: "query" (the tags query's reference patterns) or "tokens" (every
         identifier; see tags.extract); `workers`: processes for a cold parse (default: CPUs);
-        `draft_above`: bytes of changed Python past which `build(draft=True)` drafts."""
+        `draft_above`: bytes of changed Python past which `build(draft=True)` drafts; `only`:
+        the files (relative POSIX paths) the map is made of, all with a grammar by default
+        (/init maps the shipped code only: a Rust linter's 27,000 Python fixtures are not
+        parsed). Other files' cached tags are kept for the whole map."""
         self.root = Path(root).resolve()
         self.references = references
         self.workers = workers
         self.draft_above = draft_above
+        self.only = only
         self._cache_dir = cache_dir
         self._cache: TagCache | None = None
         self.stats = BuildStats()
@@ -129,7 +134,7 @@ class RepoMap:
             self.stats.level = "graph"
             state = marshal.loads(graph_blob)
         else:
-            state = pipeline.graph_state(*self._tags(entries, draft))
+            state = pipeline.graph_state(*self._tags(entries, draft, to_render=True))
             if self.stats.level != "draft":
                 cache.put_graph(fingerprint, marshal.dumps(state))
         fields = pipeline.rank_and_render(state, token_budget, chat, mentioned)
@@ -167,12 +172,16 @@ class RepoMap:
 
     def _scan(self) -> list[tuple[str, int, int]]:
         """(path, mtime_ns, size) of every file with a grammar: a stat, never a read."""
-        return scan(self.root, lambda rel: language_for(rel) is not None)
+        only = self.only
+        if only is None:
+            return scan(self.root, lambda rel: language_for(rel) is not None)
+        return scan(self.root, lambda rel: language_for(rel) is not None and only(rel))
 
-    def _tags(self, entries: list[tuple[str, int, int]], draft: bool = False
-              ) -> tuple[dict, dict[str, int]]:
+    def _tags(self, entries: list[tuple[str, int, int]], draft: bool = False, *,
+              to_render: bool = False) -> tuple[dict, dict[str, int]]:
         from valarmind_tui.repomap import pipeline
 
         return pipeline.file_tags(self.root, self._open_cache(), entries, self.references,
                                   self.workers, self.stats,
-                                  self.draft_above if draft else None)
+                                  self.draft_above if draft else None, to_render=to_render,
+                                  only=self.only)

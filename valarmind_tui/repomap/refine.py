@@ -16,7 +16,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from valarmind_tui.repomap.builder import RepoMap, RepoMapResult
@@ -27,11 +27,14 @@ _ENV_KEPT = ("PATH", "HOME", "XDG_CACHE_HOME", "PYTHONPATH", "LANG", "LC_ALL", "
 
 
 def build_map(root: Path | str, token_budget: int = 1024, chat_files: Iterable[str] = (),
-              mentioned_idents: Iterable[str] = (), cache_dir: Path | None = None
+              mentioned_idents: Iterable[str] = (), cache_dir: Path | None = None,
+              only: Callable[[str], bool] | None = None
               ) -> tuple[RepoMapResult, subprocess.Popen[bytes] | None]:
-    """The map now, and the refiner started when it is a draft (None otherwise)."""
+    """The map now, and the refiner started when it is a draft (None otherwise). The map of
+    `only` some files (`RepoMap`) is refined as the whole map: what the refiner leaves behind
+    is the per-file tags, and the whole map is the one a session asks for next."""
     chat, mentioned = list(chat_files), list(mentioned_idents)
-    repo_map = RepoMap(root, cache_dir)
+    repo_map = RepoMap(root, cache_dir, only=only)
     try:
         result = repo_map.build(token_budget, chat, mentioned, draft=True)
     finally:

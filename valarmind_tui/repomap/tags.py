@@ -60,7 +60,8 @@ def skip_reason(src: bytes, path: str) -> str | None:
     head = src[:8192]
     if b"\0" in head:
         return "binary"
-    if any(marker in head[:2048] for marker in _GENERATED_MARKERS):
+    top = head[:2048]
+    if any(marker in top for marker in _GENERATED_MARKERS):
         return "generated"
     if path.endswith((".min.js", ".min.mjs", "-min.js", ".bundle.js")):
         return "minified"
