@@ -14,9 +14,9 @@ from typing import Any
 
 from tests.checkpoints.conftest import SHELL_AGENT, edit
 from tests.checkpoints.test_headless import ENV, configure
-from valarmind_tui.core.user_dirs import user_config_dir
 from tests.fakes.model_server import FakeModelServer
 from tests.test_headless import model_flags
+from valarmind_tui.core.user_dirs import user_config_dir
 
 EDITS = 30
 """Edits per process, one model turn each."""
