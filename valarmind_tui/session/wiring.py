@@ -287,7 +287,8 @@ def wire_session(
     hooks = stack.hooks
     context = ContextLoader(stack.project_root, cwd=Path.cwd())
     services = replace(ToolServices.for_gate(gate, stack.bus),
-                       checkpoint=checkpoints.before_change, nested_context=context.nested,
+                       checkpoint=checkpoints.before_change,
+                       changed=checkpoints.after_change, nested_context=context.nested,
                        command_env=lambda: hooks.session_env)
     return SessionParts(session_id, history, totals, checkpoints, context, TaskList(stack.bus),
                         MessageEditor(stack.bus), services, secrets)
