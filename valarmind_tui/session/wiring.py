@@ -37,6 +37,7 @@ from valarmind_tui.commands.registry import CommandRegistry
 from valarmind_tui.context.project_context import ContextLoader
 from valarmind_tui.context.tokens import count_json_tokens
 from valarmind_tui.core.bus import EventBus
+from valarmind_tui.core.events import Notice
 from valarmind_tui.core.visible_text import visible
 from valarmind_tui.hooks import HookRunner
 from valarmind_tui.mcp_client.config_files import (
@@ -327,5 +328,9 @@ def open_session(
 ) -> Session:
     """A session persisted in the user's SQLite store; `resume` is an id or "last"."""
     store, session_id = open_store(project_root, resume)
-    return build_session(settings, project_root, approver=approver, store=store,
-                         session_id=session_id)
+    session = build_session(settings, project_root, approver=approver, store=store,
+                            session_id=session_id)
+    if store.unsaved:  # a full disk: the answer still comes, the person knows it is not kept
+        session.startup_notices.append(store.unsaved)
+    store.on_unsaved = lambda text: session.bus.publish(Notice(level="warning", message=text))
+    return session
