@@ -7,11 +7,11 @@ from its last complete message.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import sqlite3
 import time
 import uuid
-import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
