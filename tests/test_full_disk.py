@@ -39,8 +39,10 @@ def _run_on_tmpfs(repo: Path, fake_model: Any, free_kb: int, *, agent: str = "")
     script = (
         f'mount -t tmpfs -o size=2m tmpfs "$HOME" && mkdir -p "{config}/agents" && '
         f'printf \'api_key_env = "FAKE_API_KEY"\\nsandbox = "off"\\n\' > "{config}/config.toml" '
-        f'&& cp "{staged}" "{config}/agents/shell.md" && (head -c $(( (2048 - {free_kb}) * 1024 )) /dev/zero > "$HOME/filler" || true) && '
-        f'exec "$0" -m valarmind_tui -p "what is it" --permission-mode bypass {" ".join(model_flags(fake_model))}')
+        f'&& cp "{staged}" "{config}/agents/shell.md" && '
+        f'(head -c $(( (2048 - {free_kb}) * 1024 )) /dev/zero > "$HOME/filler" || true) && '
+        f'exec "$0" -m valarmind_tui -p "what is it" --permission-mode bypass '
+        f'{" ".join(model_flags(fake_model))}')
     started = time.monotonic()
     done = subprocess.run(["unshare", "-rm", "sh", "-c", script, sys.executable], cwd=repo,
                           capture_output=True, text=True, timeout=RUN_S,
