@@ -87,17 +87,17 @@ class ChangedOnDisk(OSError):
 def _folder_lock(folder: Path) -> Iterator[None]:
     """An exclusive flock on the folder itself (no lock file to create, none left behind),
     held only for the check and the rename."""
-    try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
+    fd: int | None = None
+    with contextlib.suppress(OSError):  # a folder we may write but not read: no lock, the
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)  # check still runs
                      | getattr(os, "O_CLOEXEC", 0))
-    except OSError:  # a folder we may write but not read: no lock, the check still runs
-        yield
-        return
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        if fd is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
-        os.close(fd)  # releases the lock
+        if fd is not None:
+            os.close(fd)  # releases the lock
 
 
 def atomic_write(path: Path, content: str | bytes, *, mode: int | None = None,
