@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from valarmind_tui.core.safe_files import ChangedOnDisk, atomic_write
 from valarmind_tui.tools.base import ToolContext
 from valarmind_tui.tools.catalog import builtin_tools
 
@@ -181,3 +182,16 @@ async def test_an_edit_through_the_marker_says_why_and_changes_nothing(
                          new_string=masked.replace("30", "60"))
     assert refused.is_error and "leaves that line out" in refused.output
     assert (git_repo / "settings.py").read_text() == SETTINGS
+
+
+def test_a_write_refused_when_the_file_changed_keeps_the_other_writers_text(
+    git_repo: Path,
+) -> None:
+    path = git_repo / "shared.txt"
+    path.write_text("theirs\n")
+    with pytest.raises(ChangedOnDisk):
+        atomic_write(path, "mine\n", unchanged=lambda: path.read_text() == "what I read\n")
+    assert path.read_text() == "theirs\n"
+    assert [p.name for p in git_repo.iterdir() if p.name.endswith(".tmp")] == []
+    atomic_write(path, "mine\n", unchanged=lambda: path.read_text() == "theirs\n")
+    assert path.read_text() == "mine\n"

@@ -28,7 +28,9 @@ async def run_gated(
     """Pass one call through the gate and run it: the only way any face or agent runs a tool.
 
     Before a write or a command runs, `ctx.services.checkpoint` (when the session set one) records
-    the work tree, so /undo covers what commands changed too."""
+    the work tree, so /undo covers what commands changed too; after it, `ctx.services.changed`
+    notes what the call changed (its paths for a file tool), so /undo leaves what other runs
+    changed meanwhile."""
     decision = await gate.check(tool, params, ctx, permissions)
     if not decision.allowed:
         message = f"Denied: {decision.reason}" if decision.reason else "Denied."
@@ -38,7 +40,8 @@ async def run_gated(
     if decision.params is not None:  # a PreToolUse hook's updatedInput
         params = decision.params
     checkpoint = ctx.services.checkpoint
-    if checkpoint is not None and tool.risk in (Risk.WRITE, Risk.EXECUTE):
+    changes = tool.risk in (Risk.WRITE, Risk.EXECUTE)
+    if checkpoint is not None and changes:
         await checkpoint(tool.name)  # the work tree before a write or command (never raises)
     try:
         result = await tool.run(params, ctx)
@@ -46,10 +49,30 @@ async def run_gated(
         return "denied", ToolResult.error(f"Denied: {exc}")
     except ToolError as exc:
         result = ToolResult.error(str(exc))
+    finally:
+        if ctx.services.changed is not None and changes:
+            await ctx.services.changed(tool.name, written_paths(tool, params))
     result = mask_result(with_nested_context(tool, params, ctx, result), ctx)
     if gate.hooks is not None:
         result = await after_tool(gate.hooks, tool, params, ctx, result)
     return ("error" if result.is_error else "ok"), result
+
+
+def written_paths(tool: Tool, params: BaseModel) -> list[str] | None:
+    """The paths a write tool names (write_file, edit_file); None for a command or a tool that
+    names none (an MCP tool), which may change anything."""
+    if tool.risk is not Risk.WRITE or not getattr(tool, "path_params", ()):
+        return None
+    return call_paths(tool, params)
+
+
+def call_paths(tool: Tool, params: BaseModel) -> list[str]:
+    paths: list[str] = []
+    for name in getattr(tool, "path_params", ()):
+        value = getattr(params, name, None)
+        paths += [value] if isinstance(value, str) else [
+            v for v in value or () if isinstance(v, str)]
+    return paths
 
 
 NESTED_CONTEXT_TOOLS = frozenset({"read_file", "read_many_files", "edit_file", "write_file"})
@@ -63,12 +86,7 @@ def with_nested_context(tool: Tool, params: BaseModel, ctx: ToolContext,
     nested = ctx.services.nested_context
     if nested is None or result.is_error or tool.name not in NESTED_CONTEXT_TOOLS:
         return result
-    paths: list[str] = []
-    for name in getattr(tool, "path_params", ()):
-        value = getattr(params, name, None)
-        paths += [value] if isinstance(value, str) else [
-            v for v in value or () if isinstance(v, str)]
-    extra = nested(paths)
+    extra = nested(call_paths(tool, params))
     return dataclasses.replace(result, output=f"{result.output}\n\n{extra}") if extra else result
 
 

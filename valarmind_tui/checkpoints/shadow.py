@@ -22,7 +22,7 @@ import hashlib
 import os
 import stat
 import subprocess
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -80,6 +80,9 @@ class RestoreReport:
     """Changed by hand since the checkpoint: left as they are (unless forced)."""
     not_restored: list[str] = field(default_factory=list)
     """Over the size cap, or of a kind git does not store: could not be put back."""
+    not_ours: list[str] = field(default_factory=list)
+    """Changed during the turns by another session or program, not by their own tools: left
+    as they are."""
     diff: str = ""
     """A preview's unified diff (state left → state restored) of the paths it would write."""
 
@@ -279,13 +282,16 @@ class ShadowRepo:
 
     # -- restores -------------------------------------------------------------------------
     def restore(self, target: Snapshot, expected: Snapshot, *, force: bool = False,
-                preview: bool = False) -> tuple[RestoreReport, Snapshot]:
+                preview: bool = False, only: Collection[str] | None = None,
+                ) -> tuple[RestoreReport, Snapshot]:
         """Put back the files that differ between `expected` (the state we left) and `target`.
 
         A file whose content now differs from `expected` was changed by someone else: it is a
         conflict, left alone unless `force`. Returns the report and the state before the
         restore (what undoing it would go back to). `preview` writes nothing: the report says
-        what would be written and removed, with the conflicts."""
+        what would be written and removed, with the conflicts. `only`: the paths the turns'
+        own tools changed; any other path that differs was changed by someone else meanwhile
+        and is left (reported in `not_ours`)."""
         with self.locked():
             current = self._snapshot()
             report = RestoreReport()
@@ -296,6 +302,9 @@ class ShadowRepo:
                 now = since.get(change.path)
                 if now is not None and (now.b_mode, now.b_blob) == (change.b_mode, change.b_blob):
                     continue  # already as wanted
+                if only is not None and change.path not in only:
+                    report.not_ours.append(change.path)
+                    continue
                 if now is not None and not force:
                     report.conflicts.append(change.path)
                     continue

@@ -12,6 +12,14 @@ the shadow repository under `refs/valarmind/<session>/<turn>/`:
 
 so a later process (`valarmind undo`, `rewind`) finds them again. Blocking git work runs in a
 thread; events are published from the event loop.
+
+Another session or program may change files while a turn runs (two `valarmind -p` on one
+project), so the whole tree's difference is not the turn's: after each write or command
+(`after_change`) the paths that call changed (a file tool's own path; anything for a command)
+are noted, stored as "own" in the turn's `after` commit, and /undo and /redo take back only
+those, saying which others they left. A turn recorded without them (a killed process, or
+before this was kept) is taken back whole, as before. /rewind stays what it says: the files
+as they were before a turn, whoever changed them since.
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ import asyncio
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -54,6 +62,8 @@ class TurnRecord:
     after: Snapshot | None
     """None when the process ended before the turn did."""
     state: Literal["", "undone", "dropped"]
+    own: frozenset[str] | None = None
+    """The paths the turn's own tools changed; None when not known (take back every change)."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +95,9 @@ class Restored:
         if r.conflicts:
             lines.append("Left as they are (changed by hand since): " + ", ".join(r.conflicts)
                          + f". Run /{self.action} --force to overwrite them.")
+        if r.not_ours:
+            lines.append("Left as they are (changed during the turn by another session or "
+                         "program, not by this session): " + ", ".join(r.not_ours))
         if r.not_restored:
             lines.append("Could not restore (over the size cap or not a regular file): "
                          + ", ".join(r.not_restored))
@@ -116,6 +129,11 @@ class SessionCheckpoints:
         """The tree before the open turn's first change."""
         self._failed_turn = False
         """A checkpoint of the open prompt failed (said once): its later ones are skipped."""
+        self._own: set[str] | None = set()
+        """The paths the open turn's own calls changed; None once that could not be told."""
+        self._open_calls = 0
+        """Calls checkpointed before and not yet told done (after_change)."""
+        self._told = 0
 
     def start_warm_up(self) -> threading.Thread:
         """At session start: warm the shadow index in the background (and prune old turns),
@@ -127,10 +145,43 @@ class SessionCheckpoints:
         """A prompt starts; its first change opens a turn."""
         self._prompt, self._turn, self._step, self._last = prompt, None, 0, None
         self._failed_turn = False
+        self._own, self._open_calls, self._told = set(), 0, 0
 
     async def before_change(self, tool: str) -> None:
         """Record the work tree before a write or command (cheap when nothing changed)."""
+        self._open_calls += 1
         await self._record(tool, "before")
+
+    async def after_change(self, tool: str, paths: Sequence[str] | None) -> None:
+        """A write or command ran: note what it changed since the checkpoint before it, only
+        `paths` when the tool says which it writes (never raises). Calls that overlap, or a
+        call never told done, leave the turn's own paths unknown: it is taken back whole."""
+        self._told += 1
+        self._open_calls -= 1
+        if self._open_calls != 0:
+            self._own = None
+        if self._failed_turn or self._turn is None or self._own is None:
+            return
+        async with self._lock:
+            try:
+                await asyncio.to_thread(self._note_own, paths)
+            except (ShadowError, OSError):
+                self._own = None  # cannot tell: undo takes back the whole turn, as before
+
+    def _note_own(self, paths: Sequence[str] | None) -> None:
+        if self._last is None or self._own is None:
+            return
+        changed = {c.path for c in self.repo.diff(self._last[0], self.repo.snapshot().tree)}
+        if paths is not None:
+            changed &= {self._relative(p) for p in paths}
+        self._own |= changed
+
+    def _relative(self, path: str) -> str:
+        full = Path(path) if Path(path).is_absolute() else self.repo.root / path
+        try:
+            return full.resolve().relative_to(self.repo.root).as_posix()
+        except (OSError, ValueError):
+            return path
 
     async def end(self) -> None:
         """The prompt ended: record what the turn left, when it changed anything."""
@@ -165,8 +216,11 @@ class SessionCheckpoints:
         elif kind == "before" and self._last is not None and self._last[0] == snap.tree:
             return None
         name = "after" if kind == "after" else str(self._step + 1)
-        meta = {"prompt": self._prompt[:200], "tool": tool, "large": snap.large,
-                "at": time.time()}
+        meta: dict[str, Any] = {"prompt": self._prompt[:200], "tool": tool,
+                                "large": snap.large, "at": time.time()}
+        own = self._known_own()
+        if kind == "after" and own is not None:
+            meta["own"] = sorted(own)
         commit = self.repo.commit(snap.tree, json.dumps(meta),
                                   self._last[1] if self._last else None)
         self.repo.set_ref(f"{self.prefix}{self._turn}/{name}", commit)
@@ -175,10 +229,17 @@ class SessionCheckpoints:
             self._step += 1
             self._first_tree = self._first_tree if self._step > 1 else snap.tree
         else:
-            changed = tuple(c.path for c in self.repo.diff(self._first_tree, snap.tree))
+            changed = tuple(c.path for c in self.repo.diff(self._first_tree, snap.tree)
+                            if own is None or c.path in own)
         self._last = (snap.tree, commit)
         return CheckpointCreated(turn=self._turn, step=self._step, kind=kind, commit=commit,
                                  tool=tool, skipped=tuple(sorted(snap.large)), changed=changed)
+
+    def _known_own(self) -> set[str] | None:
+        """The turn's own paths when every checkpointed call was told done, else None."""
+        if self._own is None or self._open_calls != 0 or self._told == 0:
+            return None
+        return self._own
 
     def _drop_undone(self, turns: list[TurnRecord]) -> None:
         for turn in turns:
@@ -207,13 +268,16 @@ class SessionCheckpoints:
                 continue
             commit, tree, message = names["1"]
             meta = _meta(message)
-            after = None
+            after, own = None, None
             if "after" in names:
-                after = Snapshot(names["after"][1], _meta(names["after"][2]).get("large", {}))
+                after_meta = _meta(names["after"][2])
+                after = Snapshot(names["after"][1], after_meta.get("large", {}))
+                own = _paths(after_meta.get("own"))
             state: Literal["", "undone", "dropped"] = (
                 "dropped" if "dropped" in names else "undone" if "undone" in names else "")
             turns.append(TurnRecord(number, meta.get("prompt", ""), meta.get("at", 0.0),
-                                    Snapshot(tree, meta.get("large", {})), commit, after, state))
+                                    Snapshot(tree, meta.get("large", {})), commit, after, state,
+                                    own))
         return turns
 
     # -- taking back ----------------------------------------------------------------------
@@ -255,7 +319,7 @@ class SessionCheckpoints:
             raise UsageError("Nothing to undo: no turn of this session changed files.")
         turn = self._with_after(live[-1])
         report, _ = self.repo.restore(turn.before, turn.after or turn.before, force=force,
-                                      preview=preview)
+                                      preview=preview, only=turn.own)
         if not report.conflicts and not preview:  # else the turn stays to undo again, with --force
             self.repo.set_ref(f"{self.prefix}{turn.number}/undone", turn.before_commit)
         return Restored("undo", turn.number, report, preview)
@@ -266,7 +330,8 @@ class SessionCheckpoints:
             raise UsageError("Nothing to redo: /undo first.")
         turn = undone[0]
         assert turn.after is not None
-        report, _ = self.repo.restore(turn.after, turn.before, force=force, preview=preview)
+        report, _ = self.repo.restore(turn.after, turn.before, force=force, preview=preview,
+                                      only=turn.own)
         if not report.conflicts and not preview:
             self.repo.delete_ref(f"{self.prefix}{turn.number}/undone")
         return Restored("redo", turn.number, report, preview)
@@ -302,6 +367,12 @@ class SessionCheckpoints:
     def _publish(self, event: CheckpointCreated | FilesRestored | Notice) -> None:
         if self._bus is not None:
             self._bus.publish(event)
+
+
+def _paths(value: object) -> frozenset[str] | None:
+    if not isinstance(value, list):
+        return None
+    return frozenset(p for p in value if isinstance(p, str))
 
 
 def _meta(message: str) -> dict[str, Any]:

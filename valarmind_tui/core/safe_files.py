@@ -3,14 +3,19 @@
 Reading: a FIFO a repository ships as `package.json`, `.gitignore` or `x.md` would hang an
 ordinary `open()` forever, so only regular files are read; anything else raises OSError (which
 callers already handle as "unreadable"). Writing: through a temporary file in the same folder and
-a rename, so a failed write leaves the old file intact and keeps its mode.
+a rename, so a failed write leaves the old file intact and keeps its mode. A writer that read the
+file first passes `unchanged`, checked just before the rename under a lock on the folder that
+every atomic write of ours takes: another run that wrote the file in between (two `valarmind -p`
+on one file) makes the write fail with ChangedOnDisk instead of silently undoing its edit.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import stat
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -73,9 +78,34 @@ def read_regular_text(path: Path | str, errors: str = "strict") -> str:
     return read_regular_bytes(path).decode("utf-8", errors=errors)
 
 
-def atomic_write(path: Path, content: str | bytes, *, mode: int | None = None) -> None:
+class ChangedOnDisk(OSError):
+    """The file is no longer what the writer read: another program wrote it in between, and
+    writing would undo that change. Nothing was written."""
+
+
+@contextlib.contextmanager
+def _folder_lock(folder: Path) -> Iterator[None]:
+    """An exclusive flock on the folder itself (no lock file to create, none left behind),
+    held only for the check and the rename."""
+    fd: int | None = None
+    with contextlib.suppress(OSError):  # a folder we may write but not read: no lock, the
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)  # check still runs
+                     | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if fd is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        if fd is not None:
+            os.close(fd)  # releases the lock
+
+
+def atomic_write(path: Path, content: str | bytes, *, mode: int | None = None,
+                 unchanged: Callable[[], bool] | None = None) -> None:
     """Write via a temp file in the same directory and os.replace; the file gets `mode`, else
-    an existing file keeps its own, and on any failure the old file is left as it was."""
+    an existing file keeps its own, and on any failure the old file is left as it was.
+    `unchanged`, when given, is asked under the folder's lock just before the rename whether
+    the file is still what the caller read; when not, ChangedOnDisk and nothing is written."""
     if mode is None:
         with contextlib.suppress(FileNotFoundError):
             mode = stat.S_IMODE(path.stat().st_mode)
@@ -100,7 +130,10 @@ def atomic_write(path: Path, content: str | bytes, *, mode: int | None = None) -
             os.umask(umask)
             mode = 0o666 & ~umask
         os.chmod(tmp_name, mode)
-        os.replace(tmp_name, path)
+        with _folder_lock(path.parent):
+            if unchanged is not None and not unchanged():
+                raise ChangedOnDisk(f"{path.name} changed on disk while it was being written")
+            os.replace(tmp_name, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp_name)

@@ -3,7 +3,8 @@
 anyio's cancel scopes must be entered and exited by the same task, so the transport and the
 ClientSession live in `_own()`, a task of their own that waits for `stop()`. Callers use the
 session from their own tasks (its streams are task-agnostic); only set-up and tear-down happen
-in the owner task.
+in the owner task. What a server writes that is not JSON-RPC (or not UTF-8) is one warning
+for it, never a dead reader or the SDK's tracebacks (server_output.py).
 """
 
 from __future__ import annotations
@@ -19,6 +20,11 @@ from typing import Any, Literal
 from valarmind_tui import __version__
 from valarmind_tui.mcp_client.env import child_env
 from valarmind_tui.mcp_client.limits import MESSAGE_CAP_CHARS, install_bounded_reader
+from valarmind_tui.mcp_client.server_output import (
+    REPORTER,
+    OnceReporter,
+    install_output_filter,
+)
 from valarmind_tui.settings.config import McpServerConfig
 
 State = Literal["stopped", "starting", "ready", "failed", "crashed", "closed"]
@@ -47,9 +53,11 @@ class Connection:
         sampling_callback: Any = None,
         on_tools_changed: Callable[[], Awaitable[None]] | None = None,
         max_message_chars: int | None = None,
+        on_bad_output: Callable[[str], None] | None = None,
     ) -> None:
         """`max_message_chars`: a longer line of a stdio server's output is dropped unread
-        (limits.py)."""
+        (limits.py). `on_bad_output`: told once per start, in one line, when the server writes
+        what is not JSON-RPC."""
         self.name = name
         self.max_message_chars = max_message_chars
         self.config = config
@@ -66,6 +74,7 @@ class Connection:
         self.started_s: float | None = None
         self._sampling_callback = sampling_callback
         self._on_tools_changed = on_tools_changed
+        self._on_bad_output = on_bad_output
         self._task: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
         self._ready: asyncio.Future[None] | None = None
@@ -135,6 +144,8 @@ class Connection:
     async def _own(self) -> None:
         assert self._ready is not None
         ready = self._ready
+        install_output_filter()
+        REPORTER.set(OnceReporter(self.name, self._on_bad_output))  # this task's context only
         try:
             async with contextlib.AsyncExitStack() as stack:
                 session = await self._open(stack)
@@ -196,6 +207,7 @@ class Connection:
         params = StdioServerParameters(
             command=self.config.command, args=list(self.config.args),
             env=child_env(self.config), cwd=str(self.project_root),
+            encoding_error_handler="replace",  # one bad byte must not end the reader
         )
         return _stdio_with_exact_env(stdio_client, params, self._errlog,
                                      self.max_message_chars)

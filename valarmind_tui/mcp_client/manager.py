@@ -142,6 +142,7 @@ class McpManager:
                 name, self.configs[name], self.project_root, sampling_callback=callback,
                 on_tools_changed=lambda: self._tools_changed(name),
                 max_message_chars=int(self.settings.max_message_mb * 1_000_000),
+                on_bad_output=lambda line: self._notice("warning", line),
             )
             self._connections[name] = conn
             self._locks[name] = asyncio.Lock()

@@ -37,6 +37,7 @@ from valarmind_tui.commands.registry import CommandRegistry
 from valarmind_tui.context.project_context import ContextLoader
 from valarmind_tui.context.tokens import count_json_tokens
 from valarmind_tui.core.bus import EventBus
+from valarmind_tui.core.events import Notice
 from valarmind_tui.core.visible_text import visible
 from valarmind_tui.hooks import HookRunner
 from valarmind_tui.mcp_client.config_files import (
@@ -288,7 +289,8 @@ def wire_session(
     hooks = stack.hooks
     context = ContextLoader(stack.project_root, cwd=Path.cwd())
     services = replace(ToolServices.for_gate(gate, stack.bus),
-                       checkpoint=checkpoints.before_change, nested_context=context.nested,
+                       checkpoint=checkpoints.before_change,
+                       changed=checkpoints.after_change, nested_context=context.nested,
                        command_env=lambda: hooks.session_env)
     return SessionParts(session_id, history, totals, checkpoints, context, TaskList(stack.bus),
                         MessageEditor(stack.bus), services, secrets)
@@ -327,5 +329,9 @@ def open_session(
 ) -> Session:
     """A session persisted in the user's SQLite store; `resume` is an id or "last"."""
     store, session_id = open_store(project_root, resume)
-    return build_session(settings, project_root, approver=approver, store=store,
-                         session_id=session_id)
+    session = build_session(settings, project_root, approver=approver, store=store,
+                            session_id=session_id)
+    if store.unsaved:  # a full disk: the answer still comes, the person knows it is not kept
+        session.startup_notices.append(store.unsaved)
+    store.on_unsaved = lambda text: session.bus.publish(Notice(level="warning", message=text))
+    return session

@@ -7,6 +7,7 @@ from its last complete message.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import sqlite3
 import time
@@ -14,7 +15,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from valarmind_tui.core.events import Event, event_to_dict, event_type
 
@@ -83,18 +84,86 @@ class SessionSummary:
     files_changed: int
 
 
+CANNOT_WRITE = frozenset({8, 10, 13, 14})
+"""SQLite's READONLY, IOERR, FULL and CANTOPEN: the file cannot be kept (not a busy lock)."""
+
+
+def cannot_write(exc: sqlite3.OperationalError) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is None:
+        return "disk is full" in str(exc) or "disk I/O" in str(exc)
+    return code & 0xFF in CANNOT_WRITE
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _kept_when_full(
+    write: Callable[Concatenate[SessionStore, _P], _R],
+) -> Callable[Concatenate[SessionStore, _P], _R]:
+    """A write that fails because the disk is full (or the file cannot be written any more)
+    goes on in memory: the session keeps running, the person is told once (`on_unsaved`)."""
+
+    @functools.wraps(write)
+    def kept(store: SessionStore, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return write(store, *args, **kwargs)
+        except sqlite3.OperationalError as exc:
+            if store.unsaved or not cannot_write(exc):
+                raise
+            store.keep_in_memory(exc)
+            return write(store, *args, **kwargs)
+
+    return kept
+
+
+def _connect(where: str) -> sqlite3.Connection:
+    db = sqlite3.connect(where, isolation_level=None, check_same_thread=False)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.executescript(_SCHEMA)
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
 class SessionStore:
     """One SQLite file holding every session of the user."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
+        self.unsaved = ""
+        """Why this session is kept in memory only ("" when it is stored): the file could not
+        be opened or written (a full disk: `database or disk is full`)."""
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = _connect(str(path))
+        except (sqlite3.OperationalError, OSError) as exc:
+            if isinstance(exc, sqlite3.OperationalError) and not cannot_write(exc):
+                raise
+            # the person still gets the answer; only keeping it is lost, and they are told
+            self.unsaved = (f"The session store {path} cannot be written ({exc}); this session "
+                            "is kept in memory only and cannot be resumed. Free some disk space "
+                            "for the next one to be saved.")
+            self._db = _connect(":memory:")
+        self.on_unsaved: Callable[[str], None] | None = None
+        """Told once when a write fails mid-session and the rest is kept in memory."""
         self._seq: dict[tuple[str, str], int] = {}
         self._masks: dict[str, Callable[[Any], Any]] = {}
+
+    def keep_in_memory(self, exc: Exception) -> None:
+        """From now on, write to memory: the file could not be written (`exc`)."""
+        with contextlib.suppress(sqlite3.Error):
+            self._db.close()
+        self._db = _connect(":memory:")
+        self.unsaved = (f"The session store {self.path} could not be written ({exc}); the rest "
+                        "of this session is kept in memory only. Free some disk space for "
+                        "the next session to be saved.")
+        if self.on_unsaved is not None:
+            self.on_unsaved(self.unsaved)
 
     def mask_with(self, session_id: str, mask: Callable[[Any], Any]) -> None:
         """Pass everything logged for the session through `mask` (the session's SecretMasker,
@@ -105,6 +174,7 @@ class SessionStore:
         mask = self._masks.get(session_id)
         return data if mask is None else mask(data)
 
+    @_kept_when_full
     def create(self, project_root: Path, model: str | None) -> str:
         session_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
         now = time.time()
@@ -124,6 +194,7 @@ class SessionStore:
         self._seq[key] += 1
         return self._seq[key]
 
+    @_kept_when_full
     def name_session(self, session_id: str, prompt: str) -> None:
         """Title a session by a prompt that never reached a model (offline), when untitled."""
         self._title(session_id, str(self._masked(session_id, prompt)))
@@ -133,6 +204,7 @@ class SessionStore:
         self._db.execute("UPDATE sessions SET title = ? WHERE id = ? AND title = ''",
                          (prompt[:80], session_id))
 
+    @_kept_when_full
     def append_message(self, session_id: str, message: dict[str, Any]) -> None:
         message = self._masked(session_id, message)
         seq = self._next("messages", session_id)
@@ -149,6 +221,7 @@ class SessionStore:
             )
         self._db.execute("UPDATE sessions SET updated = ? WHERE id = ?", (time.time(), session_id))
 
+    @_kept_when_full
     def append_event(self, session_id: str, event: Event) -> None:
         kind = event_type(event)
         if kind in _NOT_LOGGED or kind == "text_delta" and event.agent_id != "main":
@@ -211,6 +284,7 @@ class SessionStore:
                                (session_id, since)).fetchone()
         return int(row[0])
 
+    @_kept_when_full
     def truncate(self, session_id: str, message_seq: int) -> None:
         """Forget the conversation from message `message_seq` on (and the events logged since
         that prompt came), in one transaction: a rewound conversation stays rewound."""

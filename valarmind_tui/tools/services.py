@@ -82,6 +82,10 @@ class ToolServices:
     checkpoint: Callable[[str], Awaitable[None]] | None = None
     """Records the work tree before a write or a command runs (given the tool's name), so
     /undo covers it; never raises."""
+    changed: Callable[[str, Sequence[str] | None], Awaitable[None]] | None = None
+    """Told after a write or a command ran: the tool's name and the paths it writes (None when
+    it may write anywhere, as a command may), so /undo takes back only what this session's
+    own calls changed, not another run's edits made meanwhile; never raises."""
     nested_context: Callable[[Sequence[str]], str] | None = None
     """The context files (AGENTS.md, CLAUDE.md...) of the folders these paths are in, the
     first time an agent reads or edits a file there ("" when nothing new)."""

@@ -1,4 +1,10 @@
-"""edit_file: replace a string in a file (exact, whitespace-tolerant, then fuzzy), atomically."""
+"""edit_file: replace a string in a file (exact, whitespace-tolerant, then fuzzy), atomically.
+
+When another run or program writes the file between this tool's read and its write (two runs
+editing one file), the write is refused (`atomic_write(unchanged=...)`) and the edit is planned
+again on the new text, only while `old_string` is still found exactly once there; otherwise
+the call fails saying why. Another writer's change is never overwritten.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +13,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from valarmind_tui.core.errors import ToolError
+from valarmind_tui.core.safe_files import ChangedOnDisk
 from valarmind_tui.safety.secrets import refuse_marker_writes
 from valarmind_tui.tools.base import Preview, Risk, ToolContext, ToolResult
 from valarmind_tui.tools.common import (
@@ -18,7 +25,10 @@ from valarmind_tui.tools.common import (
     unified_diff,
 )
 from valarmind_tui.tools.files.edit_match import EditNotApplied, EditPlan, plan_edit
-from valarmind_tui.tools.files.write_file import commit_change
+from valarmind_tui.tools.files.write_file import changed_since_read, commit_change
+
+REAPPLY_ATTEMPTS = 5
+"""Re-plans after a concurrent write; each one needs yet another write in between."""
 
 
 class EditParams(BaseModel):
@@ -42,6 +52,17 @@ def _note(plan: EditPlan) -> str:
         return (f" No exact match: replaced the closest text, lines {where} "
                 f"({plan.similarity:.0%} similar). Check the diff.")
     return f" Replaced {len(plan.ranges)} occurrences." if len(plan.ranges) > 1 else ""
+
+
+def _reapplicable(params: EditParams, path: Path) -> bool:
+    """Whether the edit may be planned again on a file someone else just wrote: only when its
+    old text is still there exactly once (a whitespace or fuzzy match could now land on the
+    other writer's lines)."""
+    try:
+        text = read_text_file(path)
+    except (OSError, ValueError):
+        return False
+    return bool(params.old_string) and text.count(params.old_string) == 1
 
 
 class EditFile(BuiltinTool[EditParams]):
@@ -90,8 +111,14 @@ class EditFile(BuiltinTool[EditParams]):
                        paths=(shown,))
 
     async def execute(self, params: EditParams, ctx: ToolContext) -> ToolResult:
-        try:
-            path, old, new, note = self._plan(params, ctx)
-        except ToolError as exc:
-            return ToolResult.error(str(exc))
-        return commit_change(ctx, path, old, new, note)
+        for _attempt in range(REAPPLY_ATTEMPTS):
+            try:
+                path, old, new, note = self._plan(params, ctx)
+            except ToolError as exc:
+                return ToolResult.error(str(exc))
+            try:
+                return commit_change(ctx, path, old, new, note)
+            except ChangedOnDisk:
+                if not _reapplicable(params, path):
+                    break
+        return ToolResult.error(str(changed_since_read(rel(ctx, path))))

@@ -1,4 +1,8 @@
-"""write_file: create or overwrite a file atomically; the result carries the diff."""
+"""write_file: create or overwrite a file atomically; the result carries the diff.
+
+The file is written only if it is still what the tool read (`atomic_write(unchanged=...)`):
+another run or program that wrote it in between is never overwritten, the call fails saying so.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from valarmind_tui.core.safe_files import atomic_write
+from valarmind_tui.core.errors import ToolError
+from valarmind_tui.core.safe_files import ChangedOnDisk, atomic_write
 from valarmind_tui.safety.secrets import refuse_marker_writes
 from valarmind_tui.tools.base import Preview, Risk, ToolContext, ToolResult
 from valarmind_tui.tools.common import (
@@ -36,21 +41,35 @@ def current_text(path: Path) -> str | None:
         return ""
 
 
+def changed_since_read(shown: str) -> ToolError:
+    return ToolError(
+        f"{shown} changed on disk after it was read (another program or run wrote it); "
+        "nothing was written, so that change is kept. Read the file again and redo the change.")
+
+
 def commit_change(
     ctx: ToolContext, path: Path, old: str | None, new: str, note: str = ""
 ) -> ToolResult:
     """Write `new` atomically and report it with its diff (shared with edit_file). Refused
-    (ToolError) when it would write a secret's marker where the file held the secret."""
+    (ToolError) when it would write a secret's marker where the file held the secret; raises
+    ChangedOnDisk when the file is no longer `old` (None: absent) at the moment of writing."""
     shown = rel(ctx, path)
     refuse_marker_writes(shown, old, new)
     if old == new:
         return ToolResult(f"No changes: {shown} already has this content.")
     diff = unified_diff(old or "", new, shown, new_file=old is None)
-    atomic_write(path, new)
+    atomic_write(path, new, unchanged=lambda: _still(path, old))
     verb = "Created" if old is None else "Updated"
     lines = new.count("\n") + (0 if new.endswith("\n") or not new else 1)
     text = f"{verb} {shown} ({lines} lines, {diff_stats(diff)}).{note}"
     return ToolResult(text, diff=diff, data={"path": shown})
+
+
+def _still(path: Path, old: str | None) -> bool:
+    try:
+        return current_text(path) == old
+    except (OSError, ValueError):
+        return False
 
 
 class WriteFile(BuiltinTool[WriteParams]):
@@ -70,4 +89,7 @@ class WriteFile(BuiltinTool[WriteParams]):
 
     async def execute(self, params: WriteParams, ctx: ToolContext) -> ToolResult:
         path = resolve(ctx, params.path)
-        return commit_change(ctx, path, current_text(path), params.content)
+        try:
+            return commit_change(ctx, path, current_text(path), params.content)
+        except ChangedOnDisk:
+            return ToolResult.error(str(changed_since_read(rel(ctx, path))))
