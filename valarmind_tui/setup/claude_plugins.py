@@ -13,15 +13,13 @@ Plugins are the person's own (they installed them), so their hooks run like thos
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from valarmind_tui.core.safe_files import read_regular_bytes
+from valarmind_tui.setup.json_files import read_json_object
 from valarmind_tui.setup.report import Found, Kind, Scope
 
-MAX_BYTES = 1_000_000
 ROOT_VARIABLE = "${CLAUDE_PLUGIN_ROOT}"
 
 
@@ -31,18 +29,6 @@ class ClaudePlugin:
     """`name@marketplace`, as Claude Code names it."""
     root: Path
 
-
-def _json(path: Path) -> dict[str, Any]:
-    raw = read_regular_bytes(path, limit=MAX_BYTES + 1)
-    if len(raw) > MAX_BYTES:
-        raise ValueError(f"{path}: larger than {MAX_BYTES:,} bytes; not read")
-    try:
-        data = json.loads(raw.decode("utf-8", errors="replace"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: expected a JSON object at the top")
-    return data
 
 
 def enabled_names(settings: dict[str, Any]) -> set[str]:
@@ -57,7 +43,7 @@ def installed_plugins(home: Path, enabled: set[str], found: list[Found]) -> list
     if not enabled or not registry.exists():
         return []
     try:
-        data = _json(registry)
+        data = read_json_object(registry)
     except (OSError, ValueError) as exc:
         found.append(Found(Kind.HOOK, "plugins", registry, Scope.PLUGIN, "claude", False,
                            str(exc)))
@@ -85,7 +71,7 @@ def plugin_hooks_table(plugin: ClaudePlugin, found: list[Found]) -> tuple[Path, 
     if not path.exists():
         return None
     try:
-        data = _json(path)
+        data = read_json_object(path)
     except (OSError, ValueError) as exc:
         found.append(Found(Kind.HOOK, plugin.name, path, Scope.PLUGIN, "claude", False,
                            str(exc)))
@@ -114,7 +100,7 @@ def enabled_plugins(project_root: Path, home: Path, trusted: bool,
     for path in files:
         if path.exists():
             try:
-                enabled |= enabled_names(_json(path))
+                enabled |= enabled_names(read_json_object(path))
             except (OSError, ValueError):
                 continue  # setup.claude_settings reports the broken file
     return installed_plugins(home, enabled, [] if found is None else found)

@@ -14,18 +14,16 @@ that entry with a note; a broken file is one note naming it and loses nothing el
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from valarmind_tui.core.safe_files import read_regular_bytes
 from valarmind_tui.settings.sections import HOOK_EVENTS
 from valarmind_tui.setup.claude_plugins import enabled_names, installed_plugins, plugin_hooks_table
 from valarmind_tui.setup.claude_rules import translate_rule
+from valarmind_tui.setup.json_files import read_json_object
 from valarmind_tui.setup.report import Found, Kind, Scope
 
-MAX_BYTES = 1_000_000
 RULE_LISTS = ("deny", "ask", "allow")
 KNOWN_KEYS = frozenset({"permissions", "hooks", "env", "enabledPlugins", "$schema"})
 """The keys we read; any other is a note (`model`, `statusLine`... are Claude's alone)."""
@@ -68,22 +66,6 @@ def settings_files(project_root: Path, home: Path) -> list[tuple[Path, Scope, Pa
     ]
 
 
-def read_settings(path: Path) -> dict[str, Any]:
-    """The file's JSON object; ValueError with the file and line when it is not one."""
-    try:
-        raw = read_regular_bytes(path, limit=MAX_BYTES + 1)
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot be read ({exc})") from None
-    if len(raw) > MAX_BYTES:
-        raise ValueError(f"{path}: larger than {MAX_BYTES:,} bytes; not read")
-    try:
-        data = json.loads(raw.decode("utf-8", errors="replace"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: expected a JSON object at the top")
-    return data
-
 
 def claude_setup(project_root: Path, home: Path, trusted: bool) -> ClaudeSetup:
     """Rules, hooks and report rows of the three settings files."""
@@ -95,7 +77,7 @@ def claude_setup(project_root: Path, home: Path, trusted: bool) -> ClaudeSetup:
         if not path.exists():  # a FIFO or folder in its place is reported, never waited on
             continue
         try:
-            data = read_settings(path)
+            data = read_json_object(path)
         except ValueError as exc:
             setup.found.append(Found(Kind.RULE, path.name, path, scope, "claude", False,
                                      str(exc)))
