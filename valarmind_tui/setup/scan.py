@@ -8,7 +8,7 @@ format lives and says, row by row, what loaded and what did not, and why.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +21,6 @@ from valarmind_tui.setup.report import Found, Kind
 from valarmind_tui.setup.skills import scan_skills
 from valarmind_tui.setup.subagents import scan_subagents
 
-Scanner = Callable[[Path, Path, bool], list[Found]]
-SCANNERS: tuple[Scanner, ...] = (scan_claude_settings, scan_context_files)
-"""The scanners that need nothing but where to look; skills also need the cwd, commands and
-subagents the names ValarMind's own commands and agents hold (a clash moves or leaves out the
-file's)."""
 ROWS_PER_KIND = 8
 """Rows shown per kind on the screen (what did not load first); --json has them all."""
 
@@ -33,14 +28,15 @@ ROWS_PER_KIND = 8
 def scan(project_root: Path, home: Path, trusted: bool, cwd: Path | None = None, *,
          builtin_commands: Collection[str] = (), builtin_agents: Collection[str] = ()
          ) -> list[Found]:
-    """Every scanner's rows, in SCANNERS' order; context files down to `cwd` too."""
+    """Every format's rows: Claude's settings, skills (`.agents/skills` from `cwd` up to the
+    root), commands and subagents (against the names ValarMind's own commands and agents hold:
+    a clash moves or leaves out the file's), context files (down to `cwd`)."""
     root = project_root.resolve()
-    rows = [row for scanner in SCANNERS for row in scanner(root, home, trusted)
-            if row.kind is not Kind.CONTEXT_FILE or cwd is None]
-    rows += scan_skills(root, home, trusted, cwd)  # .agents/skills from `cwd` up to the root
-    rows += scan_commands(root, home, trusted, builtin=builtin_commands)
-    rows += scan_subagents(root, home, trusted, ours=builtin_agents)
-    return rows + (scan_context_files(root, home, trusted, cwd) if cwd is not None else [])
+    return [*scan_claude_settings(root, home, trusted),
+            *scan_skills(root, home, trusted, cwd),
+            *scan_commands(root, home, trusted, builtin=builtin_commands),
+            *scan_subagents(root, home, trusted, ours=builtin_agents),
+            *scan_context_files(root, home, trusted, cwd)]
 
 
 def report(project_root: Path, home: Path, trust_flag: bool = False,
