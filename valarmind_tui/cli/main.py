@@ -41,11 +41,11 @@ def _trust_command(root: Path, args: argparse.Namespace) -> int:
 def _setup_command(root: Path, args: argparse.Namespace) -> int:
     """`valarmind setup`: setup/scan's one screen, or (`--json`) its rows."""
     from valarmind_tui.agents.registry import builtin_agent_names
-    from valarmind_tui.commands.families import builtin_command_names
+    from valarmind_tui.commands.setup import taken_command_names
     from valarmind_tui.setup.scan import report
 
     print(report(root, Path.home(), args.trust_project, args.json, cwd=Path.cwd(),
-                 builtin_commands=[*builtin_command_names(), "setup"],
+                 builtin_commands=taken_command_names(),
                  builtin_agents=builtin_agent_names()))
     return EXIT_OK
 
