@@ -58,17 +58,19 @@ class ApprovalClock:
         return done
 
     def _on_event(self, event: Event) -> None:
-        if isinstance(event, AgentSpawned):
-            if event.parent_id in self.family:
+        match event:
+            case AgentSpawned() if event.parent_id in self.family:
                 self.family.add(event.agent_id)
-        elif isinstance(event, ApprovalRequested) and event.agent_id in self.family:
-            if not self.pending:
-                self._paused_at = time.monotonic()
-            self.pending.add(event.request_id)
-            self._changed.set()
-        elif isinstance(event, ApprovalResolved) and event.request_id in self.pending:
-            self.pending.discard(event.request_id)
-            if not self.pending and self._paused_at is not None:
-                self.paused_s += time.monotonic() - self._paused_at
-                self._paused_at = None
-            self._changed.set()
+            case ApprovalRequested() if event.agent_id in self.family:
+                if not self.pending:
+                    self._paused_at = time.monotonic()
+                self.pending.add(event.request_id)
+                self._changed.set()
+            case ApprovalResolved() if event.request_id in self.pending:
+                self.pending.discard(event.request_id)
+                if not self.pending and self._paused_at is not None:
+                    self.paused_s += time.monotonic() - self._paused_at
+                    self._paused_at = None
+                self._changed.set()
+            case _:
+                pass  # the clock stops for this family's approvals only

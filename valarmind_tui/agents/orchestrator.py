@@ -152,11 +152,14 @@ class Orchestrator:
         children: set[str] = set()
 
         def on_event(event: Event) -> None:
-            if isinstance(event, AgentSpawned) and event.parent_id == self.agent_id:
-                children.add(event.agent_id)
-                follower.started(event.name)
-            elif isinstance(event, AgentFinished) and event.agent_id in children:
-                follower.ended(event.name, event.status)
+            match event:
+                case AgentSpawned() if event.parent_id == self.agent_id:
+                    children.add(event.agent_id)
+                    follower.started(event.name)
+                case AgentFinished() if event.agent_id in children:
+                    follower.ended(event.name, event.status)
+                case _:
+                    pass  # tasks follow this agent's own delegations only
 
         return on_event
 

@@ -96,30 +96,30 @@ class ChangeTracker:
         return [r for r in self.runs if r.agent_id == agent_id]
 
     def _on_event(self, event: Event) -> None:
-        if isinstance(event, AgentSpawned):
-            if event.parent_id in self.family:
+        match event:
+            case AgentSpawned() if event.parent_id in self.family:
                 self.family.add(event.agent_id)
-        elif isinstance(event, ToolCallStarted):
-            if event.agent_id not in self.family:
-                return
-            key = (event.agent_id, event.call_id)
-            if event.name in WRITE_TOOLS:
-                path = _path_of(event.arguments)
-                if path:
-                    self._pending[key] = path
-            command = event.arguments.get("command")
-            if event.name == "bash" and isinstance(command, str):
-                self._commands[key] = command
-        elif isinstance(event, ToolCallFinished):
-            key = (event.agent_id, event.call_id)
-            command = self._commands.pop(key, None)
-            if command is not None:
-                self.runs.append(CommandRun(event.agent_id, command, event.status,
-                                            event.exit_code))
-            path = self._pending.pop(key, None)
-            if path and event.status == "ok":
-                self.changes.pop(path, None)
-                self.changes[path] = next(self._seq)
+            case ToolCallStarted() if event.agent_id in self.family:
+                key = (event.agent_id, event.call_id)
+                if event.name in WRITE_TOOLS:
+                    path = _path_of(event.arguments)
+                    if path:
+                        self._pending[key] = path
+                command = event.arguments.get("command")
+                if event.name == "bash" and isinstance(command, str):
+                    self._commands[key] = command
+            case ToolCallFinished():
+                key = (event.agent_id, event.call_id)
+                command = self._commands.pop(key, None)
+                if command is not None:
+                    self.runs.append(CommandRun(event.agent_id, command, event.status,
+                                                event.exit_code))
+                path = self._pending.pop(key, None)
+                if path and event.status == "ok":
+                    self.changes.pop(path, None)
+                    self.changes[path] = next(self._seq)
+            case _:
+                pass  # the rest of the bus tells nothing about what the change did
 
 
 def _path_of(arguments: dict[str, Any]) -> str | None:
