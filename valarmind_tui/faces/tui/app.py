@@ -60,6 +60,7 @@ from valarmind_tui.faces.tui.widgets.sidebar import Sidebar
 from valarmind_tui.faces.tui.widgets.status import StatusBar
 
 if TYPE_CHECKING:
+    from valarmind_tui.context.transcript import Transcript
     from valarmind_tui.session.session import Session
 
 _log = logging.getLogger(__name__)
@@ -105,6 +106,8 @@ class ValarMindApp(App[int]):
         self._ask_trust = ask_trust
         self.project_root = session.project_root if session else (project_root or Path.cwd())
         self.startup_error: BaseException | None = None
+        self.exit_transcript: Transcript | None = None
+        """The conversation to leave in the terminal's scrollback once the screen closes."""
         self._pending: list[str] = [first_prompt] if first_prompt else []
         self.prompt_history = PromptHistory(history_file or default_history_file())
         self.theming = AppTheming(self, theme_dirs, remember_theme)
@@ -202,7 +205,13 @@ class ValarMindApp(App[int]):
 
     async def on_unmount(self) -> None:
         if self.session is not None:  # the TUI ends only when the person quits it
-            await self.session.close("prompt_input_exit")
+            session = self.session
+            if session.settings.scrollback_on_exit and session.history:
+                from valarmind_tui.faces.tui.scrollback import SCROLLBACK_MESSAGES
+
+                self.exit_transcript = await asyncio.to_thread(
+                    session.transcript, SCROLLBACK_MESSAGES)
+            await session.close("prompt_input_exit")
 
     # -- events from the core ----------------------------------------------------------------
     @on(SessionEvent)
