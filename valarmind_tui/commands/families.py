@@ -12,11 +12,12 @@ from valarmind_tui.commands import (
     knowledge,
     memory,
     rewind,
+    styles,
     undo,
 )
 from valarmind_tui.commands.api import Command
 
-FAMILIES = (general, knowledge, agent, undo, export, rewind, commit, memory)
+FAMILIES = (general, knowledge, agent, undo, export, rewind, commit, memory, styles)
 
 
 def builtin_commands() -> list[Command]:

@@ -87,6 +87,9 @@ class Settings(BaseSettings):
     """Turn limit of one agent run."""
     theme: str = "valarmind-dark"
     """Textual theme name."""
+    output_style: str = ""
+    """The output style new sessions start with (`concise`, `explanatory`, `learning` or one of
+    your own in ~/.config/valarmind/styles/); /style changes it for a session."""
     scrollback_on_exit: bool = True
     """When the TUI quits, print the conversation into the terminal's normal screen, so it
     stays in the scrollback after the full-screen view closes."""

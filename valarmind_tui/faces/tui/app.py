@@ -174,6 +174,7 @@ class ValarMindApp(App[int]):
         self.run_worker(pump_events(session.bus, self), name="bridge", group="bridge")
         status = self.query_one(StatusBar)
         status.model, status.mode = session.model, session.mode.value
+        status.style = session.output_style.name if session.output_style else None
         sandbox = getattr(session, "sandbox", None)
         if sandbox is not None:
             status.sandbox, status.sandbox_alert = sandbox.status_label(), sandbox.unavailable
@@ -343,6 +344,7 @@ class ValarMindApp(App[int]):
             await self.query_one(ChatView).add(CommandOutput(line, result.text, result.ok))
         status = self.query_one(StatusBar)
         status.model, status.mode = self.live.model, self.live.mode.value
+        status.style = self.live.output_style.name if self.live.output_style else None
         await self._perform(result.action)
 
     async def _perform(self, action: Action | None) -> None:
