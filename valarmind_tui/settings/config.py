@@ -87,6 +87,9 @@ class Settings(BaseSettings):
     """Turn limit of one agent run."""
     theme: str = "valarmind-dark"
     """Textual theme name."""
+    editor_mode: Literal["normal", "vim"] = "normal"
+    """`vim`: the prompt takes vim keys (normal and insert modes; the mode shows in its
+    border); the REPL uses prompt-toolkit's vi mode."""
     output_style: str = ""
     """The output style new sessions start with (`concise`, `explanatory`, `learning` or one of
     your own in ~/.config/valarmind/styles/); /style changes it for a session."""

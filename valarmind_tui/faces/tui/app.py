@@ -175,6 +175,7 @@ class ValarMindApp(App[int]):
         status = self.query_one(StatusBar)
         status.model, status.mode = session.model, session.mode.value
         status.style = session.output_style.name if session.output_style else None
+        self.query_one(PromptInput).use_vim(session.settings.editor_mode == "vim")
         sandbox = getattr(session, "sandbox", None)
         if sandbox is not None:
             status.sandbox, status.sandbox_alert = sandbox.status_label(), sandbox.unavailable
