@@ -20,6 +20,7 @@ from valarmind_tui.safety.gate.approval import Approver, PermissionMode
 
 if TYPE_CHECKING:
     from valarmind_tui.tools.result import ToolResult
+    from valarmind_tui.tools.shell.jobs import BackgroundJobs
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,9 @@ class ToolServices:
     command_env: Callable[[], Mapping[str, str]] | None = None
     """Variables the session's commands get beside the allowlisted ones: what SessionStart
     hooks exported through CLAUDE_ENV_FILE (hooks/env_file.py)."""
+    jobs: BackgroundJobs | None = None
+    """The session's background commands (bash's `run_in_background`, command_output,
+    command_stop)."""
 
     @classmethod
     def for_gate(cls, gate: ModeHolder, bus: EventBus | None = None) -> ToolServices:

@@ -34,6 +34,7 @@ from valarmind_tui.core.events import (
     Event,
     FilesRestored,
     HookRan,
+    JobChanged,
     ModeChanged,
     Notice,
     PromptFinished,
@@ -307,7 +308,7 @@ def describe(event: Event) -> str | None:
               | ApprovalRequested() | ApprovalResolved() | TaskListChanged() | UsageUpdated()
               | ModeChanged() | PromptFinished() | HookRan() | CheckpointCreated()
               | FilesRestored() | CommitStepFinished() | CommitMessageRequested()
-              | TraceRecorded()):
+              | TraceRecorded() | JobChanged()):
             return None
         case _:
             assert_never(event)

@@ -44,6 +44,7 @@ from valarmind_tui.core.events import (
     Event,
     FilesRestored,
     HookRan,
+    JobChanged,
     ModeChanged,
     Notice,
     PromptFinished,
@@ -123,6 +124,12 @@ class Repl:
                 self.line(f"commit · {event.step}: {event.outcome.replace('_', ' ')}{detail}")
             case PromptFinished(agent_id="main"):
                 self._prompt_finished(event)
+            case JobChanged(state="running"):
+                self.line(f"⏵ {event.handle} started in the background: {event.command} "
+                          "(/jobs)")
+            case JobChanged():
+                self.line(f"⏹ {event.handle} {event.state} (exit {event.exit_code}): "
+                          f"{event.command}")
             case (TextDelta() | PromptFinished() | ReasoningDelta() | TurnStarted()
                   | TurnFinished() | ApprovalResolved() | AgentSpawned() | AgentFinished()
                   | TaskListChanged() | UsageUpdated() | ModeChanged() | HookRan()
@@ -172,7 +179,8 @@ class Repl:
     # -- approvals ----------------------------------------------------------------------------
     async def ask(self, request: ApprovalRequested) -> ApprovalAnswer:
         """Show what will happen and read y / a / n / f."""
-        self.line(f"Allow {request.tool}? {request.summary}")
+        asker = "" if request.agent_id in ("main", "user") else f" (asked by the {request.agent_id} agent)"
+        self.line(f"Allow {request.tool}?{asker} {request.summary}")
         if request.reason:
             self.line(f"  reason: {request.reason}")
         if request.command is not None:
