@@ -51,8 +51,15 @@ class ConversationRewound:
     """/rewind --prompt N cut the conversation: the face shows what is left of it."""
 
 
+@dataclass(frozen=True)
+class ShowJobs:
+    """/jobs: a face that can (the TUI) shows the background commands with tails that follow
+    their output."""
+
+
 Action: TypeAlias = (
     Quit | Clear | SwitchTheme | PickRewind | PickResume | Resume | ConversationRewound
+    | ShowJobs
 )
 
 

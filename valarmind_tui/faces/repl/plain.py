@@ -19,6 +19,7 @@ from valarmind_tui.commands.result import (
     Clear,
     CommandResult,
     ConversationRewound,
+    ShowJobs,
     PickResume,
     PickRewind,
     Quit,
@@ -257,8 +258,8 @@ class Repl:
                 await self.switch(session_id)
             case ConversationRewound():
                 self.line(f"Conversation rewound: {len(self.session.history)} messages kept.")
-            case Clear() | SwitchTheme() | None:
-                pass  # a line-mode face has no view to empty and no themes
+            case Clear() | SwitchTheme() | ShowJobs() | None:
+                pass  # a line-mode face has no view to empty, no themes, no live screen
             case _:
                 assert_never(action)
         return True

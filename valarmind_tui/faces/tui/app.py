@@ -32,6 +32,7 @@ from valarmind_tui.commands.result import (
     Action,
     Clear,
     ConversationRewound,
+    ShowJobs,
     PickResume,
     PickRewind,
     Quit,
@@ -322,6 +323,10 @@ class ValarMindApp(App[int]):
                 await self._switch(session_id)
             case ConversationRewound():
                 await pickers.show_rewound(self, self.live)
+            case ShowJobs():
+                from valarmind_tui.faces.tui.screens.jobs import JobsScreen
+
+                self.push_screen(JobsScreen(self.live.jobs))
             case None:
                 pass
             case _:
