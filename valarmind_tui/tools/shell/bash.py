@@ -33,6 +33,8 @@ MAX_TIMEOUT_S = 600
 HEAD_BYTES = 15_000
 TAIL_BYTES = 15_000
 DRAIN_GRACE_S = 1.0
+BACKGROUND_ENV = {"PYTHONUNBUFFERED": "1"}
+"""A background command's output is read while it runs: Python's not held in a buffer."""
 
 
 class BashParams(BaseModel):
@@ -149,7 +151,8 @@ class Bash(BuiltinTool[BashParams]):
                                     "without run_in_background.")
         cwd = ctx.project_root.resolve()
         extra = ctx.services.command_env
-        env = child_env(cwd, explicit=extra() if extra is not None else None)
+        env = {**child_env(cwd, explicit=extra() if extra is not None else None),
+               **BACKGROUND_ENV}
         argv = self.argv(params.command, cwd, sandbox=sandbox, env=env, network=params.network)
         confined = sandbox is not None and sandbox.active
         network = not confined or params.network or (sandbox is not None
