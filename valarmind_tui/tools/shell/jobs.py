@@ -19,7 +19,7 @@ import os
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -166,6 +166,8 @@ class BackgroundJobs:
     async def start(self, spec: JobSpec, guard: Guard | None = None) -> Job:
         """Start `spec` in the background and return at once."""
         token = await self.on_start() if self.on_start is not None else None
+        if self.mask is not None:  # as listed, logged and recorded; the argv runs as asked
+            spec = replace(spec, command=self.mask(spec.command))
         handle = f"job-{next(self._numbers)}"
         ring = OutputRing(self.folder / f"{handle}.log", capacity=self.capacity, mask=self.mask)
         guards = contextlib.ExitStack()
