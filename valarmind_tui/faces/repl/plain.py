@@ -19,11 +19,11 @@ from valarmind_tui.commands.result import (
     Clear,
     CommandResult,
     ConversationRewound,
-    ShowJobs,
     PickResume,
     PickRewind,
     Quit,
     Resume,
+    ShowJobs,
     SwitchTheme,
 )
 from valarmind_tui.commands.router import parse, run
@@ -180,7 +180,8 @@ class Repl:
     # -- approvals ----------------------------------------------------------------------------
     async def ask(self, request: ApprovalRequested) -> ApprovalAnswer:
         """Show what will happen and read y / a / n / f."""
-        asker = "" if request.agent_id in ("main", "user") else f" (asked by the {request.agent_id} agent)"
+        asker = ("" if request.agent_id in ("main", "user")
+                 else f" (asked by the {request.agent_id} agent)")
         self.line(f"Allow {request.tool}?{asker} {request.summary}")
         if request.reason:
             self.line(f"  reason: {request.reason}")

@@ -32,11 +32,11 @@ from valarmind_tui.commands.result import (
     Action,
     Clear,
     ConversationRewound,
-    ShowJobs,
     PickResume,
     PickRewind,
     Quit,
     Resume,
+    ShowJobs,
     SwitchTheme,
 )
 from valarmind_tui.commands.router import SlashLine, parse, run

@@ -195,7 +195,7 @@ class BackgroundJobs:
         assert proc.stdout is not None
         reader = asyncio.ensure_future(_pump(proc.stdout, job))
         try:
-            code = await wait_exit(proc)
+            await wait_exit(proc)
             kill_group(proc.pid)  # what the command left in the background ends with it
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(reader), DRAIN_GRACE_S)
