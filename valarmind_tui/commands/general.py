@@ -26,8 +26,8 @@ HELP_KEYS = """Keys (TUI):
 - Shift+Tab cycles the permission mode; Esc stops the agent; Ctrl+B shows or hides the sidebar
 - Ctrl+C twice quits
 
-Also: `!command` runs a shell command (through the gate, in the sandbox); `@path` attaches a
-file to the prompt."""
+Also: `!command` runs a shell command (through the gate, in the sandbox), `!command &` in the
+background (/jobs); `@path` attaches a file to the prompt."""
 
 
 async def help_(ctx: CommandContext, args: str) -> CommandResult:
