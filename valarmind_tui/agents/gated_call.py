@@ -31,6 +31,9 @@ async def run_gated(
     the work tree, so /undo covers what commands changed too; after it, `ctx.services.changed`
     notes what the call changed (its paths for a file tool), so /undo leaves what other runs
     changed meanwhile."""
+    outside = outside_scope(tool, params, ctx)  # before the gate: nobody is asked for it
+    if outside is not None:
+        return "denied", ToolResult.error(outside)
     decision = await gate.check(tool, params, ctx, permissions)
     if not decision.allowed:
         message = f"Denied: {decision.reason}" if decision.reason else "Denied."
@@ -39,9 +42,9 @@ async def run_gated(
         return "denied", ToolResult.error(message)
     if decision.params is not None:  # a PreToolUse hook's updatedInput
         params = decision.params
-    outside = outside_scope(tool, params, ctx)
-    if outside is not None:
-        return "denied", ToolResult.error(outside)
+        outside = outside_scope(tool, params, ctx)
+        if outside is not None:
+            return "denied", ToolResult.error(outside)
     checkpoint = ctx.services.checkpoint
     changes = tool.risk in (Risk.WRITE, Risk.EXECUTE)
     if checkpoint is not None and changes:
