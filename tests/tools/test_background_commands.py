@@ -241,3 +241,32 @@ def test_the_ring_keeps_the_newest_bytes_and_says_what_it_dropped(tmp_path: Path
     assert newer.text == "line 19\n" and newer.dropped == 0
     paged = ring.read(piece.start, limit=8)
     assert paged.end == piece.start + 8 and paged.written == 160
+
+
+async def test_a_command_the_person_keeps_outlives_the_session(git_repo: Path) -> None:
+    """Unconfined (in the sandbox bubblewrap ends it with ValarMind, as /jobs keep says)."""
+    import json
+    import os
+    import signal
+
+    from valarmind_tui.tools.shell.jobs import reap_notice
+
+    session = live_session(git_repo, sandbox="off")
+    await session.run_shell("sleep 300 &")
+    kept = await session.run_command("/jobs keep job-1")
+    assert kept.ok and "left running when the session ends" in kept.text
+    pid = session.jobs.get("job-1").pid
+    try:
+        await session.close()
+        assert running(pid)
+        record = session.jobs.folder / "job-1.json"
+        data = json.loads(record.read_text())
+        # its owner gone, as after a crash (a pid above the kernel's pid_max never runs)
+        record.write_text(json.dumps({**data, "owner_pid": 2**22 + 1, "owner_started": 1}))
+        assert reap_notice() == ""  # a kept command is never reaped
+        assert running(pid) and data["kept"]
+    finally:
+        os.killpg(pid, signal.SIGKILL)
+        watcher = session.jobs.get("job-1").watcher
+        assert watcher is not None
+        await watcher
