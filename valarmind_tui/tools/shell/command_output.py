@@ -11,6 +11,7 @@ import contextlib
 
 from pydantic import BaseModel, Field
 
+from valarmind_tui.core.errors import ToolError
 from valarmind_tui.tools.base import Risk, ToolContext, ToolResult
 from valarmind_tui.tools.common import BuiltinTool
 from valarmind_tui.tools.shell.jobs import BackgroundJobs, Job
@@ -34,8 +35,6 @@ class CommandOutputParams(BaseModel):
 def session_jobs(ctx: ToolContext) -> BackgroundJobs:
     jobs = ctx.services.jobs
     if jobs is None:
-        from valarmind_tui.core.errors import ToolError
-
         raise ToolError("Background commands are not available here.")
     return jobs
 
