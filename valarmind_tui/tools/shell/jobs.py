@@ -184,9 +184,10 @@ class BackgroundJobs:
             raise
         job = Job(handle, spec, ring, proc.pid)
         self._jobs[handle] = job
-        write_record(self.folder, JobRecord(
-            handle, spec.command, proc.pid, process_start(proc.pid) or 0, *self._owner))
         job.watcher = asyncio.ensure_future(self._watch(job, proc, guards, guard, token))
+        with contextlib.suppress(OSError):  # a full disk: only a crash's reaping is lost
+            write_record(self.folder, JobRecord(
+                handle, spec.command, proc.pid, process_start(proc.pid) or 0, *self._owner))
         self._publish(job)
         return job
 
@@ -217,12 +218,12 @@ class BackgroundJobs:
             await self.on_end(token, f"&{job.spec.command}")
         self._publish(job)
 
-    async def stop(self, handle: str, *, how: JobState = "stopped") -> Job:
+    async def stop(self, handle: str) -> Job:
         """End a command and its group: SIGTERM, then SIGKILL after STOP_GRACE_S."""
         job = self.get(handle)
         if not job.running:
             return job
-        job.ending = how
+        job.ending = "stopped"
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(job.pid, 15)
         if job.watcher is not None:
@@ -237,9 +238,10 @@ class BackgroundJobs:
         job = self.get(handle)
         job.kept = True
         if job.running:
-            write_record(self.folder, JobRecord(
-                job.handle, job.spec.command, job.pid, process_start(job.pid) or 0,
-                *self._owner, kept=True))
+            with contextlib.suppress(OSError):
+                write_record(self.folder, JobRecord(
+                    job.handle, job.spec.command, job.pid, process_start(job.pid) or 0,
+                    *self._owner, kept=True))
         return job
 
     async def close(self) -> list[Job]:
