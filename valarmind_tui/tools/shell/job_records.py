@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -116,4 +117,17 @@ def reap_leftovers(root: Path) -> list[JobRecord]:
             reaped.append(record)
         with contextlib.suppress(OSError):
             path.unlink()
+    for folder in root.iterdir():
+        _remove_if_abandoned(folder)
     return reaped
+
+
+def _remove_if_abandoned(folder: Path) -> None:
+    """The output of a session whose process is gone (`<session>-<pid>`) and that left no
+    command running: nobody reads it again."""
+    owner = folder.name.rpartition("-")[2]
+    if not owner.isdigit() or Path(f"/proc/{owner}").exists():
+        return
+    if not folder.is_dir() or folder.is_symlink() or any(folder.glob(f"*{RECORD_SUFFIX}")):
+        return
+    shutil.rmtree(folder, ignore_errors=True)

@@ -254,6 +254,11 @@ class BackgroundJobs:
         watchers = [job.watcher for job in ending if job.watcher is not None]
         if watchers:
             await asyncio.wait(watchers, timeout=10)
+        for job in self._jobs.values():  # their output goes with the session
+            if not job.running:
+                job.ring.close(remove=True)
+        with contextlib.suppress(OSError):
+            self.folder.rmdir()  # left when a kept command still writes there
         return ending
 
     def kill_now(self) -> None:

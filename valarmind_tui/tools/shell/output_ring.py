@@ -9,6 +9,7 @@ the pipe is still seen whole; a line longer than `LINE_LIMIT` is masked in piece
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import Callable
@@ -99,7 +100,7 @@ class OutputRing:
                            written=written)
 
     def _read_range(self, start: int, end: int) -> bytes:
-        if end <= start:
+        if end <= start or self._fd < 0:  # closed with its session: nothing to show
             return b""
         position = start % self.capacity
         size = end - start
@@ -113,8 +114,12 @@ class OutputRing:
         text = self.read(max(0, self._written - 64 * 1024)).text
         return "\n".join(text.rstrip("\n").splitlines()[-lines:])
 
-    def close(self) -> None:
+    def close(self, *, remove: bool = False) -> None:
+        """Stop; `remove` deletes the file too (the session that kept it ended)."""
         with self._lock:
             if self._fd >= 0:
                 os.close(self._fd)
                 self._fd = -1
+        if remove:
+            with contextlib.suppress(OSError):
+                self.path.unlink()
