@@ -171,3 +171,29 @@ async def test_vim_keys_edit_the_repl_prompt(git_repo: Path, fake_model: Any,
         assert await asyncio.wait_for(repl, 10) == 0
     users = [m for m in fake_model.requests[0]["messages"] if m["role"] == "user"]
     assert users[-1]["content"] == "fix the world please"
+
+
+def test_a_background_command_in_the_repl_is_listed_and_ends_with_it(git_repo: Path) -> None:
+    """`!cmd &` asks saying it runs in the background, /jobs lists it, /quit ends it. Without
+    the sandbox: in it, bubblewrap would end it with ValarMind anyway."""
+    marker = "301.25"  # a sleep no other process runs: found in /proc by its arguments
+    write_user_config('sandbox = "off"\n')
+    out = subprocess.run(
+        [sys.executable, "-m", "valarmind_tui", "--plain"], cwd=git_repo,
+        input=f"!sleep {marker} &\ny\n/jobs\n/quit\n", capture_output=True, text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert f"Run in the background: sleep {marker}" in out.stdout
+    assert "Started in the background as job-1" in out.stdout
+    assert "job-1  running" in out.stdout and f"sleep {marker}" in out.stdout
+    left = [p for p in Path("/proc").glob("[0-9]*/cmdline")
+            if f"sleep\0{marker}".encode() in _read(p)]
+    assert left == []
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""

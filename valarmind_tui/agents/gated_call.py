@@ -31,6 +31,9 @@ async def run_gated(
     the work tree, so /undo covers what commands changed too; after it, `ctx.services.changed`
     notes what the call changed (its paths for a file tool), so /undo leaves what other runs
     changed meanwhile."""
+    outside = outside_scope(tool, params, ctx)  # before the gate: nobody is asked for it
+    if outside is not None:
+        return "denied", ToolResult.error(outside)
     decision = await gate.check(tool, params, ctx, permissions)
     if not decision.allowed:
         message = f"Denied: {decision.reason}" if decision.reason else "Denied."
@@ -39,6 +42,9 @@ async def run_gated(
         return "denied", ToolResult.error(message)
     if decision.params is not None:  # a PreToolUse hook's updatedInput
         params = decision.params
+        outside = outside_scope(tool, params, ctx)
+        if outside is not None:
+            return "denied", ToolResult.error(outside)
     checkpoint = ctx.services.checkpoint
     changes = tool.risk in (Risk.WRITE, Risk.EXECUTE)
     if checkpoint is not None and changes:
@@ -56,6 +62,25 @@ async def run_gated(
     if gate.hooks is not None:
         result = await after_tool(gate.hooks, tool, params, ctx, result)
     return ("error" if result.is_error else "ok"), result
+
+
+def outside_scope(tool: Tool, params: BaseModel, ctx: ToolContext) -> str | None:
+    """Why a write falls outside the files this specialist was started for (it runs beside
+    other writers: agents.delegation.claims), or None."""
+    scope = ctx.services.write_scope
+    if scope is None or tool.risk is not Risk.WRITE:
+        return None
+    from valarmind_tui.agents.delegation.claims import project_paths, within
+
+    try:
+        paths = project_paths(ctx.project_root, call_paths(tool, params))
+    except ToolError as exc:
+        return f"Denied: {exc}"
+    if paths and all(within(p, scope) for p in paths):
+        return None
+    return ("Denied: this agent was started to change only " + ", ".join(sorted(scope))
+            + " (other agents change other files at the same time). Report what else needs "
+              "changing instead.")
 
 
 def written_paths(tool: Tool, params: BaseModel) -> list[str] | None:

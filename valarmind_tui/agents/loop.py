@@ -1,6 +1,8 @@
 """The agent loop: build request → stream → normalize → gate and run tool calls → repeat.
 
 One loop serves every agent; agents differ only in their spec (prompt, tools, permissions).
+A turn's calls run in order, but consecutive `delegate` calls run at once (the delegator decides
+which specialists may overlap); their results are appended in the order the model asked.
 Running out of turns is not an error: the outcome is `incomplete` and its text starts with
 `## INCOMPLETE`, saying why (seed 000).
 """
@@ -9,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -162,9 +164,10 @@ class AgentLoop:
                 self._append({"role": "user", "content": (
                     f"A {self.stop_event} hook asked you to continue before finishing:\n{reason}")})
                 continue
-            for call in turn.tool_calls:
-                result = await self._act(call)
-                self._append({"role": "tool", "tool_call_id": call.id, "content": result})
+            for batch in call_batches(turn.tool_calls):
+                results = await self._act_together(batch)
+                for call, result in zip(batch, results, strict=True):
+                    self._append({"role": "tool", "tool_call_id": call.id, "content": result})
         reason = (
             f"## INCOMPLETE\n\nThe agent used all {self.max_turns} turns before finishing; "
             "its last message follows.\n\n"
@@ -245,6 +248,25 @@ class AgentLoop:
             agent_id=self.agent_id, prompt_tokens=usage.prompt_tokens,
             completion_tokens=usage.completion_tokens, cost_usd=usage.cost_usd,
             session_tokens=totals.tokens, session_cost_usd=totals.cost_usd))
+
+    async def _act_together(self, calls: list[ToolCall]) -> list[str]:
+        """Run the calls at once (one call: as is); the first exception (a denial escalated,
+        a cancel) ends the others and is raised."""
+        if len(calls) == 1:
+            return [await self._act(calls[0])]
+        tasks = [asyncio.ensure_future(self._act(call)) for call in calls]
+        try:
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+        except asyncio.CancelledError as exc:
+            await _end_all(tasks, exc.args[0] if exc.args else None)
+            raise
+        failed = next((t for t in tasks if t.done() and not t.cancelled()
+                       and t.exception() is not None), None)
+        error = failed.exception() if failed is not None else None
+        if error is not None:
+            await _end_all(tasks, None)
+            raise error
+        return [task.result() for task in tasks]
 
     async def _act(self, call: ToolCall) -> str:
         """Gate and run one tool call; always returns what the model should read."""
@@ -340,6 +362,30 @@ class AgentLoop:
             status=status, text=text, messages=self.messages, turns=self._turn,
             usage=self._usage, error=error,
         )
+
+
+PARALLEL_TOOLS = frozenset({"delegate"})
+"""Tools whose consecutive calls in one turn run at once."""
+
+
+def call_batches(calls: Sequence[ToolCall]) -> list[list[ToolCall]]:
+    """The turn's calls in order, consecutive `delegate` calls grouped to run together."""
+    batches: list[list[ToolCall]] = []
+    for call in calls:
+        if batches and call.name in PARALLEL_TOOLS and batches[-1][-1].name in PARALLEL_TOOLS:
+            batches[-1].append(call)
+        else:
+            batches.append([call])
+    return batches
+
+
+async def _end_all(tasks: Sequence[asyncio.Future[str]], message: object) -> None:
+    """Cancel what still runs (with the cancel's message: a time limit stays "timeout") and
+    wait for each to finish answering its call."""
+    for task in tasks:
+        if not task.done():
+            task.cancel(message)
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def is_timeout(exc: asyncio.CancelledError) -> bool:

@@ -235,6 +235,60 @@ class SessionCheckpoints:
         return CheckpointCreated(turn=self._turn, step=self._step, kind=kind, commit=commit,
                                  tool=tool, skipped=tuple(sorted(snap.large)), changed=changed)
 
+    # -- background commands ----------------------------------------------------------------
+    async def job_started(self) -> object:
+        """A background command starts: the work tree now (its turn's `before` when it ends);
+        None when it cannot be recorded."""
+        async with self._lock:
+            try:
+                return (await asyncio.to_thread(self.repo.snapshot), time.time())
+            except (ShadowError, OSError):
+                return None
+
+    async def job_ended(self, start: object, label: str) -> None:
+        """A background command ended: what it changed since it started becomes a turn of its
+        own (labelled `label`), so /undo takes it back; paths the session's turns changed
+        meanwhile are theirs, not the command's. Never raises."""
+        if not isinstance(start, tuple):
+            return
+        async with self._lock:
+            try:
+                event = await asyncio.to_thread(self._record_job, start[0], start[1], label)
+            except (ShadowError, OSError) as exc:
+                self._publish(Notice(level="warning", message=(
+                    f"Checkpoint failed: {exc}. /undo cannot take back what the background "
+                    f"command {label[1:]!r} changed.")))
+                return
+        if event is not None:
+            self._publish(event)
+
+    def _record_job(self, before: Snapshot, started: float, label: str
+                    ) -> CheckpointCreated | None:
+        snap = self.repo.snapshot()
+        if snap.tree == before.tree:
+            return None
+        turns = self._turns()
+        changed = {c.path for c in self.repo.diff(before.tree, snap.tree)}
+        for turn in turns:
+            if turn.at >= started and turn.own is not None:
+                changed -= turn.own
+        changed -= self._own or set()  # the open prompt's own changes
+        if not changed:
+            return None
+        self._drop_undone(turns)
+        number = max((t.number for t in turns), default=0) + 1
+        if self._turn is not None and self._turn >= number:
+            number = self._turn + 1
+        meta: dict[str, Any] = {"prompt": label[:200], "tool": "bash", "large": before.large,
+                                "at": started}
+        first = self.repo.commit(before.tree, json.dumps(meta))
+        self.repo.set_ref(f"{self.prefix}{number}/1", first)
+        after = self.repo.commit(snap.tree, json.dumps(
+            {"large": snap.large, "own": sorted(changed), "at": time.time()}), first)
+        self.repo.set_ref(f"{self.prefix}{number}/after", after)
+        return CheckpointCreated(turn=number, step=1, kind="after", commit=after, tool="bash",
+                                 skipped=tuple(sorted(snap.large)), changed=tuple(sorted(changed)))
+
     def _known_own(self) -> set[str] | None:
         """The turn's own paths when every checkpointed call was told done, else None."""
         if self._own is None or self._open_calls != 0 or self._told == 0:

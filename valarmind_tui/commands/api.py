@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from valarmind_tui.settings.config import Settings
     from valarmind_tui.store.sessions import SessionStore
     from valarmind_tui.tools.base import ToolResult
+    from valarmind_tui.tools.shell.jobs import BackgroundJobs
 
 
 Handler = Callable[["CommandContext", str], Awaitable[CommandResult]]
@@ -163,6 +164,8 @@ class CommandContext(Protocol):
     def agents(self) -> AgentRegistry: ...
     @property
     def message_editor(self) -> MessageEditor: ...
+    @property
+    def jobs(self) -> BackgroundJobs: ...
 
     def provider(self) -> Provider: ...
     def set_model(self, model: str) -> None: ...

@@ -9,6 +9,7 @@ from valarmind_tui.commands import (
     commit,
     export,
     general,
+    jobs,
     knowledge,
     memory,
     rewind,
@@ -17,7 +18,7 @@ from valarmind_tui.commands import (
 )
 from valarmind_tui.commands.api import Command
 
-FAMILIES = (general, knowledge, agent, undo, export, rewind, commit, memory, styles)
+FAMILIES = (general, knowledge, agent, undo, export, rewind, commit, jobs, memory, styles)
 
 
 def builtin_commands() -> list[Command]:

@@ -26,8 +26,9 @@ HELP_KEYS = """Keys (TUI):
 - Shift+Tab cycles the permission mode; Esc stops the agent; Ctrl+B shows or hides the sidebar
 - Ctrl+C twice quits
 
-Also: `!command` runs a shell command (through the gate, in the sandbox); `@path` attaches a
-file to the prompt; `# note` saves a note to a memory file you pick (/memory opens them)."""
+Also: `!command` runs a shell command (through the gate, in the sandbox), `!command &` in the
+background (/jobs); `@path` attaches a file to the prompt; `# note` saves a note to a memory
+file you pick (/memory opens them)."""
 
 
 async def help_(ctx: CommandContext, args: str) -> CommandResult:

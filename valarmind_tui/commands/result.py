@@ -66,9 +66,15 @@ class EditFiles:
         return [*shlex.split(editor), *(str(path.absolute()) for path in self.paths)]
 
 
+@dataclass(frozen=True)
+class ShowJobs:
+    """/jobs: a face that can (the TUI) shows the background commands with tails that follow
+    their output."""
+
+
 Action: TypeAlias = (
     Quit | Clear | SwitchTheme | PickRewind | PickResume | Resume | ConversationRewound
-    | EditFiles
+    | EditFiles | ShowJobs
 )
 
 

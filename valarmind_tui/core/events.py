@@ -341,12 +341,28 @@ class ReviewerRan(EventBase):
     duration_ms: int = 0
 
 
+@dataclass(frozen=True, kw_only=True)
+class JobChanged(EventBase):
+    """A background command started or ended (`bash` with `run_in_background`, `!cmd &`);
+    `agent_id` is who started it ("user" for the person)."""
+
+    handle: str
+    """What command_output, command_stop and /jobs name it by (`job-1`)."""
+    command: str
+    state: Literal["running", "exited", "stopped", "killed"]
+    """running; exited by itself; stopped (command_stop, /jobs stop); killed with the
+    session."""
+    exit_code: int | None = None
+    network: bool = False
+    """It may reach the network (and later commands with network reach a server it runs)."""
+
+
 Event: TypeAlias = (
     TurnStarted | TextDelta | ReasoningDelta | TurnFinished | ToolCallStarted | ToolCallFinished
     | ApprovalRequested | ApprovalResolved | AgentSpawned | AgentFinished | TaskListChanged
     | UsageUpdated | Notice | ModeChanged | PromptFinished | HookRan | CheckpointCreated
     | FilesRestored | CommitStepFinished | CommitMessageRequested | ReviewerRan
-    | TraceRecorded
+    | TraceRecorded | JobChanged
 )
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")

@@ -1,5 +1,9 @@
 """The approver of the interactive faces: an approval becomes an event a face shows, and the
-face's answer (`Session.answer_approval`) resolves it."""
+face's answer (`Session.answer_approval`) resolves it.
+
+Agents run at once (parallel delegations), so questions are a queue: one is open at a time, the
+next is asked once it is answered, in the order they came; each names the agent that asks
+(`ApprovalRequested.agent_id`)."""
 
 from __future__ import annotations
 
@@ -18,8 +22,14 @@ class InteractiveApprover:
     def __init__(self, bus: EventBus) -> None:
         self._bus = bus
         self._pending: dict[str, asyncio.Future[ApprovalAnswer]] = {}
+        self._one_at_a_time = asyncio.Lock()
 
     async def request(self, request: ApprovalRequest) -> ApprovalAnswer:
+        """Ask the person once the questions before this one are answered."""
+        async with self._one_at_a_time:
+            return await self._ask(request)
+
+    async def _ask(self, request: ApprovalRequest) -> ApprovalAnswer:
         future: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
         self._pending[request.request_id] = future
         self._bus.publish(

@@ -58,6 +58,7 @@ from valarmind_tui.store.sessions import SessionStore
 from valarmind_tui.tools.base import ToolContext, ToolResult
 from valarmind_tui.tools.registry import ToolRegistry
 from valarmind_tui.tools.services import ToolServices, switch_mode
+from valarmind_tui.tools.shell.jobs import BackgroundJobs, background_command, reap_notice
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,8 @@ class Session:
     skills: list[Skill]
     output_style: OutputStyle | None = None
     """How the main agent writes (/style); None: its own way."""
+    jobs: BackgroundJobs
+    """Its background commands (bash's run_in_background, `!cmd &`, /jobs): they end with it."""
     _hook_context: str = field(default="", init=False)
     _window: int = field(default=DEFAULT_CONTEXT_WINDOW, init=False)
     """The model's context window, once a prompt asked for it (the skill listing's budget)."""
@@ -124,6 +127,9 @@ class Session:
         Failures are Notices and a status in /mcp, never exceptions."""
         for warning in self.startup_notices:
             self.bus.publish(Notice(level="warning", message=warning))
+        reaped = await asyncio.to_thread(reap_notice)
+        if reaped:
+            self.bus.publish(Notice(level="warning", message=reaped))
         self.checkpoints.start_warm_up()
         self._hook_context = await self.hooks.session_start(
             "resume" if self.history else "startup")
@@ -293,11 +299,13 @@ class Session:
 
     async def run_shell(self, command: str) -> ToolResult:
         """`!command` and /qa from a face: the bash tool, through the gate like any agent call.
-        Checkpointed like one: when no prompt runs, the command is a turn of its own (/undo)."""
+        Checkpointed like one: when no prompt runs, the command is a turn of its own (/undo).
+        `!command &` starts it in the background (/jobs)."""
         tool = self.tools.get("bash")
         if tool is None:
             return ToolResult.error("the bash tool is not available")
-        params = tool.parse({"command": command})
+        command, background = background_command(command)
+        params = tool.parse({"command": command, "run_in_background": background})
         ctx = ToolContext(project_root=self.project_root, agent_id="user", sandbox=self.sandbox,
                           services=self.services)
         own_turn = not self.busy
@@ -375,6 +383,7 @@ class Session:
         """End the session; `reason` is SessionEnd's: `prompt_input_exit` when the person left
         at the prompt (/quit, Ctrl+D), `other` otherwise."""
         self.cancel()
+        await self.jobs.close()  # before the store closes: their ends are logged
         if not self._ended:
             self._ended = True
             await self.hooks.session_end(reason)

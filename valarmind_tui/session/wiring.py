@@ -75,6 +75,7 @@ from valarmind_tui.store.sessions import SessionStore
 from valarmind_tui.tools.catalog import builtin_tools
 from valarmind_tui.tools.registry import ToolRegistry
 from valarmind_tui.tools.services import ToolServices
+from valarmind_tui.tools.shell.jobs import BackgroundJobs, jobs_folder
 from valarmind_tui.tools.skills.skill import SkillTool
 
 
@@ -255,6 +256,8 @@ class SessionParts:
     """What the session's tools reach: the approver, the mode and the checkpoints."""
     secrets: SecretMasker
     """Masks the project's secrets; its count is the session's (/context)."""
+    jobs: BackgroundJobs
+    """Its background commands, checkpointed when they start and end."""
 
 
 def wire_session(
@@ -288,12 +291,15 @@ def wire_session(
     stack.hooks.mode = lambda: gate.mode.value
     hooks = stack.hooks
     context = ContextLoader(stack.project_root, cwd=Path.cwd())
+    jobs = BackgroundJobs(jobs_folder(checkpoints.session_id), stack.bus,
+                          mask=lambda text: secrets.mask(text, fresh=True))
+    jobs.on_start, jobs.on_end = checkpoints.job_started, checkpoints.job_ended
     services = replace(ToolServices.for_gate(gate, stack.bus),
                        checkpoint=checkpoints.before_change,
                        changed=checkpoints.after_change, nested_context=context.nested,
-                       command_env=lambda: hooks.session_env)
+                       command_env=lambda: hooks.session_env, jobs=jobs)
     return SessionParts(session_id, history, totals, checkpoints, context, TaskList(stack.bus),
-                        MessageEditor(stack.bus), services, secrets)
+                        MessageEditor(stack.bus), services, secrets, jobs)
 
 
 def build_session(
@@ -317,7 +323,7 @@ def build_session(
         session_id=parts.session_id, history=parts.history, totals=parts.totals,
         checkpoints=parts.checkpoints, project_context=parts.context, tasks=parts.tasks,
         message_editor=parts.message_editor, services=parts.services, secrets=parts.secrets,
-        skills=stack.skills,
+        skills=stack.skills, jobs=parts.jobs,
     )
     stack.hooks.transcript_path = session.export_transcript  # JSONL of the conversation
     if settings.output_style:

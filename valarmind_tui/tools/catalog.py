@@ -16,6 +16,8 @@ from valarmind_tui.tools.git.git_diff import GitDiff
 from valarmind_tui.tools.git.git_status import GitStatus
 from valarmind_tui.tools.registry import ToolRegistry
 from valarmind_tui.tools.shell.bash import Bash
+from valarmind_tui.tools.shell.command_output import CommandOutput
+from valarmind_tui.tools.shell.command_stop import CommandStop
 
 if TYPE_CHECKING:
     from valarmind_tui.safety.sandbox.wrap import Sandbox
@@ -23,9 +25,10 @@ if TYPE_CHECKING:
 
 def builtin_tools(sandbox: Sandbox | None = None) -> ToolRegistry:
     """read_file, read_many_files, glob, grep, tree_view, git_status, git_diff, repo_map,
-    write_file, edit_file and bash, in that order; bash runs its commands in `sandbox` (else
-    in the call's ctx.sandbox)."""
+    write_file, edit_file, bash and its background commands' command_output and command_stop,
+    in that order; bash runs its commands in `sandbox` (else in the call's ctx.sandbox)."""
     return ToolRegistry([
         ReadFile(), ReadManyFiles(), Glob(), Grep(), TreeView(), GitStatus(), GitDiff(),
-        RepoMapTool(), WriteFile(), EditFile(), Bash(sandbox=sandbox),
+        RepoMapTool(), WriteFile(), EditFile(), Bash(sandbox=sandbox), CommandOutput(),
+        CommandStop(),
     ])

@@ -20,6 +20,7 @@ from valarmind_tui.safety.gate.approval import Approver, PermissionMode
 
 if TYPE_CHECKING:
     from valarmind_tui.tools.result import ToolResult
+    from valarmind_tui.tools.shell.jobs import BackgroundJobs
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,9 @@ class DelegationRequest:
     task: str
     context: str = ""
     timeout_s: float | None = None
+    files: tuple[str, ...] = ()
+    """For a writer: the only files it may change (writers on disjoint files run at once);
+    empty: any file, one writer at a time."""
 
 
 class Delegation(Protocol):
@@ -92,6 +96,12 @@ class ToolServices:
     command_env: Callable[[], Mapping[str, str]] | None = None
     """Variables the session's commands get beside the allowlisted ones: what SessionStart
     hooks exported through CLAUDE_ENV_FILE (hooks/env_file.py)."""
+    write_scope: frozenset[str] | None = None
+    """The project-relative files (or folders) a write specialist may change, when it named
+    them to run beside other writers; None: any (agents.delegation.claims)."""
+    jobs: BackgroundJobs | None = None
+    """The session's background commands (bash's `run_in_background`, command_output,
+    command_stop)."""
 
     @classmethod
     def for_gate(cls, gate: ModeHolder, bus: EventBus | None = None) -> ToolServices:
@@ -103,7 +113,7 @@ class ToolServices:
         """What a specialist inherits: the approver, the mode (read only) and the checkpoints,
         but no task list and no plan switch (only the orchestrator plans); `delegator` only
         when its spec may spawn."""
-        return replace(self, tasks=None, set_mode=None, delegator=delegator)
+        return replace(self, tasks=None, set_mode=None, delegator=delegator, write_scope=None)
 
 
 def switch_mode(gate: ModeHolder, bus: EventBus | None, mode: PermissionMode | str) -> None:

@@ -3,7 +3,8 @@ own loop.
 
 The Delegator builds a child AgentLoop from the specialist's spec (its tools, permissions,
 model), publishes AgentSpawned/AgentFinished, enforces the timeout (clean cancel, status
-`timeout`), bounds parallel read-only specialists, and validates the structured result (one
+`timeout`), bounds parallel read-only specialists, runs writers at once only on disjoint files
+(claims.py: a writer is kept to the files it named), and validates the structured result (one
 repair request, then the raw text, flagged). The clock (ApprovalClock) stops while one of the
 specialist's calls waits for a person's approval, up to the agent's maximum timeout in wall
 time: an approval left open past it is answered as denied (its dialog closes) and the open call
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from valarmind_tui.agents.approval_clock import ApprovalClock
+from valarmind_tui.agents.delegation.claims import WriteClaims, project_paths
 from valarmind_tui.agents.loop import AgentLoop, AgentOutcome, LoopDeps
 from valarmind_tui.agents.registry import AgentRegistry
 from valarmind_tui.agents.results import parse_result, result_dict
@@ -127,7 +129,7 @@ class Delegator:
         self.system_prompt_for = system_prompt_for
         self.provider_for = provider_for
         self._parallel = asyncio.Semaphore(max_parallel)
-        self._exclusive = asyncio.Lock()
+        self._writers = WriteClaims()
         self._ids = itertools.count(1)
         self.results: list[DelegationResult] = []
         self.on_result: Callable[[DelegationResult], None] | None = None
@@ -136,16 +138,22 @@ class Delegator:
 
     async def run(
         self, agent: str, task: str, context: str = "", *, parent_id: str | None = None,
-        timeout_s: float | None = None,
+        timeout_s: float | None = None, files: Sequence[str] = (),
     ) -> DelegationResult:
-        """Run one specialist to completion (or timeout) and return its result."""
+        """Run one specialist to completion (or timeout) and return its result. A writer waits
+        until no running writer holds one of its `files` (all of them when it names none)."""
         spec = self.check(agent)
         limit = min(timeout_s or spec.timeout_s, spec.max_timeout_s)
         child_id = f"{agent}-{next(self._ids)}"
         parent = parent_id or self.deps.ctx.agent_id
-        slot = self._parallel if spec.read_only else self._exclusive
-        async with slot:
-            result = await self._run_child(spec, child_id, parent, task, context, limit)
+        if spec.read_only:
+            async with self._parallel:
+                result = await self._run_child(spec, child_id, parent, task, context, limit)
+        else:
+            scope = project_paths(self.deps.ctx.project_root, files)
+            async with self._writers.claim(scope):
+                result = await self._run_child(spec, child_id, parent, task, context, limit,
+                                               scope or None)
         self.results.append(result)
         if self.on_result is not None:
             self.on_result(result)
@@ -159,12 +167,14 @@ class Delegator:
         try:
             for request in requests:
                 self.check(request.agent)
+                project_paths(self.deps.ctx.project_root, request.files)
         except ToolDenied:
             raise  # the loop reports it as denied, not failed
         except (UsageError, ToolError) as exc:
             return ToolResult.error(str(exc))
         results = await asyncio.gather(*(
-            self.run(r.agent, r.task, r.context, parent_id=parent_id, timeout_s=r.timeout_s)
+            self.run(r.agent, r.task, r.context, parent_id=parent_id, timeout_s=r.timeout_s,
+                     files=r.files)
             for r in requests
         ))
         raise_if_escalated(results)
@@ -194,7 +204,8 @@ class Delegator:
         ))
 
     async def _run_child(
-        self, spec: AgentSpec, child_id: str, parent: str, task: str, context: str, limit: float
+        self, spec: AgentSpec, child_id: str, parent: str, task: str, context: str, limit: float,
+        scope: frozenset[str] | None = None,
     ) -> DelegationResult:
         bus = self.deps.bus
         bus.publish(AgentSpawned(agent_id=child_id, parent_id=parent, name=spec.name, task=task))
@@ -203,7 +214,7 @@ class Delegator:
         clock = ApprovalClock(bus, child_id)
         try:
             try:
-                loop = self._child_loop(spec, child_id)
+                loop = self._child_loop(spec, child_id, scope=scope)
             except ValarMindError as exc:  # e.g. a profile's missing API key
                 result = DelegationResult(spec.name, child_id, RunStatus.FAILED, "",
                                           problem=str(exc))
@@ -222,7 +233,8 @@ class Delegator:
                                           problem=f"exceeded {limit:g}s", elapsed_s=limit)
             else:
                 remaining = max(1.0, limit - clock.elapsed())
-                result = await self._finish(spec, child_id, loop, outcome, remaining, clock)
+                result = await self._finish(spec, child_id, loop, outcome, remaining, clock,
+                                            scope)
             result = replace(result, elapsed_s=round(time.monotonic() - started, 2))
             status, summary = result.status, _summary(result)
             return result
@@ -234,6 +246,7 @@ class Delegator:
     async def _finish(
         self, spec: AgentSpec, child_id: str, loop: AgentLoop, outcome: AgentOutcome,
         remaining: float, clock: ApprovalClock | None = None,
+        scope: frozenset[str] | None = None,
     ) -> DelegationResult:
         if outcome.status in ENDED_EARLY:
             return DelegationResult(spec.name, child_id, outcome.status, outcome.text,
@@ -243,7 +256,7 @@ class Delegator:
                                     valid=not spec.result)
         parsed, problem = parse_result(spec.result, outcome.text)
         if parsed is None:
-            repair = self._child_loop(spec, child_id, max_turns=2)
+            repair = self._child_loop(spec, child_id, max_turns=2, scope=scope)
             prompt = REPAIR.format(kind=spec.result, problem=problem)
             second, timed_out = await bounded(
                 repair.run(prompt, history=outcome.messages), remaining, clock,
@@ -262,13 +275,16 @@ class Delegator:
                                 result=parsed, valid=True)
 
     def _child_loop(
-        self, spec: AgentSpec, child_id: str, max_turns: int | None = None
+        self, spec: AgentSpec, child_id: str, max_turns: int | None = None,
+        scope: frozenset[str] | None = None,
     ) -> AgentLoop:
         parent = self.deps
         tools = parent.tools.for_agent(spec.name, spec.tools)
         if not spec.permissions.spawn:
             tools.unregister("delegate")
         services = parent.ctx.services.for_specialist(self if spec.permissions.spawn else None)
+        if scope:
+            services = replace(services, write_scope=scope)
         ctx = ToolContext(project_root=parent.ctx.project_root, agent_id=child_id,
                           cancel_event=parent.ctx.cancel_event, services=services,
                           sandbox=parent.ctx.sandbox)

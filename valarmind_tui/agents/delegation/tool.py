@@ -21,6 +21,11 @@ class DelegateItem(BaseModel):
     context: str = Field("", description="What the specialist needs to know.")
     timeout_s: float | None = Field(
         None, gt=0, description="Seconds it may work (default: its own; capped at its maximum).")
+    files: list[str] = Field(
+        default_factory=list,
+        description="For an agent that changes files: the only files (or folders) it may "
+                    "change. Writers with disjoint files run at the same time; without files "
+                    "writers run one after another.")
 
 
 class DelegateParams(DelegateItem):
@@ -35,7 +40,9 @@ class DelegateTool(Tool[DelegateParams]):
     description = (
         "Start a specialist agent on a self-contained task and get its structured result (JSON). "
         "It sees nothing of this conversation: put what it needs in `context`. Use `also` to run "
-        "more read-only specialists (search, research, review) at the same time."
+        "more read-only specialists (search, research, review) at the same time (several "
+        "delegate calls in one turn run at once too); writers run at once only on disjoint "
+        "`files`."
     )
 
     Params = DelegateParams
@@ -59,5 +66,6 @@ class DelegateTool(Tool[DelegateParams]):
         if delegator is None:
             return ToolResult.error("delegation is not available to this agent")
         items = [params, *params.also]
-        requests = [DelegationRequest(i.agent, i.task, i.context, i.timeout_s) for i in items]
+        requests = [DelegationRequest(i.agent, i.task, i.context, i.timeout_s, tuple(i.files))
+                    for i in items]
         return await delegator.delegate(requests, ctx.agent_id)

@@ -25,6 +25,7 @@ from valarmind_tui.core.events import (
     Event,
     FilesRestored,
     HookRan,
+    JobChanged,
     ModeChanged,
     Notice,
     PromptFinished,
@@ -99,7 +100,7 @@ class UpdateTranslator:
                   | TurnFinished() | ApprovalRequested() | ApprovalResolved() | UsageUpdated()
                   | PromptFinished() | HookRan() | CheckpointCreated() | FilesRestored()
                   | CommitStepFinished() | CommitMessageRequested() | ReviewerRan()
-                  | TraceRecorded()):
+                  | TraceRecorded() | JobChanged()):
                 return []  # the approval is asked by the link (request_permission)
             case _:
                 assert_never(event)

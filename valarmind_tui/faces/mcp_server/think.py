@@ -34,6 +34,7 @@ from valarmind_tui.core.events import (
     Event,
     FilesRestored,
     HookRan,
+    JobChanged,
     ModeChanged,
     Notice,
     PromptFinished,
@@ -262,8 +263,10 @@ def choose_provider(ctx: Any, settings: Settings) -> tuple[Provider | None, str,
 
 
 def read_only_tools(sandbox: Sandbox | None = None) -> ToolRegistry:
-    """The built-in tools that only read (what the server's agents may use)."""
-    return ToolRegistry(t for t in builtin_tools(sandbox=sandbox) if t.risk is Risk.READ)
+    """The built-in tools that only read (what the server's agents may use), less the
+    companions of a tool they do not get (command_output and command_stop go with bash)."""
+    return ToolRegistry(t for t in builtin_tools(sandbox=sandbox)
+                        if t.risk is Risk.READ and not t.companion_of)
 
 
 def server_delegator(
@@ -307,7 +310,7 @@ def describe(event: Event) -> str | None:
               | ApprovalRequested() | ApprovalResolved() | TaskListChanged() | UsageUpdated()
               | ModeChanged() | PromptFinished() | HookRan() | CheckpointCreated()
               | FilesRestored() | CommitStepFinished() | CommitMessageRequested()
-              | TraceRecorded()):
+              | TraceRecorded() | JobChanged()):
             return None
         case _:
             assert_never(event)

@@ -25,6 +25,7 @@ from valarmind_tui.commands.result import (
     PickRewind,
     Quit,
     Resume,
+    ShowJobs,
     SwitchTheme,
 )
 from valarmind_tui.commands.router import parse, run
@@ -47,6 +48,7 @@ from valarmind_tui.core.events import (
     Event,
     FilesRestored,
     HookRan,
+    JobChanged,
     ModeChanged,
     Notice,
     PromptFinished,
@@ -126,6 +128,12 @@ class Repl:
                 self.line(f"commit · {event.step}: {event.outcome.replace('_', ' ')}{detail}")
             case PromptFinished(agent_id="main"):
                 self._prompt_finished(event)
+            case JobChanged(state="running"):
+                self.line(f"⏵ {event.handle} started in the background: {event.command} "
+                          "(/jobs)")
+            case JobChanged():
+                self.line(f"⏹ {event.handle} {event.state} (exit {event.exit_code}): "
+                          f"{event.command}")
             case (TextDelta() | PromptFinished() | ReasoningDelta() | TurnStarted()
                   | TurnFinished() | ApprovalResolved() | AgentSpawned() | AgentFinished()
                   | TaskListChanged() | UsageUpdated() | ModeChanged() | HookRan()
@@ -175,7 +183,9 @@ class Repl:
     # -- approvals ----------------------------------------------------------------------------
     async def ask(self, request: ApprovalRequested) -> ApprovalAnswer:
         """Show what will happen and read y / a / n / f."""
-        self.line(f"Allow {request.tool}? {request.summary}")
+        asker = ("" if request.agent_id in ("main", "user")
+                 else f" (asked by the {request.agent_id} agent)")
+        self.line(f"Allow {request.tool}?{asker} {request.summary}")
         if request.reason:
             self.line(f"  reason: {request.reason}")
         if request.command is not None:
@@ -270,8 +280,8 @@ class Repl:
                 self.line(f"Conversation rewound: {len(self.session.history)} messages kept.")
             case EditFiles():
                 self.edit(action)
-            case Clear() | SwitchTheme() | None:
-                pass  # a line-mode face has no view to empty and no themes
+            case Clear() | SwitchTheme() | ShowJobs() | None:
+                pass  # a line-mode face has no view to empty, no themes, no live screen
             case _:
                 assert_never(action)
         return True

@@ -37,6 +37,7 @@ from valarmind_tui.commands.result import (
     PickRewind,
     Quit,
     Resume,
+    ShowJobs,
     SwitchTheme,
 )
 from valarmind_tui.commands.router import SlashLine, parse, run
@@ -373,6 +374,10 @@ class ValarMindApp(App[int]):
                 self._edit(action)
             case ConversationRewound():
                 await pickers.show_rewound(self, self.live)
+            case ShowJobs():
+                from valarmind_tui.faces.tui.screens.jobs import JobsScreen
+
+                self.push_screen(JobsScreen(self.live.jobs))
             case None:
                 pass
             case _:

@@ -21,6 +21,7 @@ from valarmind_tui.core.events import (
     Event,
     FilesRestored,
     HookRan,
+    JobChanged,
     ModeChanged,
     Notice,
     PromptFinished,
@@ -101,7 +102,7 @@ class EventRouter:
             case (TurnStarted() | PromptFinished() | TextDelta() | ReasoningDelta()
                   | TurnFinished() | ToolCallStarted() | ToolCallFinished() | AgentSpawned()
                   | AgentFinished() | TaskListChanged() | HookRan() | CheckpointCreated()
-                  | FilesRestored() | ReviewerRan() | TraceRecorded()):
+                  | FilesRestored() | ReviewerRan() | TraceRecorded() | JobChanged()):
                 pass  # the chat and the sidebar above showed what there is to show
             case _:
                 assert_never(event)

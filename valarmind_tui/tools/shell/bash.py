@@ -4,7 +4,9 @@ The child gets an allowlisted environment (no API keys), a timeout, and capped o
 tail kept). On timeout, on ctx.cancel_event and on task cancellation the whole process group is
 killed, so `sleep 999 &` and friends do not outlive the call. With a sandbox (given at
 construction, else ctx.sandbox) the command runs under bubblewrap: see safety/sandbox.py. A call
-may ask for the network (`network: true`); the approval preview says so.
+may ask for the network (`network: true`); the approval preview says so. With
+`run_in_background` the command is handed to the session's background commands
+(`tools/shell/jobs.py`) and the call returns its handle at once.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pydantic import BaseModel, Field
 
 from valarmind_tui.tools.base import Preview, Risk, ToolContext, ToolResult
 from valarmind_tui.tools.common import BuiltinTool, child_env, kill_group, spawn, wait_exit
+from valarmind_tui.tools.shell.jobs import JobSpec
 
 if TYPE_CHECKING:
     from valarmind_tui.safety.sandbox.wrap import Sandbox
@@ -30,6 +33,8 @@ MAX_TIMEOUT_S = 600
 HEAD_BYTES = 15_000
 TAIL_BYTES = 15_000
 DRAIN_GRACE_S = 1.0
+BACKGROUND_ENV = {"PYTHONUNBUFFERED": "1"}
+"""A background command's output is read while it runs: Python's not held in a buffer."""
 
 
 class BashParams(BaseModel):
@@ -42,6 +47,12 @@ class BashParams(BaseModel):
         default=False,
         description="This command needs the network (installs, downloads); commands run "
                     "without it otherwise.",
+    )
+    run_in_background: bool = Field(
+        default=False,
+        description="Start it in the background (a dev server, a watcher, a long test run) and "
+                    "get a handle at once; read its output with command_output and end it "
+                    "with command_stop. It ends with the session.",
     )
 
 
@@ -103,6 +114,8 @@ class Bash(BuiltinTool[BashParams]):
     async def preview(self, params: BashParams, ctx: ToolContext) -> Preview:
         cwd = str(ctx.project_root.resolve())
         how = "Run (with network)" if params.network else "Run"
+        if params.run_in_background:
+            how += " in the background"
         return Preview(summary=f"{how}: {params.command}", command=params.command, cwd=cwd)
 
     def argv(self, command: str, cwd: Path, *, sandbox: Sandbox | None = None,
@@ -117,6 +130,8 @@ class Bash(BuiltinTool[BashParams]):
         """Run the command; in the sandbox, under its guard, whose report (what it undid in
         the project's protected paths) ends the output the model and the person see."""
         sandbox = self.sandbox_for(ctx)
+        if params.run_in_background:
+            return await self._start(params, ctx, sandbox)
         if sandbox is None:
             return await self._run(params, ctx, None)
         guard = sandbox.guard(ctx.project_root)
@@ -126,6 +141,32 @@ class Bash(BuiltinTool[BashParams]):
         if not report:
             return result
         return replace(result, output=f"{result.output}\n{report}", is_error=True)
+
+    async def _start(self, params: BashParams, ctx: ToolContext,
+                     sandbox: Sandbox | None) -> ToolResult:
+        """Hand the command to the session's background commands; its handle at once."""
+        jobs = ctx.services.jobs
+        if jobs is None:
+            return ToolResult.error("Background commands are not available here: run it "
+                                    "without run_in_background.")
+        cwd = ctx.project_root.resolve()
+        extra = ctx.services.command_env
+        env = {**child_env(cwd, explicit=extra() if extra is not None else None),
+               **BACKGROUND_ENV}
+        argv = self.argv(params.command, cwd, sandbox=sandbox, env=env, network=params.network)
+        confined = sandbox is not None and sandbox.active
+        network = not confined or params.network or (sandbox is not None
+                                                    and sandbox.policy.network)
+        job = await jobs.start(
+            JobSpec(argv, params.command, cwd, env, agent_id=ctx.agent_id, network=network,
+                    sandboxed=confined),
+            guard=sandbox.guard(cwd) if sandbox is not None else None)
+        lines = [f"Started in the background as {job.handle} (pid {job.pid}).",
+                 f"Read its output with command_output(handle={job.handle!r}, since=0); "
+                 f"end it with command_stop(handle={job.handle!r}). It ends with the session."]
+        lines.append(reachability(confined, network))
+        return ToolResult("\n".join(lines), data={"handle": job.handle, "pid": job.pid,
+                                                  "network": network})
 
     async def _run(self, params: BashParams, ctx: ToolContext,
                    sandbox: Sandbox | None) -> ToolResult:
@@ -174,6 +215,18 @@ class Bash(BuiltinTool[BashParams]):
         if code != 0:
             text += f"\n[exit code {code}]"
         return ToolResult(text, is_error=code != 0, data={"exit_code": code})
+
+
+def reachability(confined: bool, network: bool) -> str:
+    """Whether a server the background command starts can be reached by later commands."""
+    if not confined:
+        return "Commands run unconfined: a server it starts is reachable by later commands."
+    if network:
+        return ("It has the network: a server it starts is reachable by later commands that "
+                "have the network too (network: true).")
+    return ("It runs without network, in a network namespace of its own: a server it starts "
+            "is NOT reachable by later commands. To reach one, start it again with "
+            "network: true and give the commands that reach it network: true.")
 
 
 def _close_pipes(proc: asyncio.subprocess.Process) -> None:

@@ -51,6 +51,8 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             yield Static(
                 Content.assemble(("Allow ", ""), (req.tool, "bold"), ("?", "")), id="title"
             )
+            if req.agent_id not in ("main", "user"):
+                yield Static(Content(f"asked by the {req.agent_id} agent"), id="asker")
             yield Static(Content(req.summary), id="summary")
             if req.reason:
                 yield Static(Content(req.reason), id="reason")

@@ -19,6 +19,7 @@ from valarmind_tui.core.events import (
     Event,
     FilesRestored,
     HookRan,
+    JobChanged,
     ModeChanged,
     Notice,
     PromptFinished,
@@ -170,11 +171,15 @@ class ChatView(OneLayoutPass, VerticalScroll):
                                        event.output, event.diff)
             case Notice():
                 await self._append(NoticeLine(event.message, event.level))
+            case JobChanged() if event.state != "running":
+                await self._append(NoticeLine(
+                    f"{event.handle} {event.state} (exit {event.exit_code}): {event.command}",
+                    "info"))
             case (TextDelta() | ReasoningDelta() | TurnStarted() | TurnFinished()
                   | ApprovalRequested() | ApprovalResolved() | AgentSpawned() | AgentFinished()
                   | TaskListChanged() | UsageUpdated() | ModeChanged() | PromptFinished()
                   | HookRan() | CheckpointCreated() | FilesRestored() | CommitStepFinished()
-                  | CommitMessageRequested() | ReviewerRan() | TraceRecorded()):
+                  | CommitMessageRequested() | ReviewerRan() | TraceRecorded() | JobChanged()):
                 pass  # a specialist's text, or shown elsewhere (sidebar, status, a modal)
             case _:
                 assert_never(event)

@@ -1,4 +1,5 @@
-"""The sidebar: the orchestrator's live task list and the agent monitor."""
+"""The sidebar: the orchestrator's live task list and the agent monitor (agents, and the
+session's background commands below them)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from valarmind_tui.core.events import (
     Event,
     FilesRestored,
     HookRan,
+    JobChanged,
     ModeChanged,
     Notice,
     PromptFinished,
@@ -39,6 +41,7 @@ from valarmind_tui.core.events import (
     TurnStarted,
     UsageUpdated,
 )
+from valarmind_tui.core.visible_text import visible
 
 _TASK_ICON = {
     "pending": ("○", "$text-muted"), "in_progress": ("◐", "$accent"),
@@ -88,8 +91,19 @@ def _elapsed(seconds: float) -> str:
     return f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
 
 
+@dataclass
+class JobRow:
+    handle: str
+    command: str
+    started: float
+    state: str = "running"
+    ended: float | None = None
+    exit_code: int | None = None
+
+
 class AgentMonitor(Static):
-    """Which agents run, their task, current tool, elapsed time and tokens."""
+    """Which agents run, their task, current tool, elapsed time and tokens; then the
+    background commands, running or how they ended."""
 
     DEFAULT_CSS = """
     AgentMonitor { height: auto; padding: 0 1; }
@@ -102,12 +116,14 @@ class AgentMonitor(Static):
         # why the ignore below: Textual's typed keywords; ours pass through
         super().__init__(**kwargs)  # type: ignore[arg-type]  # why: above
         self.rows: dict[str, AgentRow] = {}
+        self.jobs: dict[str, JobRow] = {}
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self._tick)
 
     def _tick(self) -> None:
-        if any(row.ended is None for row in self.rows.values()):
+        if (any(row.ended is None for row in self.rows.values())
+                or any(job.ended is None for job in self.jobs.values())):
             self.refresh()
 
     def _row(self, event: Event, name: str | None = None) -> AgentRow:
@@ -120,6 +136,7 @@ class AgentMonitor(Static):
     def reset(self) -> None:
         """Forget every agent (another session was attached)."""
         self.rows.clear()
+        self.jobs.clear()
         self.refresh(layout=True)
 
     def handle_event(self, event: Event) -> None:
@@ -145,6 +162,12 @@ class AgentMonitor(Static):
                 self._row(event).tool = None
             case UsageUpdated():
                 self._row(event).tokens += event.prompt_tokens + event.completion_tokens
+            case JobChanged(state="running"):
+                self.jobs[event.handle] = JobRow(event.handle, event.command, event.at)
+            case JobChanged():
+                job = self.jobs.setdefault(
+                    event.handle, JobRow(event.handle, event.command, event.at))
+                job.state, job.ended, job.exit_code = event.state, event.at, event.exit_code
             case (TextDelta() | ReasoningDelta() | TurnFinished() | ApprovalRequested()
                   | ApprovalResolved() | TaskListChanged() | Notice() | ModeChanged()
                   | HookRan() | CheckpointCreated() | FilesRestored() | CommitStepFinished()
@@ -155,10 +178,12 @@ class AgentMonitor(Static):
         self.refresh(layout=True)
 
     def render(self) -> Content:
-        if not self.rows:
+        if not self.rows and not self.jobs:
             return Content.styled("No agents running.", "$text-muted")
         now = self.clock()
         parts: list[Content | tuple[str, str] | str] = []
+        if not self.rows:
+            parts.append(("No agents running.", "$text-muted"))
         for index, row in enumerate(self.rows.values()):
             running = row.ended is None
             elapsed = _elapsed((now if running else row.ended or now) - row.started)
@@ -173,6 +198,15 @@ class AgentMonitor(Static):
             if row.task:
                 task = row.task if len(row.task) <= 60 else row.task[:59] + "…"
                 parts.append(("\n  " + task, "$text-muted"))
+        for job in self.jobs.values():
+            running = job.ended is None
+            elapsed = _elapsed((now if running else job.ended or now) - job.started)
+            state = job.state if job.exit_code is None else f"{job.state} ({job.exit_code})"
+            command = visible(job.command if len(job.command) <= 60 else job.command[:59] + "…")
+            parts += ["\n" if parts else "",
+                      ("⏵ " if running else "⏹ ", "$accent" if running else "$text-muted"),
+                      (job.handle, "bold"), (f"  {state} · {elapsed}", "$text-muted"),
+                      ("\n  $ " + command, "$text-muted")]
         return Content.assemble(*parts)
 
 
