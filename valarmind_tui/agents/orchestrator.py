@@ -16,7 +16,7 @@ orchestrator or inside a specialist: the outcome's status is `escalated` and its
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -37,6 +37,7 @@ from valarmind_tui.agents.verification.policy import (
 from valarmind_tui.agents.verification.verdicts import qa_verdicts, review_verdict, test_verdict
 from valarmind_tui.core.errors import DenialEscalated
 from valarmind_tui.core.events import AgentFinished, AgentSpawned, Event, RunStatus
+from valarmind_tui.media.images import ImageAttachment
 from valarmind_tui.settings.config import Settings
 from valarmind_tui.tools.planning.exit_plan_mode import ExitPlanModeTool
 from valarmind_tui.tools.planning.task_tools import task_tools
@@ -88,10 +89,10 @@ class Orchestrator:
 
     async def run(
         self, prompt: str, *, history: list[dict[str, Any]] | None = None,
-        system_prompt: str | None = None,
+        system_prompt: str | None = None, images: Sequence[ImageAttachment] = (),
     ) -> AgentOutcome:
         """Run the orchestrator, then enforce the quality gates; the outcome's text ends with
-        the gates' report when they were required."""
+        the gates' report when they were required. `images` go with the prompt."""
         tracker = ChangeTracker(self.deps.bus, self.agent_id)
         self.delegator.on_result = tracker.record
         self.gates = None
@@ -101,7 +102,8 @@ class Orchestrator:
             own = replace(self.deps, tools=self.tools.for_agent(self.spec.name, self.spec.tools))
             loop = AgentLoop(self.spec, own, agent_id=self.agent_id, model=self.model,
                              max_turns=self.max_turns)
-            outcome = await self._run_bounded(loop, prompt, history, system_prompt)
+            outcome = await self._run_bounded(
+                loop.run(prompt, history=history, system_prompt=system_prompt, images=images))
             reasons = gates_required(tracker.files)
             if not reasons or outcome.status == RunStatus.ESCALATED:
                 return outcome
@@ -130,16 +132,14 @@ class Orchestrator:
             tracker.close()
             self.delegator.on_result = None
 
-    async def _run_bounded(self, loop: AgentLoop, prompt: str,
-                           history: list[dict[str, Any]] | None,
-                           system_prompt: str | None) -> AgentOutcome:
+    async def _run_bounded(self, run: Coroutine[Any, Any, AgentOutcome]) -> AgentOutcome:
         """The orchestrator's own time limit (its spec's timeout, up to its maximum in wall
         time), with the clock stopped while a person reads an approval, as for specialists."""
         clock = ApprovalClock(self.deps.bus, self.agent_id)
         try:
             outcome, timed_out = await bounded(
-                loop.run(prompt, history=history, system_prompt=system_prompt),
-                self.spec.timeout_s, clock, self.spec.max_timeout_s, keep_partial_on_cancel=True)
+                run, self.spec.timeout_s, clock, self.spec.max_timeout_s,
+                keep_partial_on_cancel=True)
         finally:
             clock.close()
         if timed_out:

@@ -277,7 +277,7 @@ class Delegator:
         if spec.api_base or spec.api_key_env:
             provider = (self.provider_for or profile_provider)(spec, model)
         deps = LoopDeps(provider=provider, tools=tools, gate=parent.gate, bus=parent.bus, ctx=ctx,
-                        totals=parent.totals)
+                        totals=parent.totals, vision=parent.vision)
         return AgentLoop(spec, deps, agent_id=child_id, model=model, max_turns=max_turns,
                          stop_event="SubagentStop")
 

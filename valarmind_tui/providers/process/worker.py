@@ -139,6 +139,7 @@ class Worker:
             return
         job: Callable[[int, Message], Any] | None = {
             "stream": self._stream, "warm": self._warm, "context_window": self._context_window,
+            "supports_vision": self._supports_vision,
         }.get(op)
         if job is None:
             self.send({"i": request_id, "fail": [f"unknown request {op!r}", None, "fatal", None]})
@@ -180,6 +181,11 @@ class Worker:
         from valarmind_tui.providers.model_info import context_window_here
 
         self.send({"i": request_id, "r": context_window_here(message.get("model"))})
+
+    async def _supports_vision(self, request_id: int, message: Message) -> None:
+        from valarmind_tui.providers.model_info import supports_vision_here
+
+        self.send({"i": request_id, "r": supports_vision_here(message.get("model"))})
 
 
 def _read_requests(stdin: IO[bytes], loop: asyncio.AbstractEventLoop,
