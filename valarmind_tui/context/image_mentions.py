@@ -1,7 +1,8 @@
 """Which images a prompt points at: `@shot.png` mentions, and the path a terminal pastes when a
-file is dropped on it (the whole prompt, or a word of it; quoted, backslash-escaped or a
-`file://` URI). Only paths that exist and end like an image count, so ordinary words are left
-alone; the paths are checked and read by `media.images.load_image` afterwards."""
+file is dropped on it (the whole prompt, or a word of it: absolute, `~/`, quoted,
+backslash-escaped or a `file://` URI). A bare relative name (`describe logo.png`) is a word, not
+a paste: it takes an `@`. Only pasted paths that exist and end like an image count; the paths
+are checked and read by `media.images.load_image` afterwards."""
 
 from __future__ import annotations
 
@@ -26,12 +27,17 @@ def image_paths(text: str, root: Path) -> list[str]:
             found.append(path)
     for match in _WORD.finditer(text):
         word = match.group(0)
-        if word.startswith("@"):
+        if word.startswith("@") or not _pasted(word):
             continue
         path = unquoted(word)
         if is_image_path(path) and path not in found and _exists(root, path):
             found.append(path)
     return found
+
+
+def _pasted(word: str) -> bool:
+    """Whether a word looks like what a terminal pastes for a dropped file."""
+    return word[0] in "/~\"'" or word.startswith("file://") or "\\" in word
 
 
 def unquoted(word: str) -> str:
