@@ -91,6 +91,9 @@ class FakeModelServer:
         self.request_times: list[float] = []
         """When each request arrived (time.monotonic())."""
         self.request_headers: list[dict[str, str]] = []
+        self.unrouted: list[tuple[str, dict[str, Any]]] = []
+        """(path, body) of each request to a wire format this server does not speak (Gemini's
+        generateContent, the Responses API): recorded, answered 404."""
         self.requests_log: Path | None = None
         self._httpd = ThreadingHTTPServer((host, port), _Handler)
         self._httpd.daemon_threads = True
@@ -184,6 +187,8 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.split("?", 1)[0]
         anthropic = path.rstrip("/").endswith("/messages")
         if not anthropic and not path.rstrip("/").endswith("/chat/completions"):
+            with fake._lock:
+                fake.unrouted.append((path, body))
             self._send_json(404, {"error": {"message": f"fake model server: no route {path}",
                                             "type": "not_found"}})
             return

@@ -43,15 +43,16 @@ from valarmind_tui.tools.planning.exit_plan_mode import ExitPlanModeTool
 from valarmind_tui.tools.planning.task_tools import task_tools
 from valarmind_tui.tools.registry import ToolRegistry
 from valarmind_tui.tools.web.web_fetch import WebFetchTool
+from valarmind_tui.tools.web.web_search import WebSearchTool
 
 MAX_FIX_ROUNDS = 2
 
 
 def agent_tools(base: ToolRegistry, registry: AgentRegistry) -> ToolRegistry:
     """The session's tools plus the agent-system tools (delegate, task_*, exit_plan_mode,
-    web_fetch) when missing."""
+    web_fetch, web_search) when missing."""
     tools = ToolRegistry(base)
-    extras = [*task_tools(), ExitPlanModeTool(), WebFetchTool(),
+    extras = [*task_tools(), ExitPlanModeTool(), WebFetchTool(), WebSearchTool(),
               DelegateTool([s.name for s in registry.specialists()])]
     for tool in extras:
         if tool.name not in tools:

@@ -266,6 +266,9 @@ class Delegator:
     ) -> AgentLoop:
         parent = self.deps
         tools = parent.tools.for_agent(spec.name, spec.tools)
+        search = parent.tools.get("web_search")
+        if spec.permissions.web and search is not None:  # a spec that grants web may search
+            tools.register(search)
         if not spec.permissions.spawn:
             tools.unregister("delegate")
         services = parent.ctx.services.for_specialist(self if spec.permissions.spawn else None)
