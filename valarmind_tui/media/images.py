@@ -78,9 +78,16 @@ def prepare_image(data: bytes, name: str) -> ImageAttachment:
                 raise UsageError(f"{name}: {width}×{height} pixels is too large an image")
             source_format = opened.format or ""
             opened.seek(0)  # an animation's first frame
-            image = opened.convert("RGBA" if _has_alpha(opened) else "RGB")
-    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError) as exc:
-        raise UsageError(f"{name}: not an image Pillow can read ({exc})") from None
+            mode = "RGBA" if _has_alpha(opened) else "RGB"
+            opened.load()  # decoded now: the image outlives the `with`
+            image = opened if opened.mode == mode else opened.convert(mode)
+    except Image.DecompressionBombError:
+        raise UsageError(f"{name}: too large an image (a decompression bomb?)") from None
+    except UnidentifiedImageError:
+        raise UsageError(f"{name}: not an image that can be read (a PNG, JPEG, GIF or WebP)"
+                         ) from None
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{name}: the image could not be decoded ({exc})") from None
     image.thumbnail((MAX_SIDE, MAX_SIDE), Image.Resampling.LANCZOS)
     lossless = image.mode == "RGBA" or source_format in ("PNG", "GIF")
     encoded, mime = _encode(image, lossless)
@@ -101,7 +108,7 @@ def _encode(image: object, lossless: bool) -> tuple[bytes, str]:
     assert isinstance(image, Image.Image)
     if lossless:
         out = io.BytesIO()
-        image.save(out, format="PNG", optimize=True)
+        image.save(out, format="PNG")  # optimize=True: 5x the time for 2% fewer bytes
         if out.tell() <= MAX_SENT_BYTES:
             return out.getvalue(), "image/png"
     flat = image
