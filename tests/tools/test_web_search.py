@@ -74,23 +74,27 @@ async def test_each_family_requests_its_own_search_on_the_wire(
 
 async def test_gemini_and_xai_searches_are_requested_on_the_wire(
         git_repo: Path, fake_model: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The fake server speaks neither Gemini's generateContent nor the Responses API: it
-    records the bodies and answers 404, so the tool reports the failure."""
+    """Gemini's generateContent and xAI's Responses API, answered by the fake server
+    without streaming (the search call does not stream)."""
+    fake_model.script(ScriptedTurn(text=ANSWER), ScriptedTurn(text=ANSWER))
     gemini = session_with(git_repo, fake_model, monkeypatch, "gemini/gemini-2.5-flash",
                           fake_model.url)
-    failed = await search(gemini, "python 3.14 release notes")
-    path, body = fake_model.unrouted[-1]
-    assert path.endswith("/models/gemini-2.5-flash:generateContent")
-    assert {"googleSearch": {}} in body["tools"]
-    assert failed.is_error and failed.output.startswith("gemini search (gemini/gemini-2.5")
+    found = await search(gemini, "python 3.14 release notes")
+    assert not found.is_error, found.output
+    assert fake_model.request_paths[0].endswith("/models/gemini-2.5-flash:generateContent")
+    assert {"googleSearch": {}} in fake_model.requests[0]["tools"]
+    assert found.data["backend"] == "gemini search (gemini/gemini-2.5-flash)"
+    assert len(found.data["sources"]) == 4
 
     xai = session_with(git_repo, fake_model, monkeypatch, "xai/grok-4", fake_model.openai_base)
-    failed = await search(xai, "python 3.14 release notes")
-    path, body = fake_model.unrouted[-1]
-    assert path.endswith("/responses")
+    found = await search(xai, "python 3.14 release notes")
+    assert not found.is_error, found.output
+    assert fake_model.request_paths[1].endswith("/responses")
+    body = fake_model.requests[1]
     assert body["tools"] == [{"type": "web_search"}]
     assert body["model"] == "grok-4" and "python 3.14 release notes" in str(body["input"])
-    assert failed.is_error and "xai search (xai/grok-4) failed" in failed.output
+    assert [s["type"] for s in found.data["sources"]] == [
+        "official_docs", "github", "stackoverflow", "blog"]
 
 
 async def test_results_are_reused_within_their_age_and_refreshed_after(
