@@ -22,6 +22,7 @@ from typing import Any
 
 from valarmind_tui.providers.io_thread import io_loop
 from valarmind_tui.providers.litellm_call import load_litellm_async
+from valarmind_tui.providers.process import client as model_process
 
 OPENAI_SEARCH_MODEL = "openai/gpt-4o-mini-search-preview"
 SEARCH_OPTIONS = {"search_context_size": "medium"}
@@ -103,14 +104,31 @@ def request_kwargs(call: SearchCall, query: str) -> dict[str, Any]:
 
 
 async def provider_search(call: SearchCall, query: str) -> SearchAnswer:
-    """Search through the model's provider, on the model-io thread. Raises what LiteLLM
-    raises (the caller reports it)."""
+    """Search through the model's provider: in the model process when the face started one
+    (litellm stays out of the TUI's process), else on the model-io thread. Raises what LiteLLM
+    raises, or ProviderError from the model process (the caller reports either)."""
     kwargs = request_kwargs(call, query)
-    future = asyncio.run_coroutine_threadsafe(_call(kwargs), io_loop())
+    process = model_process.running()
+    if process is not None:
+        found = await asyncio.to_thread(process.call, "web_search", call.timeout_s + 5,
+                                        kwargs=kwargs)
+        return answer_from_dict(found)
+    future = asyncio.run_coroutine_threadsafe(search_here(kwargs), io_loop())
     return await asyncio.wrap_future(future)
 
 
-async def _call(kwargs: dict[str, Any]) -> SearchAnswer:
+def answer_to_dict(answer: SearchAnswer) -> dict[str, Any]:
+    return {"text": answer.text, "model": answer.model,
+            "sources": [[s.url, s.title, s.date] for s in answer.sources]}
+
+
+def answer_from_dict(data: dict[str, Any]) -> SearchAnswer:
+    return SearchAnswer(str(data["text"]), [FoundSource(*s) for s in data["sources"]],
+                        str(data["model"]))
+
+
+async def search_here(kwargs: dict[str, Any]) -> SearchAnswer:
+    """The search call with litellm imported in this process."""
     litellm = await load_litellm_async()
     if "input" in kwargs:
         response = await litellm.aresponses(**kwargs)
