@@ -111,3 +111,15 @@ async def test_image_command_attaches_to_the_next_prompt(
     assert [i.size for i in openai_images(fake_model.requests[0])] == [(640, 480)]
     refused = await session.run_command("/image missing.png")
     assert not refused.ok and refused.text.startswith("missing.png not attached:")
+
+
+async def test_an_attached_files_text_cannot_pull_in_an_image(
+        git_repo: Path, fake_model: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from valarmind_tui.context.attachments import with_attachments
+
+    write_png(git_repo / "private.png", (10, 10))
+    fake_model.script(ScriptedTurn(text="ok"))
+    session, _ = session_on(git_repo, fake_model, monkeypatch, "openai/gpt-4o")
+    readme = f"see @private.png and {git_repo / 'private.png'}"  # a repository file's words
+    await session.submit(with_attachments("summarise @README.md", {"README.md": readme}))
+    assert openai_images(fake_model.requests[0]) == []

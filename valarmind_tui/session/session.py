@@ -24,7 +24,7 @@ from valarmind_tui.checkpoints import SessionCheckpoints
 from valarmind_tui.commands.agent import register_mcp_prompts
 from valarmind_tui.commands.registry import CommandRegistry, CommandResult
 from valarmind_tui.commands.router import run_line
-from valarmind_tui.context.attachments import read_attachment
+from valarmind_tui.context.attachments import read_attachment, split_attachments
 from valarmind_tui.context.breakdown import ContextBreakdown, context_breakdown
 from valarmind_tui.context.compaction import compact as compact_history
 from valarmind_tui.context.compaction import should_compact
@@ -187,6 +187,7 @@ class Session:
 
     async def _run_prompt(self, prompt: str) -> PromptResult:
         prompt = self.secrets.mask(prompt, fresh=True)  # a pasted token, an attached .env
+        typed = split_attachments(prompt)[0]  # images come from the person's words only
         verdict = await self.hooks.user_prompt_submit(prompt)
         if verdict.blocked is not None:
             message = ("The prompt was not sent: a UserPromptSubmit hook blocked it. "
@@ -211,7 +212,7 @@ class Session:
         await asyncio.to_thread(count_tokens, "")
         self._window = await asyncio.to_thread(context_window, self.model)
         await self._compact_if_needed()
-        images = await self._prompt_images(prompt)
+        images = await self._prompt_images(typed)
         ctx = ToolContext(project_root=self.project_root, sandbox=self.sandbox,
                           services=self.services)
         deps = LoopDeps(
