@@ -123,3 +123,22 @@ async def test_an_attached_files_text_cannot_pull_in_an_image(
     readme = f"see @private.png and {git_repo / 'private.png'}"  # a repository file's words
     await session.submit(with_attachments("summarise @README.md", {"README.md": readme}))
     assert openai_images(fake_model.requests[0]) == []
+
+
+async def test_a_specialist_gets_the_prompts_image_with_its_task(
+        git_repo: Path, fake_model: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_png(git_repo / "mock.png", (400, 300), "yellow")
+    fake_model.script(
+        ScriptedTurn(tool_calls=[{"name": "delegate", "arguments": {
+            "agent": "search", "task": "find the page this mock-up shows"}}]),
+        ScriptedTurn(text='{"query": "page", "findings": [], "summary": "app.py", '
+                          '"confidence": 0.5}'),
+        ScriptedTurn(text="It is app.py."),
+    )
+    session, _ = session_on(git_repo, fake_model, monkeypatch, "openai/gpt-4o")
+    result = await session.submit("which page is @mock.png?")
+    assert result.text == "It is app.py."
+    specialist = fake_model.requests[1]
+    assert specialist["messages"][-1]["content"][0]["text"].startswith(
+        "find the page this mock-up shows")
+    assert [i.size for i in openai_images(specialist)] == [(400, 300)]

@@ -96,6 +96,7 @@ class Orchestrator:
         the gates' report when they were required. `images` go with the prompt."""
         tracker = ChangeTracker(self.deps.bus, self.agent_id)
         self.delegator.on_result = tracker.record
+        self.delegator.images = images
         self.gates = None
         follower = DelegationFollower(self.tasks, [s.name for s in self.registry.specialists()])
         stop_following = self.deps.bus.add_listener(self._follow(follower))
@@ -132,6 +133,7 @@ class Orchestrator:
             stop_following()
             tracker.close()
             self.delegator.on_result = None
+            self.delegator.images = ()
 
     async def _run_bounded(self, run: Coroutine[Any, Any, AgentOutcome]) -> AgentOutcome:
         """The orchestrator's own time limit (its spec's timeout, up to its maximum in wall

@@ -37,6 +37,7 @@ from valarmind_tui.core.errors import (
     ValarMindError,
 )
 from valarmind_tui.core.events import AgentFinished, AgentSpawned, RunStatus
+from valarmind_tui.media.images import ImageAttachment
 from valarmind_tui.providers.base import Provider
 from valarmind_tui.safety.gate.approval import PermissionMode
 from valarmind_tui.settings.config import Settings
@@ -133,6 +134,9 @@ class Delegator:
         self.on_result: Callable[[DelegationResult], None] | None = None
         self.context: ContextLoader | None = None
         """The project context for specialists' prompts (built on first use)."""
+        self.images: Sequence[ImageAttachment] = ()
+        """The person's prompt images (set by the orchestrator for its run): each specialist
+        gets them with its task when its model reads images."""
 
     async def run(
         self, agent: str, task: str, context: str = "", *, parent_id: str | None = None,
@@ -213,8 +217,10 @@ class Delegator:
             started_with = await hooks.subagent_start(child_id, spec.name) if hooks else ""
             context = "\n\n".join(part for part in (context.strip(), started_with) if part)
             message = f"{task}\n\n## Context\n{context}" if context else task
+            images = self.images if self.images and await loop.sees_images() else ()
             outcome, timed_out = await bounded(
-                loop.run(message, system_prompt=self._system_prompt(spec)), limit, clock,
+                loop.run(message, system_prompt=self._system_prompt(spec), images=images),
+                limit, clock,
                 max(limit, spec.max_timeout_s),
             )
             if timed_out:
