@@ -55,7 +55,8 @@ def spec_from_file(agent: SubagentFile, settings: Settings | None) -> tuple[Agen
         prefixes = None
     permissions = AgentPermissions(
         read=True, write=bool({"write_file", "edit_file"} & set(tools)),
-        execute="bash" in tools, web=bool({"web_fetch", "web_search"} & set(tools)), spawn="delegate" in tools,
+        execute="bash" in tools, web=bool({"web_fetch", "web_search"} & set(tools)),
+        spawn="delegate" in tools,
         execute_allow=tuple(prefixes) if prefixes else None,
     )
     return AgentSpec(
