@@ -88,7 +88,8 @@ def request_kwargs(call: SearchCall, query: str) -> dict[str, Any]:
     """The LiteLLM keyword arguments of the search (`input` for xAI's Responses API)."""
     model = searching_model(call)
     family = search_family(model)
-    kwargs: dict[str, Any] = {"model": model, "timeout": call.timeout_s, "num_retries": 0}
+    kwargs: dict[str, Any] = {"model": model, "timeout": call.timeout_s, "num_retries": 0,
+                              "drop_params": True}  # a Perplexity model LiteLLM does not know
     if call.api_base:
         kwargs["api_base"] = call.api_base
     if call.api_key:
