@@ -3,7 +3,6 @@ downscaled (Pillow, imported when an image is first read)."""
 
 from __future__ import annotations
 
-import hashlib
 import io
 from dataclasses import dataclass
 from pathlib import Path, PurePath
@@ -37,10 +36,6 @@ class ImageAttachment:
     source_bytes: int
     source_width: int
     source_height: int
-
-    @property
-    def sha256(self) -> str:
-        return hashlib.sha256(self.data).hexdigest()
 
     @property
     def downscaled(self) -> bool:

@@ -53,10 +53,6 @@ def image_url(part: Any) -> str | None:
     return url if isinstance(url, str) else None
 
 
-def is_data_url(text: str) -> bool:
-    """Whether `text` is a whole base64 image data URL (nothing else hidden in it)."""
-    return text.startswith("data:image/") and _DATA_URL.fullmatch(text) is not None
-
 
 def decode_data_url(url: str) -> tuple[str, bytes] | None:
     """(mime, bytes) of a base64 image data URL."""
@@ -65,13 +61,6 @@ def decode_data_url(url: str) -> tuple[str, bytes] | None:
         return None
     return match.group(1), base64.b64decode(match.group(2))
 
-
-def images_in(message: dict[str, Any]) -> list[str]:
-    """The image URLs a message carries, in order."""
-    content = message.get("content")
-    if not isinstance(content, list):
-        return []
-    return [url for part in content if (url := image_url(part)) is not None]
 
 
 def replace_images(message: dict[str, Any], swap: Callable[[str], str]) -> dict[str, Any]:
