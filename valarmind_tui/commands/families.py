@@ -11,12 +11,14 @@ from valarmind_tui.commands import (
     general,
     image,
     knowledge,
+    memory,
     rewind,
+    styles,
     undo,
 )
 from valarmind_tui.commands.api import Command
 
-FAMILIES = (general, knowledge, agent, undo, export, rewind, commit, image)
+FAMILIES = (general, knowledge, agent, undo, export, rewind, commit, memory, styles, image)
 
 
 def builtin_commands() -> list[Command]:
