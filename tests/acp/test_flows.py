@@ -227,3 +227,30 @@ async def test_resource_links_and_embedded_resources_reach_the_model_as_attached
     assert sent.startswith("explain these\n[elsewhere](https://example.com/doc)")
     assert '<file path="app.py">\ndef greet(name):' in sent
     assert '<file path="notes.md">\nunsaved buffer text\n</file>' in sent
+
+
+async def test_an_image_block_reaches_a_vision_model_as_an_image(
+    git_repo: Path, fake_model: Any, agent_log: Path
+) -> None:
+    import base64
+    import io
+
+    from acp import image_block
+    from PIL import Image
+
+    from tests.conftest import write_user_config
+    from tests.media.helpers import openai_images
+
+    write_user_config(f'model = "openai/gpt-4o"\napi_base = "{fake_model.openai_base}"\n'
+                      'api_key_env = "FAKE_API_KEY"\n')
+    fake_model.script(ScriptedTurn(text="An orange square."))
+    out = io.BytesIO()
+    Image.new("RGB", (2000, 2000), "orange").save(out, format="PNG")
+    blocks = [text_block("what is this?"),
+              image_block(base64.b64encode(out.getvalue()).decode(), "image/png")]
+    async with acp_agent(RecordingClient(), git_repo, agent_log) as conn:
+        assert conn.init_response.agent_capabilities.prompt_capabilities.image is True
+        result = await conn.prompt(session_id=await new_session(conn, git_repo), prompt=blocks)
+    assert result.stop_reason == "end_turn", agent_log.read_text()
+    (image,) = openai_images(fake_model.requests[0])
+    assert image.size == (1568, 1568)

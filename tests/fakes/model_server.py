@@ -1,4 +1,5 @@
-"""A real HTTP model server on 127.0.0.1 for tests: OpenAI chat completions and Anthropic messages.
+"""A real HTTP model server on 127.0.0.1 for tests: OpenAI chat completions and Anthropic messages
+(and, not streamed, the Responses API and Gemini's generateContent: a scripted turn's text).
 
 Driven by a queue of scripted turns (or recorded cases replayed verbatim). LiteLLM talks to it over
 HTTP exactly as it talks to a real provider:
@@ -91,6 +92,8 @@ class FakeModelServer:
         self.request_times: list[float] = []
         """When each request arrived (time.monotonic())."""
         self.request_headers: list[dict[str, str]] = []
+        self.unrouted: list[tuple[str, dict[str, Any]]] = []
+        """(path, body) of each request to a route this server does not know: answered 404."""
         self.requests_log: Path | None = None
         self._httpd = ThreadingHTTPServer((host, port), _Handler)
         self._httpd.daemon_threads = True
@@ -183,7 +186,12 @@ class _Handler(BaseHTTPRequestHandler):
             body = {"_unparsed": raw.decode("utf-8", "replace")}
         path = self.path.split("?", 1)[0]
         anthropic = path.rstrip("/").endswith("/messages")
+        if path.rstrip("/").endswith(("/responses", ":generateContent")):
+            self._serve_plain(fake, body, path)
+            return
         if not anthropic and not path.rstrip("/").endswith("/chat/completions"):
+            with fake._lock:
+                fake.unrouted.append((path, body))
             self._send_json(404, {"error": {"message": f"fake model server: no route {path}",
                                             "type": "not_found"}})
             return
@@ -201,6 +209,19 @@ class _Handler(BaseHTTPRequestHandler):
             pass  # the client went away (cancelled stream)
 
     # --- responses -------------------------------------------------------------------------
+    def _serve_plain(self, fake: FakeModelServer, body: dict[str, Any], path: str) -> None:
+        """A scripted turn's text as a Responses API or Gemini answer (not streamed)."""
+        item = fake._next(body, path, {k.lower(): v for k, v in self.headers.items()})
+        if not isinstance(item, ScriptedTurn):
+            self._send_json(500, {"error": {"message": "fake model server: no scripted turn"}})
+        elif item.status != 200:
+            self._send_json(item.status, {"error": {"message": str(item.error or "error"),
+                                                    "code": item.status}}, item.headers)
+        elif path.endswith(":generateContent"):
+            self._send_json(200, wire.gemini_body(item))
+        else:
+            self._send_json(200, wire.responses_body(item, str(body.get("model") or "fake")))
+
     def _send_json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(payload).encode()
         self.send_response(status)

@@ -88,6 +88,32 @@ def openai_completion(turn: ScriptedTurn, model: str) -> dict[str, Any]:
     }
 
 
+def responses_body(turn: ScriptedTurn, model: str) -> dict[str, Any]:
+    """A finished Responses API answer (`POST /responses`, not streamed): the turn's text."""
+    prompt, completion = _usage(turn)
+    return {
+        "id": "resp_fake", "object": "response", "created_at": int(time.time()),
+        "status": "completed", "model": model,
+        "output": [{"type": "message", "id": "msg_fake", "status": "completed",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": turn.text, "annotations": []}]}],
+        "usage": {"input_tokens": prompt, "output_tokens": completion,
+                  "total_tokens": prompt + completion},
+    }
+
+
+def gemini_body(turn: ScriptedTurn) -> dict[str, Any]:
+    """A Gemini generateContent answer (not streamed): the turn's text."""
+    prompt, completion = _usage(turn)
+    return {
+        "candidates": [{"content": {"role": "model", "parts": [{"text": turn.text}]},
+                        "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {"promptTokenCount": prompt, "candidatesTokenCount": completion,
+                          "totalTokenCount": prompt + completion},
+        "modelVersion": "fake-gemini",
+    }
+
+
 def openai_events(turn: ScriptedTurn, model: str, include_usage: bool) -> Iterator[Event]:
     created = int(time.time())
 

@@ -31,6 +31,7 @@ ROOT, HOME = Path("/work/project"), Path("/home/ana")
     ("mcp__github__create_issue", ("mcp__github__create_issue",)),
     ("Glob", ("glob",)),
     ("Grep", ("grep",)),
+    ("WebSearch", ("web_search",)),
 ])
 def test_each_spelling_becomes_our_rules(claude: str, ours: tuple[str, ...]) -> None:
     translated = translate_rule(claude, ROOT, ROOT, HOME)
@@ -39,7 +40,7 @@ def test_each_spelling_becomes_our_rules(claude: str, ours: tuple[str, ...]) -> 
 
 @pytest.mark.parametrize(("claude", "why"), [
     ("Bash(git * --force)", "a `*` inside a command"),
-    ("WebSearch", "no WebSearch tool"),
+    ("WebSearch(fastapi)", "WebSearch takes no argument"),
     ("Task(Explore)", "no Task tool"),
     ("Frobnicate(x)", "unknown tool 'Frobnicate'"),
     ("WebFetch(https://x.org)", "only `domain:host`"),

@@ -28,11 +28,18 @@ async def test_offset_past_end_is_an_error(call) -> None:
 
 
 async def test_binary_file_is_not_shown(call, git_repo: Path) -> None:
+    (git_repo / "data.tar").write_bytes(b"ustar\0\0\0\rIHDR" + bytes(range(256)))
+    result = await call("read_file", path="data.tar")
+    assert result.is_error
+    assert "binary file" in result.output and "application/x-tar" in result.output
+    assert "IHDR" not in result.output
+
+
+async def test_a_broken_image_is_refused_with_the_reason(call, git_repo: Path) -> None:
     (git_repo / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + bytes(range(256)))
     result = await call("read_file", path="logo.png")
     assert result.is_error
-    assert "binary file" in result.output and "image/png" in result.output
-    assert "IHDR" not in result.output
+    assert result.output == "logo.png: not an image that can be read (a PNG, JPEG, GIF or WebP)"
 
 
 async def test_long_lines_are_cut(call, git_repo: Path) -> None:

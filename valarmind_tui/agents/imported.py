@@ -19,7 +19,7 @@ from valarmind_tui.setup.subagents import SubagentFile
 
 GENERAL_TOOLS = ("read_file", "read_many_files", "glob", "grep", "tree_view", "git_status",
                  "git_diff", "repo_map", "write_file", "edit_file", "bash", "web_fetch",
-                 "skill", "mcp__*")
+                 "web_search", "skill", "mcp__*")
 """What an agent whose file has no tools line may use: everything but spawning agents."""
 _NAMES: dict[str, tuple[str, ...]] = {
     # Claude Code and OpenCode (compared in lower case)
@@ -27,13 +27,13 @@ _NAMES: dict[str, tuple[str, ...]] = {
     "edit": ("edit_file",), "multiedit": ("edit_file",), "notebookedit": ("edit_file",),
     "patch": ("edit_file",), "bash": ("bash",), "glob": ("glob",), "grep": ("grep",),
     "ls": ("tree_view",), "list": ("tree_view",), "webfetch": ("web_fetch",),
-    "websearch": ("web_fetch",), "task": ("delegate",), "skill": ("skill",),
+    "websearch": ("web_search", "web_fetch"), "task": ("delegate",), "skill": ("skill",),
     "todowrite": (), "todoread": (),
     # Gemini CLI
     "read_file": ("read_file",), "read_many_files": ("read_many_files",),
     "write_file": ("write_file",), "replace": ("edit_file",), "run_shell_command": ("bash",),
     "search_file_content": ("grep",), "grep_search": ("grep",), "list_directory": ("tree_view",),
-    "web_fetch": ("web_fetch",), "google_web_search": ("web_fetch",),
+    "web_fetch": ("web_fetch",), "google_web_search": ("web_search", "web_fetch"),
     "activate_skill": ("skill",),
 }
 _SCOPED = re.compile(r"^(\w+)\((.*)\)$")
@@ -55,7 +55,8 @@ def spec_from_file(agent: SubagentFile, settings: Settings | None) -> tuple[Agen
         prefixes = None
     permissions = AgentPermissions(
         read=True, write=bool({"write_file", "edit_file"} & set(tools)),
-        execute="bash" in tools, web="web_fetch" in tools, spawn="delegate" in tools,
+        execute="bash" in tools, web=bool({"web_fetch", "web_search"} & set(tools)),
+        spawn="delegate" in tools,
         execute_allow=tuple(prefixes) if prefixes else None,
     )
     return AgentSpec(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +35,8 @@ from valarmind_tui.core.events import (
     TurnStarted,
     UsageUpdated,
 )
+from valarmind_tui.media.images import ImageAttachment
+from valarmind_tui.media.parts import TOOL_IMAGES_HEADER, image_line, with_images
 from valarmind_tui.providers.base import (
     AssistantTurn,
     ModelRequest,
@@ -48,6 +50,7 @@ from valarmind_tui.providers.base import (
     Usage,
     UsageTotals,
 )
+from valarmind_tui.providers.model_info import supports_vision
 from valarmind_tui.safety.gate.pipeline import PermissionGate
 from valarmind_tui.safety.secrets import project_masker
 from valarmind_tui.tools.base import CURRENT_CALL_ID, ToolContext, ToolResult
@@ -74,6 +77,9 @@ class LoopDeps:
     totals: UsageTotals = field(default_factory=UsageTotals)
     on_message: Callable[[dict[str, Any]], None] | None = None
     """Called with every message appended to history (the session store persists them)."""
+    vision: Callable[[str], Awaitable[bool]] | None = None
+    """Whether a model reads images (the session's answer honours `[images] vision`); None:
+    LiteLLM's model information."""
 
 
 Status = RunStatus
@@ -117,17 +123,21 @@ class AgentLoop:
         self._usage = Usage()
         self._turn = 0
         self._partial = ""
+        self._tool_images: list[ImageAttachment] = []
+        """Images the running turn's tool calls returned, sent after their results."""
+        self._vision: bool | None = None
 
     async def run(
         self, task: str, *, history: list[dict[str, Any]] | None = None,
-        system_prompt: str | None = None,
+        system_prompt: str | None = None, images: Sequence[ImageAttachment] = (),
     ) -> AgentOutcome:
-        """Run until the model answers without tool calls, the turns run out, or it is stopped."""
+        """Run until the model answers without tool calls, the turns run out, or it is stopped.
+        `images` go with the task (the caller checked that the model reads them)."""
         if history:
             self.messages = list(history)
         else:
             self._append({"role": "system", "content": system_prompt or self.spec.system_prompt})
-        self._append({"role": "user", "content": task})
+        self._append({"role": "user", "content": with_images(task, list(images))})
         self._reviews.began(task)
         try:
             return await self._loop()
@@ -168,6 +178,10 @@ class AgentLoop:
                 results = await self._act_together(batch)
                 for call, result in zip(batch, results, strict=True):
                     self._append({"role": "tool", "tool_call_id": call.id, "content": result})
+            if self._tool_images:
+                self._append({"role": "user", "content": with_images(
+                    TOOL_IMAGES_HEADER, self._tool_images)})
+                self._tool_images = []
         reason = (
             f"## INCOMPLETE\n\nThe agent used all {self.max_turns} turns before finishing; "
             "its last message follows.\n\n"
@@ -293,7 +307,27 @@ class AgentLoop:
         finally:
             CURRENT_CALL_ID.reset(call_token)
         self._finish(call, status, result, ran=ran and status != "denied")
-        return cap_middle(result.output, MAX_TOOL_OUTPUT_CHARS)
+        output = cap_middle(result.output, MAX_TOOL_OUTPUT_CHARS)
+        if result.images:
+            output += await self._images_for_model(result.images)
+        return output
+
+    async def _images_for_model(self, images: Sequence[ImageAttachment]) -> str:
+        """What the tool result adds for its images: they follow the results for a model that
+        reads images; any other is told, one line each."""
+        if await self.sees_images():
+            self._tool_images.extend(images)
+            return "".join(f"\n[{image_line(i)}: shown below]" for i in images)
+        return "".join(f"\n[{image_line(i)}: not shown, {self.model} does not read images]"
+                       for i in images)
+
+    async def sees_images(self) -> bool:
+        """Whether this agent's model reads images (asked once, off the loop)."""
+        if self._vision is None:
+            ask = self.deps.vision
+            self._vision = (await ask(self.model) if ask is not None
+                            else await asyncio.to_thread(supports_vision, self.model))
+        return self._vision
 
     async def _execute(self, call: ToolCall) -> tuple[str, ToolResult, bool]:
         """(status, result, whether the call got as far as the gate and the tool)."""

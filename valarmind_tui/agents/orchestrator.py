@@ -16,7 +16,7 @@ orchestrator or inside a specialist: the outcome's status is `escalated` and its
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -37,20 +37,22 @@ from valarmind_tui.agents.verification.policy import (
 from valarmind_tui.agents.verification.verdicts import qa_verdicts, review_verdict, test_verdict
 from valarmind_tui.core.errors import DenialEscalated
 from valarmind_tui.core.events import AgentFinished, AgentSpawned, Event, RunStatus
+from valarmind_tui.media.images import ImageAttachment
 from valarmind_tui.settings.config import Settings
 from valarmind_tui.tools.planning.exit_plan_mode import ExitPlanModeTool
 from valarmind_tui.tools.planning.task_tools import task_tools
 from valarmind_tui.tools.registry import ToolRegistry
 from valarmind_tui.tools.web.web_fetch import WebFetchTool
+from valarmind_tui.tools.web.web_search import WebSearchTool
 
 MAX_FIX_ROUNDS = 2
 
 
 def agent_tools(base: ToolRegistry, registry: AgentRegistry) -> ToolRegistry:
     """The session's tools plus the agent-system tools (delegate, task_*, exit_plan_mode,
-    web_fetch) when missing."""
+    web_fetch, web_search) when missing."""
     tools = ToolRegistry(base)
-    extras = [*task_tools(), ExitPlanModeTool(), WebFetchTool(),
+    extras = [*task_tools(), ExitPlanModeTool(), WebFetchTool(), WebSearchTool(),
               DelegateTool([s.name for s in registry.specialists()])]
     for tool in extras:
         if tool.name not in tools:
@@ -88,12 +90,13 @@ class Orchestrator:
 
     async def run(
         self, prompt: str, *, history: list[dict[str, Any]] | None = None,
-        system_prompt: str | None = None,
+        system_prompt: str | None = None, images: Sequence[ImageAttachment] = (),
     ) -> AgentOutcome:
         """Run the orchestrator, then enforce the quality gates; the outcome's text ends with
-        the gates' report when they were required."""
+        the gates' report when they were required. `images` go with the prompt."""
         tracker = ChangeTracker(self.deps.bus, self.agent_id)
         self.delegator.on_result = tracker.record
+        self.delegator.images = images
         self.gates = None
         follower = DelegationFollower(self.tasks, [s.name for s in self.registry.specialists()])
         stop_following = self.deps.bus.add_listener(self._follow(follower))
@@ -101,7 +104,8 @@ class Orchestrator:
             own = replace(self.deps, tools=self.tools.for_agent(self.spec.name, self.spec.tools))
             loop = AgentLoop(self.spec, own, agent_id=self.agent_id, model=self.model,
                              max_turns=self.max_turns)
-            outcome = await self._run_bounded(loop, prompt, history, system_prompt)
+            outcome = await self._run_bounded(
+                loop.run(prompt, history=history, system_prompt=system_prompt, images=images))
             reasons = gates_required(tracker.files)
             if not reasons or outcome.status == RunStatus.ESCALATED:
                 return outcome
@@ -129,17 +133,16 @@ class Orchestrator:
             stop_following()
             tracker.close()
             self.delegator.on_result = None
+            self.delegator.images = ()
 
-    async def _run_bounded(self, loop: AgentLoop, prompt: str,
-                           history: list[dict[str, Any]] | None,
-                           system_prompt: str | None) -> AgentOutcome:
+    async def _run_bounded(self, run: Coroutine[Any, Any, AgentOutcome]) -> AgentOutcome:
         """The orchestrator's own time limit (its spec's timeout, up to its maximum in wall
         time), with the clock stopped while a person reads an approval, as for specialists."""
         clock = ApprovalClock(self.deps.bus, self.agent_id)
         try:
             outcome, timed_out = await bounded(
-                loop.run(prompt, history=history, system_prompt=system_prompt),
-                self.spec.timeout_s, clock, self.spec.max_timeout_s, keep_partial_on_cancel=True)
+                run, self.spec.timeout_s, clock, self.spec.max_timeout_s,
+                keep_partial_on_cancel=True)
         finally:
             clock.close()
         if timed_out:

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from valarmind_tui.hooks.process import ActiveHook
     from valarmind_tui.mcp_client.manager import ServerStatus
     from valarmind_tui.mcp_client.sampling import SamplingHandler
+    from valarmind_tui.media.images import ImageAttachment
     from valarmind_tui.providers.base import Provider, UsageTotals
     from valarmind_tui.repomap import RepoMapResult
     from valarmind_tui.safety.gate.approval import Approver, PermissionMode
@@ -178,4 +179,7 @@ class CommandContext(Protocol):
     output_style: OutputStyle | None
     def repo_map(self, tokens: int = 1024) -> RepoMapResult: ...
     def context_breakdown(self) -> ContextBreakdown: ...
+    def attach_image(self, path: str) -> ImageAttachment: ...
+    @property
+    def pending_images(self) -> list[ImageAttachment]: ...
 

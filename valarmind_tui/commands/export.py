@@ -1,14 +1,18 @@
-"""/export: the conversation as Markdown or JSONL, secrets masked (an export is shared)."""
+"""/export: the conversation as Markdown or JSONL, secrets masked (an export is shared); its
+images are written beside it (`NAME-images/<sha256>.png`) and the transcript links them."""
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
+import mimetypes
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from valarmind_tui.commands.api import Command
 from valarmind_tui.commands.result import CommandResult
+from valarmind_tui.media.parts import decode_data_url, image_url, replace_images
 from valarmind_tui.safety.secrets import project_masker
 
 if TYPE_CHECKING:
@@ -23,11 +27,35 @@ async def export(ctx: CommandContext, args: str) -> CommandResult:
     path = path if path.is_absolute() else ctx.project_root / path
     secrets = project_masker(ctx.project_root)  # an export is shared: no secret in it
     history = secrets.mask_data(ctx.history, cached=True)
+    folder = path.with_name(f"{path.stem}-images")
+    history, written = await asyncio.to_thread(images_beside, history, folder)
     text = (export_markdown(history) if fmt == "md"
             else export_jsonl(history, secrets.mask_data(sampling_traces(ctx))))
     await asyncio.to_thread(path.write_text, text, encoding="utf-8")
-    return CommandResult(f"Exported {len(ctx.history)} messages to {path}.",
+    also = f" and {written} image(s) to {folder}" if written else ""
+    return CommandResult(f"Exported {len(ctx.history)} messages to {path}{also}.",
                          data={"path": str(path)})
+
+
+def images_beside(history: list[dict[str, Any]], folder: Path
+                  ) -> tuple[list[dict[str, Any]], int]:
+    """The history with each image's data URL replaced by the file it was written to (in
+    `folder`, named by hash, relative to the transcript), and how many files were written."""
+    written: set[str] = set()
+
+    def swap(url: str) -> str:
+        decoded = decode_data_url(url)
+        if decoded is None:
+            return url
+        mime, data = decoded
+        name = hashlib.sha256(data).hexdigest()[:16] + (mimetypes.guess_extension(mime) or "")
+        if name not in written:
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_bytes(data)
+            written.add(name)
+        return f"{folder.name}/{name}"
+
+    return [replace_images(message, swap) for message in history], len(written)
 
 
 COMMANDS = (
@@ -51,7 +79,7 @@ def export_markdown(history: list[dict[str, Any]]) -> str:
     parts: list[str] = []
     for message in history:
         role, content = message.get("role"), message.get("content")
-        text = content if isinstance(content, str) else json.dumps(content)
+        text = content if isinstance(content, str) else _parts_markdown(content)
         if role == "user":
             parts.append(f"## You\n\n{text}")
         elif role == "assistant":
@@ -64,6 +92,14 @@ def export_markdown(history: list[dict[str, Any]]) -> str:
             parts.append(f"<details><summary>tool result</summary>\n\n```\n{text}\n```\n"
                          "</details>")
     return "\n\n".join(parts) + "\n"
+
+
+def _parts_markdown(content: Any) -> str:
+    if not isinstance(content, list):
+        return json.dumps(content)
+    return "\n\n".join(f"![image]({url})" if (url := image_url(part)) is not None
+                       else str(part.get("text", "")) for part in content
+                       if isinstance(part, dict))
 
 
 def export_jsonl(

@@ -9,6 +9,7 @@ from valarmind_tui.commands import (
     commit,
     export,
     general,
+    image,
     jobs,
     knowledge,
     memory,
@@ -18,7 +19,8 @@ from valarmind_tui.commands import (
 )
 from valarmind_tui.commands.api import Command
 
-FAMILIES = (general, knowledge, agent, undo, export, rewind, commit, jobs, memory, styles)
+FAMILIES = (general, knowledge, agent, undo, export, rewind, commit, jobs, memory, styles,
+            image)
 
 
 def builtin_commands() -> list[Command]:

@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from valarmind_tui.context.tokens import count_message_tokens
+from valarmind_tui.media.parts import message_text
 
 DEFAULT_THRESHOLD = 0.85
 KEEP_LAST_MESSAGES = 6
@@ -90,7 +91,9 @@ async def _summarize(provider: Any, model: str | None, older: list[dict[str, Any
 def _line(message: dict[str, Any]) -> str:
     role = message.get("role", "?")
     content = message.get("content") or ""
-    if not isinstance(content, str):
+    if isinstance(content, list):  # text parts only: an image's base64 is no summary's matter
+        content = message_text(content)
+    elif not isinstance(content, str):
         content = json.dumps(content)
     calls = message.get("tool_calls") or []
     names = ", ".join(c.get("function", {}).get("name", "?") for c in calls)

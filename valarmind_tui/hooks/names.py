@@ -13,7 +13,7 @@ from typing import Any
 
 CLAUDE_NAMES = {
     "bash": "Bash", "edit_file": "Edit", "write_file": "Write", "read_file": "Read",
-    "glob": "Glob", "grep": "Grep", "web_fetch": "WebFetch",
+    "glob": "Glob", "grep": "Grep", "web_fetch": "WebFetch", "web_search": "WebSearch",
 }
 """Our tool name → the name Claude Code's hook scripts match on."""
 RENAMED_PARAMS = {

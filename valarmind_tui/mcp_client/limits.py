@@ -15,6 +15,7 @@ and the text of it the model is given.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import AsyncIterator
@@ -53,7 +54,7 @@ def cap_text(result: ToolResult, max_chars: int) -> ToolResult:
                   "(max_result_chars in the [mcp] config)]")
     if output is result.output and data is result.data:
         return result
-    return ToolResult(output=output, is_error=result.is_error, data=data)
+    return dataclasses.replace(result, output=output, data=data)
 
 
 def install_bounded_reader() -> None:

@@ -233,7 +233,8 @@ class McpManager:
             return await self._call_failed(conn, f"call to {tool}", exc)
         finally:
             in_flight.pop(call_id, None)
-        return cap_text(result_to_tool_result(result), self.settings.max_result_chars)
+        answer = await asyncio.to_thread(result_to_tool_result, result, tool)
+        return cap_text(answer, self.settings.max_result_chars)
 
     def calls_in_flight(self, server: str) -> dict[str, str]:
         """{tool call id: agent id} of the calls to `server` running now."""

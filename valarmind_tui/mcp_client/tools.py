@@ -9,6 +9,7 @@ read tool only when its server is trusted (configured by the user, not by a proj
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import re
@@ -17,7 +18,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from valarmind_tui.core.errors import ToolError
+from valarmind_tui.core.errors import ToolError, ValarMindError
+from valarmind_tui.media.images import ImageAttachment, prepare_image
 from valarmind_tui.tools.base import Preview, Risk, Tool, ToolContext, ToolResult
 
 PREFIX = "mcp__"
@@ -187,17 +189,30 @@ def schema_problem(schema: dict[str, Any], arguments: dict[str, Any]) -> str | N
     return f"{where}: {error.message}" if where else error.message
 
 
-def result_to_tool_result(result: Any) -> ToolResult:
-    """An MCP CallToolResult as text for the model; is_error kept."""
+def result_to_tool_result(result: Any, tool: str = "tool") -> ToolResult:
+    """An MCP CallToolResult as text for the model, its images (up to MAX_IMAGES, downscaled
+    like a prompt's) beside it; is_error kept. Blocking: Pillow decodes the images."""
     parts: list[str] = []
+    images: list[ImageAttachment] = []
     for block in result.content or []:
+        if getattr(block, "type", "") == "image" and len(images) < MAX_IMAGES:
+            name = f"{tool} image {len(images) + 1}"
+            try:
+                images.append(prepare_image(base64.b64decode(block.data, validate=True), name))
+            except (ValarMindError, ValueError) as exc:
+                parts.append(f"[image omitted: {exc}]")
+            continue
         parts.append(content_text(block))
-    if not parts and result.structured_content is not None:
+    if not parts and not images and result.structured_content is not None:
         parts.append(json.dumps(result.structured_content, ensure_ascii=False))
     return ToolResult(
         output="\n".join(parts), is_error=bool(result.is_error),
-        data=result.structured_content,
+        data=result.structured_content, images=tuple(images),
     )
+
+
+MAX_IMAGES = 8
+"""Images of one tool answer the model gets; the rest are described in text."""
 
 
 def content_text(block: Any) -> str:

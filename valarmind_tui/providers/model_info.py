@@ -1,4 +1,5 @@
-"""What a model offers, from LiteLLM's offline model information: its context window."""
+"""What a model offers, from LiteLLM's offline model information: its context window and
+whether it reads images."""
 
 from __future__ import annotations
 
@@ -33,3 +34,29 @@ def context_window_here(model: str | None) -> int:
         return DEFAULT_CONTEXT_WINDOW
     window = info.get("max_input_tokens") or info.get("max_tokens")
     return int(window) if window else DEFAULT_CONTEXT_WINDOW
+
+
+def supports_vision(model: str | None) -> bool:
+    """Whether LiteLLM's offline model info says `model` reads images (False when unknown).
+    Asked of the model process when there is one (blocking: not on an event loop)."""
+    from valarmind_tui.providers.process import client as model_process
+
+    process = model_process.running() if model else None
+    if process is None:
+        return supports_vision_here(model)
+    try:
+        return bool(process.call("supports_vision", model=model))
+    except ProviderError:
+        return False
+
+
+def supports_vision_here(model: str | None) -> bool:
+    """`supports_vision` from litellm imported in this process."""
+    if not model:
+        return False
+    from valarmind_tui.providers.litellm_call import load_litellm
+
+    try:
+        return bool(load_litellm().supports_vision(model=model))
+    except Exception:  # unknown models raise; offline maps may lack them
+        return False

@@ -24,7 +24,7 @@ from valarmind_tui.checkpoints import SessionCheckpoints
 from valarmind_tui.commands.agent import register_mcp_prompts
 from valarmind_tui.commands.registry import CommandRegistry, CommandResult
 from valarmind_tui.commands.router import run_line
-from valarmind_tui.context.attachments import read_attachment
+from valarmind_tui.context.attachments import read_attachment, split_attachments
 from valarmind_tui.context.breakdown import ContextBreakdown, context_breakdown
 from valarmind_tui.context.compaction import compact as compact_history
 from valarmind_tui.context.compaction import should_compact
@@ -39,9 +39,14 @@ from valarmind_tui.core.events import Notice, PromptFinished, RunStatus
 from valarmind_tui.hooks import HookRunner
 from valarmind_tui.mcp_client.catalog import schemas_by_source, servers_section
 from valarmind_tui.mcp_client.manager import McpManager
+from valarmind_tui.media.images import ImageAttachment, load_image, prepare_image
 from valarmind_tui.plugins.manager import PluginContributions
 from valarmind_tui.providers.base import Provider, UsageTotals
-from valarmind_tui.providers.model_info import DEFAULT_CONTEXT_WINDOW, context_window
+from valarmind_tui.providers.model_info import (
+    DEFAULT_CONTEXT_WINDOW,
+    context_window,
+    supports_vision,
+)
 from valarmind_tui.repomap import RepoMapResult
 from valarmind_tui.repomap.refine import build_map, stop_refiners
 from valarmind_tui.safety.gate.approval import ApprovalAnswer, Approver, PermissionMode
@@ -51,6 +56,7 @@ from valarmind_tui.safety.sandbox.wrap import Sandbox
 from valarmind_tui.safety.secrets import SecretMasker
 from valarmind_tui.session.approver import InteractiveApprover
 from valarmind_tui.session.model_choice import ModelChoice
+from valarmind_tui.session.prompt_images import images_for_prompt
 from valarmind_tui.session.records import export_transcript, offline_help, stored_transcript
 from valarmind_tui.settings.config import Settings
 from valarmind_tui.setup.skills import Skill
@@ -119,6 +125,8 @@ class Session:
     """The running turn's messages, for hooks' transcript."""
     _ended: bool = field(default=False, init=False)
     _running: asyncio.Task[PromptResult] | None = field(default=None, init=False)
+    pending_images: list[ImageAttachment] = field(default_factory=list, init=False)
+    """Images `/image` or an ACP prompt attached, sent with the next prompt."""
 
     async def start(self) -> None:
         """Call once a face listens to the bus: reports plugin warnings, then starts the
@@ -188,6 +196,7 @@ class Session:
 
     async def _run_prompt(self, prompt: str) -> PromptResult:
         prompt = self.secrets.mask(prompt, fresh=True)  # a pasted token, an attached .env
+        typed = split_attachments(prompt)[0]  # images come from the person's words only
         verdict = await self.hooks.user_prompt_submit(prompt)
         if verdict.blocked is not None:
             message = ("The prompt was not sent: a UserPromptSubmit hook blocked it. "
@@ -212,11 +221,12 @@ class Session:
         await asyncio.to_thread(count_tokens, "")
         self._window = await asyncio.to_thread(context_window, self.model)
         await self._compact_if_needed()
+        images = await self._prompt_images(typed)
         ctx = ToolContext(project_root=self.project_root, sandbox=self.sandbox,
                           services=self.services)
         deps = LoopDeps(
             provider=provider, tools=self.tools, gate=self.gate, bus=self.bus, ctx=ctx,
-            totals=self.totals, on_message=self._persist_message,
+            totals=self.totals, on_message=self._persist_message, vision=self.sees_images,
         )
         orchestrator = Orchestrator(
             deps, self.agents, model=self.model, settings=self.settings, tasks=self.tasks,
@@ -226,7 +236,7 @@ class Session:
         try:
             outcome = await orchestrator.run(
                 prompt, history=self.history or None,
-                system_prompt=self.system_prompt(orchestrator.spec),
+                system_prompt=self.system_prompt(orchestrator.spec), images=images,
             )
         finally:
             self._turn_messages = []
@@ -344,6 +354,30 @@ class Session:
     def attach(self, path: str) -> str:
         """The text of a project file for an `@path` mention (checked like any tool path)."""
         return read_attachment(self.project_root, path)
+
+    def attach_image(self, path: str) -> ImageAttachment:
+        """Read a project image (checked like any attachment) for the next prompt."""
+        image = load_image(self.project_root, path)
+        self.pending_images.append(image)
+        return image
+
+    def add_image(self, data: bytes, name: str) -> ImageAttachment:
+        """An image given as bytes (an ACP image block) for the next prompt."""
+        image = prepare_image(data, name)
+        self.pending_images.append(image)
+        return image
+
+    async def sees_images(self, model: str | None = None) -> bool:
+        """Whether `model` (else the session's) reads images: `[images] vision`, else
+        LiteLLM's model information (asked off the loop)."""
+        if self.settings.images.vision is not None:
+            return self.settings.images.vision
+        return await asyncio.to_thread(supports_vision, model or self.model)
+
+    async def _prompt_images(self, prompt: str) -> list[ImageAttachment]:
+        pending, self.pending_images = self.pending_images, []
+        return await images_for_prompt(prompt, pending, self.project_root, self.bus,
+                                       self.sees_images, self.model)
 
     def transcript(self, limit: int = SHOWN_MESSAGES) -> Transcript:
         """The stored conversation as the faces show it again (blocking: reads the event log,

@@ -58,6 +58,7 @@ from valarmind_tui.safety.secrets import SecretMasker, project_masker
 from valarmind_tui.session.approver import InteractiveApprover
 from valarmind_tui.session.model_choice import ModelChoice
 from valarmind_tui.session.records import open_store, restore_interrupted
+from valarmind_tui.session.search_backends import web_searcher
 from valarmind_tui.session.session import Session
 from valarmind_tui.settings.config import Settings, remember_allow_rule
 from valarmind_tui.settings.sections import PermissionSettings
@@ -322,8 +323,10 @@ def build_session(
         models=models, startup_notices=stack.notices, store=store,
         session_id=parts.session_id, history=parts.history, totals=parts.totals,
         checkpoints=parts.checkpoints, project_context=parts.context, tasks=parts.tasks,
-        message_editor=parts.message_editor, services=parts.services, secrets=parts.secrets,
-        skills=stack.skills, jobs=parts.jobs,
+        message_editor=parts.message_editor, secrets=parts.secrets, skills=stack.skills,
+        jobs=parts.jobs,
+        services=replace(parts.services,
+                         web_search=web_searcher(settings, models, stack.mcp, stack.tools)),
     )
     stack.hooks.transcript_path = session.export_transcript  # JSONL of the conversation
     if settings.output_style:

@@ -33,6 +33,7 @@ from valarmind_tui.settings.sections import (  # noqa: F401 - the tables are imp
     ReviewersSettings,
     explained,
 )
+from valarmind_tui.settings.senses import ImageSettings, SearchSettings
 
 PROJECT_DIR = ".valarmind"
 
@@ -142,6 +143,10 @@ class Settings(BaseSettings):
     the user's own; an untrusted project's are never read."""
     reviewers: ReviewersSettings = Field(default_factory=ReviewersSettings)
     """Model reviewers (`[reviewers.tool_approve]`...), each off by default. User config only."""
+    images: ImageSettings = Field(default_factory=ImageSettings)
+    """`[images]`: whether the model reads images (None: LiteLLM's model information)."""
+    search: SearchSettings = Field(default_factory=SearchSettings)
+    """`[search]`: the web_search tool's backend and cache ages. User config only."""
 
     _project_trusted: bool = PrivateAttr(default=False)
     _project_mcp_servers: frozenset[str] = PrivateAttr(default=frozenset())

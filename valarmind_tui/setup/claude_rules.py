@@ -5,6 +5,7 @@
     Read(./.env)                -> read_*(.env)
     Edit(src/**)                -> edit_file(src/**), write_file(src/**)
     WebFetch(domain:example.com)-> web_fetch(domain:example.com)
+    WebSearch                   -> web_search
     mcp__github                 -> mcp__github__*
 
 Paths follow Claude's spelling: `//abs` is absolute, `~/x` under the home, `/x` under the folder
@@ -33,7 +34,7 @@ PATH_TOOLS: dict[str, tuple[str, ...]] = {
     "LS": ("tree_view",),
 }
 """Claude's file tools → ours (Claude's Edit rules cover every tool that edits a file)."""
-NO_EQUIVALENT = frozenset({"WebSearch", "NotebookEdit", "NotebookRead", "Task", "Agent",
+NO_EQUIVALENT = frozenset({"NotebookEdit", "NotebookRead", "Task", "Agent",
                            "TodoWrite", "KillShell", "BashOutput", "SlashCommand", "Skill"})
 
 
@@ -59,6 +60,10 @@ def translate_rule(text: str, project_root: Path, base: Path, home: Path) -> Tra
         return Translated(text, (tool if tool.count("__") >= 2 else f"{tool}__*",))
     if tool == "Bash":
         return _bash(text, spec)
+    if tool == "WebSearch":
+        if not spec:
+            return Translated(text, ("web_search",))
+        return Translated(text, reason="WebSearch takes no argument here")
     if tool == "WebFetch":
         if not spec:
             return Translated(text, ("web_fetch",))

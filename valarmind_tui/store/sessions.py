@@ -1,13 +1,16 @@
 """Sessions in SQLite (WAL): the append-only event log and the conversation history.
 
 History messages are appended as they happen, so a session that crashes mid-turn can be resumed
-from its last complete message.
+from its last complete message. A message's images are kept once each in the `images` table, by
+the sha256 of their bytes; the message holds `valarmind-image:<sha256>` in their place.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import functools
+import hashlib
 import json
 import sqlite3
 import time
@@ -18,6 +21,13 @@ from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from valarmind_tui.core.events import Event, event_to_dict, event_type
+from valarmind_tui.media.parts import (
+    STORED_PREFIX,
+    TOOL_IMAGES_HEADER,
+    decode_data_url,
+    message_text,
+    replace_images,
+)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -47,6 +57,11 @@ CREATE TABLE IF NOT EXISTS prompts (
     event_seq INTEGER NOT NULL,
     at REAL NOT NULL,
     PRIMARY KEY (session_id, message_seq)
+);
+CREATE TABLE IF NOT EXISTS images (
+    sha256 TEXT PRIMARY KEY,
+    mime TEXT NOT NULL,
+    data BLOB NOT NULL
 );
 """
 
@@ -206,13 +221,14 @@ class SessionStore:
 
     @_kept_when_full
     def append_message(self, session_id: str, message: dict[str, Any]) -> None:
-        message = self._masked(session_id, message)
+        message = replace_images(self._masked(session_id, message), self._keep_image)
         seq = self._next("messages", session_id)
         self._db.execute(
             "INSERT INTO messages VALUES (?, ?, ?)", (session_id, seq, json.dumps(message))
         )
-        if message.get("role") == "user" and isinstance(message.get("content"), str):
-            self._title(session_id, message["content"])
+        text = message_text(message.get("content"))
+        if message.get("role") == "user" and not text.startswith(TOOL_IMAGES_HEADER):
+            self._title(session_id, text)
             # where the conversation stood when this prompt came: what /rewind cuts back to
             self._db.execute(
                 "INSERT OR REPLACE INTO prompts VALUES (?, ?, (SELECT COALESCE(MAX(seq), 0) "
@@ -238,11 +254,36 @@ class SessionStore:
             self._db.execute("DELETE FROM events WHERE session_id = ? AND type = 'text_delta'",
                              (session_id,))
 
+    def _keep_image(self, url: str) -> str:
+        """The stored reference for an image data URL, its bytes kept once."""
+        decoded = decode_data_url(url)
+        if decoded is None:
+            return url
+        mime, data = decoded
+        digest = hashlib.sha256(data).hexdigest()
+        self._db.execute("INSERT OR IGNORE INTO images VALUES (?, ?, ?)", (digest, mime, data))
+        return STORED_PREFIX + digest
+
+    def image(self, digest: str) -> tuple[str, bytes] | None:
+        """(mime, bytes) of a stored image."""
+        row = self._db.execute("SELECT mime, data FROM images WHERE sha256 = ?",
+                               (digest,)).fetchone()
+        return None if row is None else (row[0], bytes(row[1]))
+
+    def _restored_image(self, url: str) -> str:
+        if not url.startswith(STORED_PREFIX):
+            return url
+        found = self.image(url.removeprefix(STORED_PREFIX))
+        if found is None:
+            return url
+        return f"data:{found[0]};base64," + base64.b64encode(found[1]).decode("ascii")
+
     def messages(self, session_id: str) -> list[dict[str, Any]]:
+        """The stored history, images restored as data URLs (what the model is sent)."""
         rows = self._db.execute(
             "SELECT body FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
-        )
-        return [json.loads(body) for (body,) in rows]
+        ).fetchall()
+        return [replace_images(json.loads(body), self._restored_image) for (body,) in rows]
 
     def events(self, session_id: str) -> list[dict[str, Any]]:
         rows = self._db.execute(
@@ -274,8 +315,7 @@ class SessionStore:
             "json_extract(m.body, '$.role') = 'user' ORDER BY m.seq", (session_id,))
         found = []
         for seq, body, at in rows:
-            content = json.loads(body).get("content")
-            found.append(StoredPrompt(seq, content if isinstance(content, str) else "", at))
+            found.append(StoredPrompt(seq, message_text(json.loads(body).get("content")), at))
         return found
 
     def count_messages(self, session_id: str, since: int = 0) -> int:

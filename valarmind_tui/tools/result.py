@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from valarmind_tui.media.images import ImageAttachment
+
 
 @dataclass(frozen=True)
 class ToolResult:
@@ -18,6 +20,9 @@ class ToolResult:
     """Unified diff of a file change, for the UI and approvals."""
     data: Any = None
     """Structured result for callers that want more than text (e.g. MCP raw mode)."""
+    images: tuple[ImageAttachment, ...] = ()
+    """Images for the model (read_file of a picture, an MCP tool's image): a vision model
+    sees them after the tool results, any other gets a line saying it cannot."""
 
     @classmethod
     def error(cls, message: str) -> ToolResult:

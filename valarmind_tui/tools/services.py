@@ -21,6 +21,7 @@ from valarmind_tui.safety.gate.approval import Approver, PermissionMode
 if TYPE_CHECKING:
     from valarmind_tui.tools.result import ToolResult
     from valarmind_tui.tools.shell.jobs import BackgroundJobs
+    from valarmind_tui.tools.web.searcher import WebSearcher
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,8 @@ class ToolServices:
     nested_context: Callable[[Sequence[str]], str] | None = None
     """The context files (AGENTS.md, CLAUDE.md...) of the folders these paths are in, the
     first time an agent reads or edits a file there ("" when nothing new)."""
+    web_search: WebSearcher | None = None
+    """The session's web search (web_search): the model's own, or a configured MCP tool."""
     command_env: Callable[[], Mapping[str, str]] | None = None
     """Variables the session's commands get beside the allowlisted ones: what SessionStart
     hooks exported through CLAUDE_ENV_FILE (hooks/env_file.py)."""

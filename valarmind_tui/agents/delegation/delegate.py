@@ -39,6 +39,7 @@ from valarmind_tui.core.errors import (
     ValarMindError,
 )
 from valarmind_tui.core.events import AgentFinished, AgentSpawned, RunStatus
+from valarmind_tui.media.images import ImageAttachment
 from valarmind_tui.providers.base import Provider
 from valarmind_tui.safety.gate.approval import PermissionMode
 from valarmind_tui.settings.config import Settings
@@ -135,6 +136,9 @@ class Delegator:
         self.on_result: Callable[[DelegationResult], None] | None = None
         self.context: ContextLoader | None = None
         """The project context for specialists' prompts (built on first use)."""
+        self.images: Sequence[ImageAttachment] = ()
+        """The person's prompt images (set by the orchestrator for its run): each specialist
+        gets them with its task when its model reads images."""
 
     async def run(
         self, agent: str, task: str, context: str = "", *, parent_id: str | None = None,
@@ -224,8 +228,10 @@ class Delegator:
             started_with = await hooks.subagent_start(child_id, spec.name) if hooks else ""
             context = "\n\n".join(part for part in (context.strip(), started_with) if part)
             message = f"{task}\n\n## Context\n{context}" if context else task
+            images = self.images if self.images and await loop.sees_images() else ()
             outcome, timed_out = await bounded(
-                loop.run(message, system_prompt=self._system_prompt(spec)), limit, clock,
+                loop.run(message, system_prompt=self._system_prompt(spec), images=images),
+                limit, clock,
                 max(limit, spec.max_timeout_s),
             )
             if timed_out:
@@ -280,6 +286,9 @@ class Delegator:
     ) -> AgentLoop:
         parent = self.deps
         tools = parent.tools.for_agent(spec.name, spec.tools)
+        search = parent.tools.get("web_search")
+        if spec.permissions.web and search is not None:  # a spec that grants web may search
+            tools.register(search)
         if not spec.permissions.spawn:
             tools.unregister("delegate")
         services = parent.ctx.services.for_specialist(self if spec.permissions.spawn else None)
@@ -293,7 +302,7 @@ class Delegator:
         if spec.api_base or spec.api_key_env:
             provider = (self.provider_for or profile_provider)(spec, model)
         deps = LoopDeps(provider=provider, tools=tools, gate=parent.gate, bus=parent.bus, ctx=ctx,
-                        totals=parent.totals)
+                        totals=parent.totals, vision=parent.vision)
         return AgentLoop(spec, deps, agent_id=child_id, model=model, max_turns=max_turns,
                          stop_event="SubagentStop")
 

@@ -8,9 +8,10 @@ message says what to do.
 
 from __future__ import annotations
 
+import base64
 import os
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import unquote, urlparse
 
@@ -93,7 +94,7 @@ class ValarMindAgent:
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
                 load_session=True,
-                prompt_capabilities=PromptCapabilities(embedded_context=True, image=False),
+                prompt_capabilities=PromptCapabilities(embedded_context=True, image=True),
                 mcp_capabilities=McpCapabilities(http=True, sse=False),
                 session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
             ),
@@ -163,7 +164,7 @@ class ValarMindAgent:
             raise error(-32600, "A prompt is already running in this session: wait for it or "
                                 "cancel it (session/cancel) first.")
         text = prompt_text(session, prompt)
-        if not text.strip():
+        if not text.strip() and not session.pending_images:
             raise error(-32602, "The prompt is empty: send at least one text block.")
         slash = parse(text)
         if slash is not None:
@@ -294,11 +295,17 @@ def prompt_text(session: Session, blocks: list[Any]) -> str:
                 files[path] = session.attach(path)
             except (ValarMindError, OSError):
                 parts.append(f"[{block.name}]({block.uri})")
+        elif kind == "image":
+            name = PurePosixPath(urlparse(block.uri or "").path).name or "image"
+            try:
+                session.add_image(base64.b64decode(block.data, validate=True), name)
+            except (ValarMindError, ValueError) as exc:
+                parts.append(f"[image {name} omitted: {exc}]")
         elif kind == "resource" and hasattr(block.resource, "text"):
             uri = block.resource.uri
             files[_project_path(session, uri) or uri] = block.resource.text
         else:
-            parts.append(f"[{kind} omitted: ValarMind reads text and files only]")
+            parts.append(f"[{kind} omitted: ValarMind reads text, files and images only]")
     return with_attachments("\n".join(parts), files)
 
 

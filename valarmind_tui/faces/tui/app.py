@@ -61,6 +61,7 @@ from valarmind_tui.faces.tui.widgets.messages import ShellOutput, UserMessage
 from valarmind_tui.faces.tui.widgets.prompt import Completion, PromptBar, PromptInput
 from valarmind_tui.faces.tui.widgets.sidebar import Sidebar
 from valarmind_tui.faces.tui.widgets.status import StatusBar
+from valarmind_tui.media.images import is_image_path
 
 if TYPE_CHECKING:
     from valarmind_tui.context.transcript import Transcript
@@ -318,6 +319,8 @@ class ValarMindApp(App[int]):
     async def _send_prompt(self, text: str) -> None:
         files: dict[str, str] = {}
         for path in mentioned_paths(text):
+            if is_image_path(path):  # the session sends it as an image (session/prompt_images)
+                continue
             try:
                 files[path] = self.live.attach(path)
             except Exception as exc:  # any refusal is the person's to read, not a crash

@@ -139,6 +139,7 @@ class Worker:
             return
         job: Callable[[int, Message], Any] | None = {
             "stream": self._stream, "warm": self._warm, "context_window": self._context_window,
+            "supports_vision": self._supports_vision, "web_search": self._web_search,
         }.get(op)
         if job is None:
             self.send({"i": request_id, "fail": [f"unknown request {op!r}", None, "fatal", None]})
@@ -180,6 +181,22 @@ class Worker:
         from valarmind_tui.providers.model_info import context_window_here
 
         self.send({"i": request_id, "r": context_window_here(message.get("model"))})
+
+    async def _web_search(self, request_id: int, message: Message) -> None:
+        from valarmind_tui.providers.web_search import answer_to_dict, search_here
+
+        try:
+            answer = await search_here(message["kwargs"])
+        except Exception as exc:  # noqa: BLE001 - said to the face, which reports it
+            self.send({"i": request_id, "fail": [f"{type(exc).__name__}: {exc}"[:500], None,
+                                                  "fatal", None]})
+            return
+        self.send({"i": request_id, "r": answer_to_dict(answer)})
+
+    async def _supports_vision(self, request_id: int, message: Message) -> None:
+        from valarmind_tui.providers.model_info import supports_vision_here
+
+        self.send({"i": request_id, "r": supports_vision_here(message.get("model"))})
 
 
 def _read_requests(stdin: IO[bytes], loop: asyncio.AbstractEventLoop,

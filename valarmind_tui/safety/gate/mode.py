@@ -14,6 +14,8 @@ from valarmind_tui.safety.paths import glob_match
 
 # delegate passes: the Delegator itself refuses specialists that write or execute in plan mode.
 PLAN_MODE_TOOLS = ("task_*", "exit_plan_mode", "delegate")
+PLAN_MODE_ASKED = ("web_search",)
+"""Not refused in plan mode (a search is research), but asked like any network use."""
 
 
 def is_planning_tool(name: str) -> bool:
@@ -23,6 +25,8 @@ def is_planning_tool(name: str) -> bool:
 def plan_mode_refusal(mode: PermissionMode, call: Call) -> str | None:
     """Why plan mode refuses the call, None when it does not."""
     if mode is not PermissionMode.PLAN or call.risk == "read" or is_planning_tool(call.tool.name):
+        return None
+    if call.tool.name in PLAN_MODE_ASKED:
         return None
     return (
         f"Plan mode is on: only read-only tools may run, so {call.tool.name} was not "

@@ -37,6 +37,7 @@ def marker(label: str) -> str:
     return f"{MARKER_PREFIX}{label}]"
 
 
+_IMAGE_DATA_URL = re.compile(r"data:image/[a-z+.-]+;base64,[A-Za-z0-9+/=]*")
 _WORD = re.compile(r"[A-Za-z0-9_\-]")
 MARKER = re.compile(r"\[secret masked: [^\]\n]{1,120}\]")
 """Any marker, as it appears in masked text (for the edit tools' check)."""
@@ -115,6 +116,8 @@ class SecretMasker:
         """`data` (JSON-like: dicts, lists, tuples, strings) with every string masked; keys
         are kept, other values returned as they are."""
         if isinstance(data, str):
+            if data.startswith("data:image/") and _IMAGE_DATA_URL.fullmatch(data):
+                return data  # an image's bytes: a pattern could only garble them
             return self.mask_cached(data) if cached else self.mask(data, fresh=fresh)
         if isinstance(data, dict):
             return {key: self.mask_data(value, cached=cached, fresh=fresh)

@@ -1,13 +1,18 @@
-"""read_file: a text file with line numbers, a range of it for big files."""
+"""read_file: a text file with line numbers, a range of it for big files; an image as an image
+(the agent loop shows it to a vision model and tells any other that it cannot see it)."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import mimetypes
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from valarmind_tui.core.errors import UsageError
+from valarmind_tui.media.images import is_image_path, load_image
+from valarmind_tui.media.parts import image_line
 from valarmind_tui.safety.content import open_regular
 from valarmind_tui.tools.base import Risk, ToolContext, ToolResult
 from valarmind_tui.tools.common import (
@@ -70,7 +75,7 @@ class ReadFile(BuiltinTool[ReadFileParams]):
     Params = ReadFileParams
     risk = Risk.READ
     path_params = ("path",)
-    description = "Read a text file with line numbers."
+    description = "Read a text file with line numbers; an image is shown as an image."
 
     async def execute(self, params: ReadFileParams, ctx: ToolContext) -> ToolResult:
         path = resolve(ctx, params.path)
@@ -79,6 +84,13 @@ class ReadFile(BuiltinTool[ReadFileParams]):
             return ToolResult.error(f"{shown} does not exist.")
         if path.is_dir():
             return ToolResult.error(f"{shown} is a directory; use tree_view or glob to list it.")
+        if is_image_path(path):
+            try:
+                image = await asyncio.to_thread(load_image, ctx.project_root, str(path))
+            except UsageError as exc:
+                return ToolResult.error(str(exc))
+            return ToolResult(image_line(image), images=(image,),
+                              data={"path": shown, "image": True})
         with open_regular(path, shown) as handle:
             head = handle.read(BINARY_SNIFF_BYTES)
         if looks_binary(head):
