@@ -341,12 +341,34 @@ class ReviewerRan(EventBase):
     duration_ms: int = 0
 
 
+@dataclass(frozen=True, kw_only=True)
+class SteeringChanged(EventBase):
+    """A message the person typed while the agent worked: queued, then delivered to the main
+    agent at its next model request (after the tool results), or dropped when the run ended
+    first (the faces give it back to the person)."""
+
+    message_id: str
+    text: str
+    state: Literal["queued", "delivered", "dropped"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelFellBack(EventBase):
+    """A model call failed in a way another model may not (overload, 5xx, a context window
+    too small) and moved to the next of the person's `fallback_models`: `model` answers now."""
+
+    failed_model: str
+    model: str
+    reason: str
+    """What the failed model's provider said."""
+
+
 Event: TypeAlias = (
     TurnStarted | TextDelta | ReasoningDelta | TurnFinished | ToolCallStarted | ToolCallFinished
     | ApprovalRequested | ApprovalResolved | AgentSpawned | AgentFinished | TaskListChanged
     | UsageUpdated | Notice | ModeChanged | PromptFinished | HookRan | CheckpointCreated
     | FilesRestored | CommitStepFinished | CommitMessageRequested | ReviewerRan
-    | TraceRecorded
+    | TraceRecorded | SteeringChanged | ModelFellBack
 )
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")

@@ -20,11 +20,13 @@ from valarmind_tui.core.events import (
     FilesRestored,
     HookRan,
     ModeChanged,
+    ModelFellBack,
     Notice,
     PromptFinished,
     ReasoningDelta,
     ReviewerRan,
     RunStatus,
+    SteeringChanged,
     TaskListChanged,
     TextDelta,
     ToolCallFinished,
@@ -34,6 +36,7 @@ from valarmind_tui.core.events import (
     TurnStarted,
     UsageUpdated,
 )
+from valarmind_tui.faces.tui.widgets.steering import SteeringMessage
 from valarmind_tui.faces.tui.widgets.messages import NoticeLine, UserMessage
 from valarmind_tui.faces.tui.widgets.one_layout import OneLayoutPass
 from valarmind_tui.faces.tui.widgets.tool_call import ToolCallBlock
@@ -170,6 +173,15 @@ class ChatView(OneLayoutPass, VerticalScroll):
                                        event.output, event.diff)
             case Notice():
                 await self._append(NoticeLine(event.message, event.level))
+            case SteeringChanged(state="queued"):
+                await self._append(SteeringMessage(event.message_id, event.text))
+            case SteeringChanged():
+                for shown in self.query(f"#{event.message_id}").results(SteeringMessage):
+                    shown.show(event.state)
+            case ModelFellBack():
+                await self._append(NoticeLine(
+                    f"{event.failed_model} failed ({event.reason}); {event.model} answers "
+                    "instead (fallback_models)", "warning"))
             case (TextDelta() | ReasoningDelta() | TurnStarted() | TurnFinished()
                   | ApprovalRequested() | ApprovalResolved() | AgentSpawned() | AgentFinished()
                   | TaskListChanged() | UsageUpdated() | ModeChanged() | PromptFinished()

@@ -25,10 +25,12 @@ from valarmind_tui.core.events import (
     FilesRestored,
     HookRan,
     ModeChanged,
+    ModelFellBack,
     Notice,
     PromptFinished,
     ReasoningDelta,
     ReviewerRan,
+    SteeringChanged,
     TaskItem,
     TaskListChanged,
     TextDelta,
@@ -148,7 +150,8 @@ class AgentMonitor(Static):
             case (TextDelta() | ReasoningDelta() | TurnFinished() | ApprovalRequested()
                   | ApprovalResolved() | TaskListChanged() | Notice() | ModeChanged()
                   | HookRan() | CheckpointCreated() | FilesRestored() | CommitStepFinished()
-                  | CommitMessageRequested() | ReviewerRan() | TraceRecorded()):
+                  | CommitMessageRequested() | ReviewerRan() | TraceRecorded()
+                  | SteeringChanged() | ModelFellBack()):
                 return  # nothing an agent's row shows
             case _:
                 assert_never(event)
