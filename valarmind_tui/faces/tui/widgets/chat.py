@@ -36,9 +36,9 @@ from valarmind_tui.core.events import (
     TurnStarted,
     UsageUpdated,
 )
-from valarmind_tui.faces.tui.widgets.steering import SteeringMessage
 from valarmind_tui.faces.tui.widgets.messages import NoticeLine, UserMessage
 from valarmind_tui.faces.tui.widgets.one_layout import OneLayoutPass
+from valarmind_tui.faces.tui.widgets.steering import SteeringMessage
 from valarmind_tui.faces.tui.widgets.tool_call import ToolCallBlock
 from valarmind_tui.safety.visible_fields import visible_fields
 
