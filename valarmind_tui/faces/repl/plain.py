@@ -97,6 +97,9 @@ class Repl:
         self._pump_task: asyncio.Task[None] | None = None
         self.notifier = Notifier(session.settings, self._write_terminal)
         self._side_questions: set[asyncio.Task[None]] = set()
+        self._held: str | None = None
+        """The streamed line not printed yet while a line is read during a run (prompt-toolkit
+        redraws its prompt over an unfinished line); None when no line is read."""
 
     def _write_terminal(self, data: str) -> None:
         """A bell or an OSC notification: bytes for the terminal itself, never made visible."""
@@ -105,13 +108,26 @@ class Repl:
 
     # -- output -------------------------------------------------------------------------------
     def write(self, text: str) -> None:  # all the REPL prints: controls shown, never emitted
-        if text:
-            out = self.out
-            if out is sys.__stdout__ and sys.stdout is not out:
-                out = sys.stdout  # prompt-toolkit's proxy while a line is read during a run
-            out.write(visible(text))
-            out.flush()
-            self._at_line_start = text.endswith("\n")
+        if not text:
+            return
+        self._at_line_start = text.endswith("\n")
+        if self._held is not None:  # a line is read meanwhile: whole lines only, above it
+            whole, newline, self._held = (self._held + text).rpartition("\n")
+            if not newline:
+                return
+            text = whole + newline
+        out = self.out
+        if out is sys.__stdout__ and sys.stdout is not out:
+            out = sys.stdout  # prompt-toolkit's proxy while a line is read during a run
+        out.write(visible(text))
+        out.flush()
+
+    def _release_held(self) -> None:
+        """No line is read any more: the rest of a line held meanwhile is printed."""
+        held, self._held = self._held, None
+        if held:
+            self.out.write(visible(held))
+            self.out.flush()
 
     def line(self, text: str) -> None:
         """Write `text` on a line of its own."""
@@ -233,6 +249,7 @@ class Repl:
         while not task.done():
             getter = asyncio.ensure_future(self._approvals.get())
             if steering and typed is None and isinstance(self.reader, PromptToolkitReader):
+                self._held = self._held or ""
                 typed = asyncio.ensure_future(self.reader.read_while_working())
             waiting: set[asyncio.Future[Any]] = {task, getter, *([typed] if typed else [])}
             await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
@@ -244,6 +261,7 @@ class Repl:
                     typed.cancel()
                     await asyncio.wait({typed})
                     typed = None
+                self._release_held()
                 request = getter.result()
                 await asyncio.sleep(0)  # let the pump print what came before
                 if isinstance(request, CommitMessageRequested):
@@ -257,6 +275,7 @@ class Repl:
         if typed is not None:
             typed.cancel()
             await asyncio.wait({typed})
+        self._release_held()
         return task.result()
 
     def _typed_while_working(self, line: str | None) -> None:
