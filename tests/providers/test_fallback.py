@@ -142,3 +142,15 @@ def test_a_repository_cannot_list_fallback_models(git_repo: Path) -> None:
     assert settings.alias_fallbacks == {} and settings.status_line is None
     assert {"fallback_models", "status_line", "alias_fallbacks"} <= set(
         settings.ignored_project_keys)
+
+
+def test_print_mode_says_the_fallback_on_stderr(git_repo: Path, fake_model: Any) -> None:
+    from tests.test_headless import model_flags, valarmind
+
+    write_user_config('api_key_env = "FAKE_API_KEY"\nfallback_models = ["openai/fake-backup"]\n')
+    fake_model.script(OVERLOADED, ScriptedTurn(text="backup here"))
+    out = valarmind("-p", "hello", *model_flags(fake_model), cwd=git_repo,
+                    env={"FAKE_API_KEY": "sk-test"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "backup here"
+    assert "openai/fake-model failed" in out.stderr and "openai/fake-backup answers" in out.stderr
