@@ -62,6 +62,7 @@ from valarmind_tui.core.events import (
     UsageUpdated,
 )
 from valarmind_tui.core.visible_text import visible
+from valarmind_tui.faces.repl.output import ReplOutput
 from valarmind_tui.faces.repl.pickers import pick_resume, pick_rewind
 from valarmind_tui.faces.repl.readers import LineReader, PipeReader, PromptToolkitReader
 from valarmind_tui.safety.gate.approval import ApprovalAnswer
@@ -90,48 +91,20 @@ class Repl:
     def __init__(self, session: Session, reader: LineReader, out: TextIO) -> None:
         self.session = session
         self.reader = reader
-        self.out = out
         self._approvals: asyncio.Queue[ApprovalRequested | CommitMessageRequested] = (
             asyncio.Queue())
-        self._at_line_start = True
+        self.output = ReplOutput(out)
         self._pump_task: asyncio.Task[None] | None = None
-        self.notifier = Notifier(session.settings, self._write_terminal)
+        self.notifier = Notifier(session.settings, self.output.terminal)
         self._side_questions: set[asyncio.Task[None]] = set()
-        self._held: str | None = None
-        """The streamed line not printed yet while a line is read during a run (prompt-toolkit
-        redraws its prompt over an unfinished line); None when no line is read."""
-
-    def _write_terminal(self, data: str) -> None:
-        """A bell or an OSC notification: bytes for the terminal itself, never made visible."""
-        self.out.write(data)
-        self.out.flush()
 
     # -- output -------------------------------------------------------------------------------
     def write(self, text: str) -> None:  # all the REPL prints: controls shown, never emitted
-        if not text:
-            return
-        self._at_line_start = text.endswith("\n")
-        if self._held is not None:  # a line is read meanwhile: whole lines only, above it
-            whole, newline, self._held = (self._held + text).rpartition("\n")
-            if not newline:
-                return
-            text = whole + newline
-        out = self.out
-        if out is sys.__stdout__ and sys.stdout is not out:
-            out = sys.stdout  # prompt-toolkit's proxy while a line is read during a run
-        out.write(visible(text))
-        out.flush()
-
-    def _release_held(self) -> None:
-        """No line is read any more: the rest of a line held meanwhile is printed."""
-        held, self._held = self._held, None
-        if held:
-            self.out.write(visible(held))
-            self.out.flush()
+        self.output.write(text)
 
     def line(self, text: str) -> None:
         """Write `text` on a line of its own."""
-        self.write(("" if self._at_line_start else "\n") + text + "\n")
+        self.output.line(text)
 
     def render(self, event: Event) -> None:
         match event:
@@ -185,7 +158,7 @@ class Repl:
             self.line("[incomplete]")
         elif event.status in _GATE_END:
             self.line(f"[{event.status}: {_GATE_END[event.status]}]")
-        elif not self._at_line_start:
+        elif not self.output.at_line_start:
             self.write("\n")
 
     async def _pump(self) -> None:
@@ -249,7 +222,7 @@ class Repl:
         while not task.done():
             getter = asyncio.ensure_future(self._approvals.get())
             if steering and typed is None and isinstance(self.reader, PromptToolkitReader):
-                self._held = self._held or ""
+                self.output.hold()
                 typed = asyncio.ensure_future(self.reader.read_while_working())
             waiting: set[asyncio.Future[Any]] = {task, getter, *([typed] if typed else [])}
             await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
@@ -261,7 +234,7 @@ class Repl:
                     typed.cancel()
                     await asyncio.wait({typed})
                     typed = None
-                self._release_held()
+                self.output.release()
                 request = getter.result()
                 await asyncio.sleep(0)  # let the pump print what came before
                 if isinstance(request, CommitMessageRequested):
@@ -275,7 +248,7 @@ class Repl:
         if typed is not None:
             typed.cancel()
             await asyncio.wait({typed})
-        self._release_held()
+        self.output.release()
         return task.result()
 
     def _typed_while_working(self, line: str | None) -> None:
