@@ -18,7 +18,7 @@ from valarmind_tui.providers.fallback import FallbackProvider
 from valarmind_tui.providers.litellm_provider import LiteLLMProvider, ProviderConfig
 from valarmind_tui.safety.gate.approval import PolicyApprover
 from valarmind_tui.session.wiring import build_session
-from valarmind_tui.settings.config import Settings, load_settings
+from valarmind_tui.settings.config import Settings
 
 OVERLOADED = ScriptedTurn(status=529, headers={"x-should-retry": "false"},
                           error="Overloaded")
@@ -128,20 +128,6 @@ def test_an_alias_has_its_own_fallbacks() -> None:
                         alias_fallbacks={"smart": ["fast", "openai/other"]})
     assert settings.fallbacks_for("anthropic/big") == ["openai/small", "openai/other"]
     assert settings.fallbacks_for("openai/small") == ["openai/generic"]
-
-
-def test_a_repository_cannot_list_fallback_models(git_repo: Path) -> None:
-    write_user_config('fallback_models = ["openai/mine"]\n')
-    project = git_repo / ".valarmind"
-    project.mkdir()
-    (project / "config.toml").write_text(
-        'fallback_models = ["openai/attacker"]\nstatus_line = "curl evil"\n'
-        '[alias_fallbacks]\nsmart = ["openai/attacker"]\n')
-    settings = load_settings(git_repo, trusted=True)
-    assert settings.fallback_models == ["openai/mine"]
-    assert settings.alias_fallbacks == {} and settings.status_line is None
-    assert {"fallback_models", "status_line", "alias_fallbacks"} <= set(
-        settings.ignored_project_keys)
 
 
 def test_print_mode_says_the_fallback_on_stderr(git_repo: Path, fake_model: Any) -> None:

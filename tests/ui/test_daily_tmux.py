@@ -119,15 +119,20 @@ def test_tui_fallback_named_on_screen_and_osc9_for_an_approval(
     assert [r["model"] for r in fake_model.requests] == ["fake-model", *["fake-backup"] * 4]
 
 
-def test_repl_steering(terminal: Any, fake_model: Any) -> None:
+def test_repl_steering_and_btw(terminal: Any, fake_model: Any) -> None:
     _configure(fake_model, "notifications = false\n")
-    fake_model.script(SLOW_STEP, ScriptedTurn(text="Brief: it greets."))
+    fake_model.script(SLOW_STEP, ScriptedTurn(text="Reading app.py for you."),
+                      ScriptedTurn(text="Brief: it greets."))
     tmux = terminal("--plain")
     tmux.wait(lambda: "/help for commands" in tmux.screen(), 30, "the REPL")
     tmux.type("explain app.py")
     tmux.key("Enter")
     tmux.wait(lambda: len(fake_model.requests) >= 1, 30, "the first request")
     tmux.wait(lambda: "type to steer" in tmux.screen(), 10, "the steering prompt")
+    tmux.type("/btw what are you doing?")
+    tmux.key("Enter")
+    tmux.wait(lambda: "[btw] Reading app.py for you." in tmux.screen(), 20, "the aside")
+    assert "tools" not in fake_model.requests[1]  # the side question: one call, no tools
     tmux.type("be brief")
     tmux.key("Enter")
     tmux.wait(lambda: "Brief: it greets." in tmux.screen(), 30, "the answer")
@@ -135,6 +140,8 @@ def test_repl_steering(terminal: Any, fake_model: Any) -> None:
     assert "[queued for the next step] be brief" in screen
     assert "[delivered] be brief" in screen
     assert "Reading app.py first." in screen  # streamed text is not drawn over by the prompt
-    assert len(fake_model.requests) == 2
-    assert fake_model.requests[1]["messages"][-1] == {"role": "user", "content": "be brief"}
+    assert len(fake_model.requests) == 3
+    main = fake_model.requests[2]["messages"]
+    assert main[-1] == {"role": "user", "content": "be brief"}
+    assert "what are you doing" not in str(main)  # the aside stayed out of the run
     assert b"\x07" not in tmux.written()  # notifications = false
