@@ -99,3 +99,40 @@ async def test_btw_in_the_tui_answers_aside(
         assert out[-1].text == "the aside" and out[-1].line == "/btw what was that"
         history = [m.get("content") for m in app.live.history]
     assert history[1:] == ["hello", "first"]  # the aside is not in the conversation
+
+
+async def test_an_approval_rings_only_while_the_terminal_is_not_focused(
+    make_session: Any, tmp_path: Path, fake_model: Any
+) -> None:
+    from textual import events
+
+    from tests.ui.scripts import edit_through_code_agent
+    from valarmind_tui.faces.tui import app as app_module
+    from valarmind_tui.faces.tui.app import ValarMindApp
+    from valarmind_tui.faces.tui.screens.approval import ApprovalScreen
+
+    written: list[str] = []
+
+    class Recording(ValarMindApp):
+        CSS_PATH = str(Path(app_module.__file__).parent / "app.tcss")
+
+        def _write_terminal(self, data: str) -> None:
+            written.append(data)
+
+    fake_model.script(*edit_through_code_agent("Left it."), *edit_through_code_agent("Again."))
+    app = Recording(make_session(), history_file=tmp_path / "h.jsonl")
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.post_message(events.AppFocus())  # the terminal said it has the focus (mode 1004)
+        await pilot.pause()
+        await _send(pilot, "edit app.py")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), timeout=20)
+        assert written == []  # focused: nobody needs calling back
+        await pilot.press("n")
+        await wait_for(pilot, lambda: not app.working, timeout=20)
+        app.post_message(events.AppBlur())
+        await pilot.pause()
+        await _send(pilot, "edit app.py again")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), timeout=20)
+        assert written == ["\a"]
+        await pilot.press("n")
+        await wait_for(pilot, lambda: not app.working, timeout=20)
