@@ -3,7 +3,11 @@ passthrough or the bell, and when a notifier stays quiet."""
 
 from __future__ import annotations
 
+import asyncio
+import io
 import time
+from pathlib import Path
+from typing import Any
 
 from valarmind_tui.session.notifications import BELL, Notifier, notification_bytes
 from valarmind_tui.settings.config import Settings
@@ -50,3 +54,34 @@ def test_only_a_turn_longer_than_notify_after_s_notifies() -> None:
     time.sleep(0.25)
     assert notifier.turn_ended("done")
     assert written == ["\x1b]9;The agent finished (done).\x07"]
+
+
+async def test_the_repl_calls_back_when_an_approval_waits(
+    git_repo: Path, fake_model: Any, monkeypatch: Any
+) -> None:
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from tests.test_repl import _until
+    from tests.ui.scripts import edit_through_code_agent
+    from valarmind_tui.faces.repl.plain import Repl
+    from valarmind_tui.faces.repl.readers import PromptToolkitReader
+    from valarmind_tui.session.wiring import build_session
+
+    monkeypatch.setenv("FAKE_API_KEY", "sk-test")
+    monkeypatch.delenv("TMUX", raising=False)
+    fake_model.script(*edit_through_code_agent("Kept it."))
+    settings = Settings(model="openai/fake-model", api_base=fake_model.openai_base,
+                        api_key_env="FAKE_API_KEY", notifications="osc777")
+    session = build_session(settings, git_repo)
+    out = io.StringIO()
+    with create_pipe_input() as pipe:
+        reader = PromptToolkitReader(session, input=pipe, output=DummyOutput())
+        repl = asyncio.create_task(Repl(session, reader, out).run())
+        pipe.send_text("use Hi\r")
+        await _until(lambda: "Allow edit_file?" in out.getvalue())
+        assert "\x1b]777;notify;ValarMind;Approval needed: " in out.getvalue()
+        pipe.send_text("n\r")
+        await _until(lambda: "Kept it." in out.getvalue())
+        pipe.send_text("/quit\r")
+        assert await asyncio.wait_for(repl, 10) == 0
