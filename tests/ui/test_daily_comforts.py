@@ -38,6 +38,7 @@ async def test_typing_while_the_agent_works_steers_its_next_step(
         shown = await wait_for(pilot, lambda: list(app.query(SteeringMessage)))
         await wait_for(pilot, lambda: shown[0].state == "delivered", timeout=20)
         assert "delivered" in str(shown[0].render())
+        await wait_for(pilot, lambda: not app.working, timeout=20)
     assert len(fake_model.requests) == 2
     assert fake_model.requests[1]["messages"][-1] == {"role": "user", "content": "be brief"}
 
