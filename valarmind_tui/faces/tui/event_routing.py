@@ -96,6 +96,7 @@ class EventRouter:
                 app.query_one(StatusBar).busy = True  # also for a turn a command runs (/plan Q)
                 if self.notifier is not None:
                     self.notifier.turn_began()
+                self.on_state_changed()  # busy
                 garbage.settle_turn()
             case Notice():
                 self._last_notice = event.message
