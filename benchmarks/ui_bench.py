@@ -38,7 +38,7 @@ LONG_SESSION_TOKENS = 5_000
 _LAUNCH_SCRIPT = r"""
 import sys, time
 from pathlib import Path
-from valarmind_tui import cli
+from valarmind_tui.cli import main as cli
 from valarmind_tui.faces.tui.launch import build_app
 from valarmind_tui.faces.tui.widgets.prompt import PromptInput
 

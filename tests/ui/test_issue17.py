@@ -115,9 +115,13 @@ def test_result_title_reads_json_summaries_and_skips_bare_brackets() -> None:
     assert block.result_title == "Created t1."
 
 
-async def test_a_second_prompt_mid_turn_is_refused_and_kept(
+async def test_a_second_prompt_mid_turn_steers_and_is_given_back_when_cancelled(
     make_session, make_app, fake_model
 ) -> None:
+    """Issue 35 turned issue 17's refusal into steering: the message is queued for the agent's
+    next step; cancelled before it, the message comes back to the prompt, never lost."""
+    from valarmind_tui.faces.tui.widgets.steering import SteeringMessage
+
     fake_model.script(SLOW)
     session = make_session()
     app = make_app(session)
@@ -125,11 +129,13 @@ async def test_a_second_prompt_mid_turn_is_refused_and_kept(
         await _send(pilot, "talk a lot")
         await wait_for(pilot, lambda: _streaming(app))
         await _paste(pilot, "another")
-        await wait_for(pilot, lambda: _kept(app, "another"))
-        assert any("still working" in n.message for n in app._notifications)
+        queued = await wait_for(pilot, lambda: list(app.query(SteeringMessage)))
+        assert queued[0].state == "queued" and not _kept(app, "another")
         assert len(fake_model.requests) == 1
         await pilot.press("escape")
         await wait_for(pilot, lambda: _answer(app))
+        await wait_for(pilot, lambda: _kept(app, "another"))
+        assert queued[0].state == "dropped"
 
 
 async def test_session_refuses_a_second_prompt_while_one_runs(make_session, fake_model) -> None:
@@ -189,11 +195,11 @@ async def test_escape_cancels_a_turn_started_by_plan(make_session, make_app, fak
         await wait_for(pilot, lambda: _streaming(app))
         assert session.mode == PermissionMode.PLAN
         assert app.query_one(StatusBar).busy
-        await _paste(pilot, "another")  # refused like a prompt mid-turn
-        await wait_for(pilot, lambda: _kept(app, "another"))
+        await _paste(pilot, "another")  # queued for the turn's next step, like a prompt's
         await pilot.press("escape")
         message = await wait_for(pilot, lambda: _answer(app), timeout=5)
         assert message.status == "cancelled"
+        await wait_for(pilot, lambda: _kept(app, "another"))  # given back, not delivered
         await wait_for(pilot, lambda: not session.busy and not app.query_one(StatusBar).busy)
     assert len(fake_model.requests) == 1
 

@@ -18,6 +18,7 @@ from typing import Any
 from valarmind_tui.agents.gated_call import run_gated
 from valarmind_tui.agents.loop_oversight import LoopReviews, with_appeal_tool
 from valarmind_tui.agents.spec import AgentSpec
+from valarmind_tui.agents.steering import SteeringQueue
 from valarmind_tui.core.bus import EventBus
 from valarmind_tui.core.errors import (
     DenialEscalated,
@@ -25,6 +26,7 @@ from valarmind_tui.core.errors import (
     ToolError,
 )
 from valarmind_tui.core.events import (
+    ModelFellBack,
     Notice,
     ReasoningDelta,
     RunStatus,
@@ -39,6 +41,7 @@ from valarmind_tui.media.images import ImageAttachment
 from valarmind_tui.media.parts import TOOL_IMAGES_HEADER, image_line, with_images
 from valarmind_tui.providers.base import (
     AssistantTurn,
+    FallbackUsed,
     ModelRequest,
     Provider,
     ReasoningPiece,
@@ -106,8 +109,11 @@ class AgentLoop:
     def __init__(
         self, spec: AgentSpec, deps: LoopDeps, *, agent_id: str = "main",
         model: str | None = None, max_turns: int | None = None, stop_event: str = "Stop",
+        steering: SteeringQueue | None = None,
     ) -> None:
+        """`steering`: the person's messages typed meanwhile (the main agent's loop only)."""
         self.spec = spec
+        self.steering = steering
         self.stop_event = stop_event
         """The hook event run when the agent is about to finish: Stop, or SubagentStop for a
         specialist."""
@@ -164,6 +170,8 @@ class AgentLoop:
                 self._not_run(turn, ignored)
                 continue
             if not turn.tool_calls:
+                if self.steering is not None and self.steering.pending:
+                    continue  # the person wrote meanwhile: the next request carries it
                 reason = await self._stop_hooks()
                 if reason is None:
                     note = await self._reviews.intent_note(turn.text)
@@ -218,6 +226,8 @@ class AgentLoop:
 
     async def _query(self) -> AssistantTurn:
         bus = self.deps.bus
+        if self.steering is not None:
+            self.steering.deliver(lambda text: self._append({"role": "user", "content": text}))
         bus.publish(TurnStarted(agent_id=self.agent_id, turn=self._turn, model=self.model))
         request = ModelRequest(
             messages=self.messages, tools=self.deps.tools.schemas(), model=self.model
@@ -236,6 +246,9 @@ class AgentLoop:
                 self._finished(self._partial, chunk.tool_calls, chunk.finish_reason)
             elif isinstance(chunk, RetryNotice):
                 bus.publish(Notice(agent_id=self.agent_id, level="warning", message=chunk.message))
+            elif isinstance(chunk, FallbackUsed):
+                bus.publish(ModelFellBack(agent_id=self.agent_id, failed_model=chunk.failed_model,
+                                          model=chunk.model, reason=chunk.reason))
             elif isinstance(chunk, TurnComplete):
                 turn = chunk.turn
         if turn is None:

@@ -27,6 +27,7 @@ from valarmind_tui.agents.loop import AgentLoop, AgentOutcome, LoopDeps
 from valarmind_tui.agents.registry import AgentRegistry
 from valarmind_tui.agents.results import QAResult, ReviewResult
 from valarmind_tui.agents.spec import AgentSpec
+from valarmind_tui.agents.steering import SteeringQueue
 from valarmind_tui.agents.tasks import DelegationFollower, TaskList
 from valarmind_tui.agents.time_limit import bounded
 from valarmind_tui.agents.verification.policy import (
@@ -68,8 +69,11 @@ class Orchestrator:
         settings: Settings | None = None, tasks: TaskList | None = None,
         max_turns: int | None = None, max_fix_rounds: int = MAX_FIX_ROUNDS,
         system_prompt_for: Callable[[AgentSpec], str] | None = None,
+        steering: SteeringQueue | None = None,
     ) -> None:
+        """`steering`: the person's messages typed while it runs, for its own loop."""
         self.registry = registry
+        self.steering = steering
         self.spec = registry.get("orchestrator")
         self.tools = agent_tools(deps.tools, registry)
         self.model = model
@@ -103,7 +107,7 @@ class Orchestrator:
         try:
             own = replace(self.deps, tools=self.tools.for_agent(self.spec.name, self.spec.tools))
             loop = AgentLoop(self.spec, own, agent_id=self.agent_id, model=self.model,
-                             max_turns=self.max_turns)
+                             max_turns=self.max_turns, steering=self.steering)
             outcome = await self._run_bounded(
                 loop.run(prompt, history=history, system_prompt=system_prompt, images=images))
             reasons = gates_required(tracker.files)

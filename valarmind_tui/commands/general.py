@@ -1,5 +1,5 @@
 """General slash commands: /help, /model, /mode, /plan, /clear, /cost, /theme, /sandbox, /trust,
-/hooks, /quit."""
+/hooks, /quit, /btw."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from valarmind_tui.commands.result import (
     SwitchTheme,
     refused_while_busy,
 )
+from valarmind_tui.core.errors import ValarMindError
 from valarmind_tui.oversight.spending import session_usage
 from valarmind_tui.safety.gate.approval import PermissionMode
 
@@ -24,6 +25,7 @@ HELP_KEYS = """Keys (TUI):
 - Enter sends; Shift+Enter or Ctrl+J adds a line; Up/Down walk your earlier prompts
 - Tab completes a command, its argument or an @path (nothing else: it never leaves the prompt)
 - Shift+Tab cycles the permission mode; Esc stops the agent; Ctrl+B shows or hides the sidebar
+- While the agent works, Enter queues a message for its next step; `/btw QUESTION` asks aside
 - Ctrl+C twice quits
 
 Also: `!command` runs a shell command (through the gate, in the sandbox), `!command &` in the
@@ -134,6 +136,21 @@ async def hooks(ctx: CommandContext, args: str) -> CommandResult:
     return CommandResult("Active hooks:\n" + "\n".join(rows), data={"hooks": data})
 
 
+async def btw(ctx: CommandContext, args: str) -> CommandResult:
+    """A side question, answered from the conversation as it stands without changing it."""
+    question = args.strip()
+    if not question:
+        return CommandResult("Usage: /btw QUESTION (answered from the conversation so far, "
+                             "even while the agent works; it stays out of the conversation)",
+                             ok=False)
+    if ctx.offline:
+        return CommandResult("/btw needs a model: none is configured.", ok=False)
+    try:
+        return CommandResult(await ctx.side_question(question))
+    except ValarMindError as exc:
+        return CommandResult(f"The side question failed: {exc}", ok=False)
+
+
 async def quit_(ctx: CommandContext, args: str) -> CommandResult:
     return CommandResult("Bye.", action=Quit())
 
@@ -155,4 +172,6 @@ COMMANDS = (
             handler=trust, choices=lambda ctx: ["yes", "no"]),
     Command("hooks", "the active hooks and the config file each came from", handler=hooks),
     Command("quit", "leave ValarMind", handler=quit_),
+    Command("btw", "a side question, answered without disturbing the conversation",
+            usage="QUESTION", handler=btw),
 )

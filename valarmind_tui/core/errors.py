@@ -47,11 +47,14 @@ class UsageError(ValarMindError):
 
 
 class ProviderError(ValarMindError):
-    """The model provider failed; `retryable` says whether backing off may help."""
+    """The model provider failed; `retryable` says whether backing off may help, `falls_back`
+    whether another model may succeed where this one failed (overload, 5xx, context window)."""
 
-    def __init__(self, message: str, *, status: int | None = None, retryable: bool = False) -> None:
+    def __init__(self, message: str, *, status: int | None = None, retryable: bool = False,
+                 falls_back: bool = False) -> None:
         self.status = status
         self.retryable = retryable
+        self.falls_back = falls_back
         super().__init__(message)
 
 

@@ -357,12 +357,34 @@ class JobChanged(EventBase):
     """It may reach the network (and later commands with network reach a server it runs)."""
 
 
+@dataclass(frozen=True, kw_only=True)
+class SteeringChanged(EventBase):
+    """A message the person typed while the agent worked: queued, then delivered to the main
+    agent at its next model request (after the tool results), or dropped when the run ended
+    first (the faces give it back to the person)."""
+
+    message_id: str
+    text: str
+    state: Literal["queued", "delivered", "dropped"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelFellBack(EventBase):
+    """A model call failed in a way another model may not (overload, 5xx, a context window
+    too small) and moved to the next of the person's `fallback_models`: `model` answers now."""
+
+    failed_model: str
+    model: str
+    reason: str
+    """What the failed model's provider said."""
+
+
 Event: TypeAlias = (
     TurnStarted | TextDelta | ReasoningDelta | TurnFinished | ToolCallStarted | ToolCallFinished
     | ApprovalRequested | ApprovalResolved | AgentSpawned | AgentFinished | TaskListChanged
     | UsageUpdated | Notice | ModeChanged | PromptFinished | HookRan | CheckpointCreated
     | FilesRestored | CommitStepFinished | CommitMessageRequested | ReviewerRan
-    | TraceRecorded | JobChanged
+    | TraceRecorded | JobChanged | SteeringChanged | ModelFellBack
 )
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")

@@ -15,7 +15,7 @@ from typing import IO, Any
 
 from valarmind_tui.commands.router import parse, run
 from valarmind_tui.core.errors import AuthError, UsageError
-from valarmind_tui.core.events import Event, Notice, RunStatus, event_to_dict
+from valarmind_tui.core.events import Event, ModelFellBack, Notice, RunStatus, event_to_dict
 from valarmind_tui.core.visible_text import visible
 from valarmind_tui.mcp_client.manager import McpManager
 from valarmind_tui.oversight.spending import session_usage
@@ -110,6 +110,9 @@ def _writer(session: Session, output_format: str, out: IO[str]) -> asyncio.Task[
         match event:
             case Notice(level="warning" | "error"):
                 print(visible(f"valarmind: {event.message}"), file=sys.stderr, flush=True)
+            case ModelFellBack():  # never a silent downgrade
+                print(visible(f"valarmind: {event.failed_model} failed ({event.reason}); "
+                              f"{event.model} answers"), file=sys.stderr, flush=True)
             case _:
                 pass  # the text and json formats print the answer at the end
 

@@ -116,6 +116,16 @@ class RetryNotice:
 
 
 @dataclass(frozen=True)
+class FallbackUsed:
+    """The call's model failed (overload, 5xx, context window) and the next of the person's
+    fallback models answers it (providers/fallback.py)."""
+
+    failed_model: str
+    model: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class StreamFinished:
     """The model has finished writing (its finish reason came); the turn completes once the
     library has counted the response, which took LiteLLM ~300 ms for a 6,000-token answer."""
@@ -132,7 +142,8 @@ class TurnComplete:
     turn: AssistantTurn
 
 
-StreamChunk = TextPiece | ReasoningPiece | StreamFinished | RetryNotice | TurnComplete
+StreamChunk = (TextPiece | ReasoningPiece | StreamFinished | RetryNotice | FallbackUsed
+               | TurnComplete)
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,8 @@ class Failure:
     """"rate_limit", "transient", "auth", "mid_stream", "unreachable" (no server answered
     where the request went: refused, no such host, no route, a certificate refused),
     "incomplete" (the stream ended without the provider's finish), "stalled" (no data within
-    a deadline), "malformed" (nothing in the wire format makes sense of it) or "fatal"."""
+    a deadline), "malformed" (nothing in the wire format makes sense of it),
+    "context_overflow" (the request is longer than the model's context window) or "fatal"."""
     retry_after_s: float | None = None
 
     @property
@@ -38,6 +39,17 @@ class Failure:
         """Worth another attempt, when nothing of this one was shown yet. A stall is not: the
         person has waited a whole deadline already and is told at once instead."""
         return self.kind in ("rate_limit", "transient", "incomplete")
+
+    @property
+    def falls_back(self) -> bool:
+        """Worth another model once this one's retries are spent: overload (429, 529), a
+        server error, or a context window too small. Never another 4xx (a bad request, a
+        refused key, an unknown model): the next model would be sent the same."""
+        if self.kind in ("rate_limit", "transient", "context_overflow"):
+            return True
+        # a server error it said not to retry (x-should-retry: false); a spent quota (429)
+        # stays with its provider
+        return self.kind == "fatal" and self.status is not None and self.status >= 500
 
 
 class MalformedResponse(ValueError):
@@ -207,6 +219,8 @@ def classify(exc: BaseException, secret: str | None = None, *, mid_stream: bool 
         return Failure(nobody, None, "unreachable")
     if status in (401, 403) or names & {"AuthenticationError", "PermissionDeniedError"}:
         return Failure(message, status, "auth")
+    if "ContextWindowExceededError" in names:
+        return Failure(message, status, "context_overflow")
     if should_retry == "false":
         return Failure(message, status, "fatal")
     if status == 429 or "RateLimitError" in names:
@@ -239,5 +253,8 @@ def to_error(failure: Failure, model: str, env_var: str | None) -> ProviderError
     if failure.kind == "unreachable":
         return ProviderError(f"{model}: {failure.message}; check api_base (or --api-base) "
                              "and that the server runs")
+    if failure.kind == "context_overflow":
+        return ProviderError(f"{model}: the conversation is longer than its context window: "
+                             f"{failure.message}", status=failure.status, falls_back=True)
     return ProviderError(f"{model}: error{status}: {failure.message}", status=failure.status,
-                         retryable=failure.retryable)
+                         retryable=failure.retryable, falls_back=failure.falls_back)

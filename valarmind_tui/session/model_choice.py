@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from valarmind_tui.providers.base import Provider
+from valarmind_tui.providers.fallback import FallbackProvider
 from valarmind_tui.settings.config import Settings
 
 
@@ -43,9 +44,20 @@ class ModelChoice:
             self.model, self.built = before, built
 
     def provider(self) -> Provider:
-        """The model provider, built on first use."""
+        """The model provider, built on first use; behind the person's fallback models when
+        they listed any (providers/fallback.py)."""
         if self.built is None:
             from valarmind_tui.providers.litellm_provider import provider_from_settings
 
-            self.built = provider_from_settings(self.settings, self.model, self.project_root)
+            def build(model: str | None) -> Provider:
+                return provider_from_settings(self.settings, model, self.project_root)
+
+            self.built = build(self.model)
+            if self.settings.fallback_models or self.settings.alias_fallbacks:
+                self.built = FallbackProvider(self.built, self.settings.fallbacks_for, build)
         return self.built
+
+    def new_prompt(self) -> None:
+        """A prompt starts: a model that failed over during the last one is tried again."""
+        if isinstance(self.built, FallbackProvider):
+            self.built.reset()

@@ -18,7 +18,9 @@ from valarmind_tui.agents.listings import setup_listings
 from valarmind_tui.agents.loop import LoopDeps, run_gated
 from valarmind_tui.agents.orchestrator import Orchestrator
 from valarmind_tui.agents.registry import AgentRegistry
+from valarmind_tui.agents.side_question import answer_side_question
 from valarmind_tui.agents.spec import AgentSpec
+from valarmind_tui.agents.steering import SteeringQueue
 from valarmind_tui.agents.tasks import TaskList
 from valarmind_tui.checkpoints import SessionCheckpoints
 from valarmind_tui.commands.agent import register_mcp_prompts
@@ -127,6 +129,8 @@ class Session:
     _running: asyncio.Task[PromptResult] | None = field(default=None, init=False)
     pending_images: list[ImageAttachment] = field(default_factory=list, init=False)
     """Images `/image` or an ACP prompt attached, sent with the next prompt."""
+    _steering: SteeringQueue | None = field(default=None, init=False)
+    """The running prompt's messages typed meanwhile (`steer`)."""
 
     async def start(self) -> None:
         """Call once a face listens to the bus: reports plugin warnings, then starts the
@@ -179,7 +183,8 @@ class Session:
         reads a slash: faces route lines first (commands/router.py)."""
         if self.busy:
             return self._refuse_while_busy()
-        task = asyncio.create_task(self._run_prompt(prompt))
+        steering = self._steering = SteeringQueue(self.bus)
+        task = asyncio.create_task(self._run_prompt(prompt, steering))
         self._running = task
         try:
             return await asyncio.shield(task)
@@ -188,13 +193,28 @@ class Session:
             raise
         finally:
             self._running = None
+            steering.close()
+
+    def steer(self, text: str) -> bool:
+        """A message typed while a prompt runs: queued, and delivered to the main agent at its
+        next model request (agents/steering.py). False when no prompt runs."""
+        steering = self._steering
+        return self.busy and steering is not None and steering.put(text) is not None
+
+    async def side_question(self, question: str) -> str:
+        """/btw: `question` answered from the conversation as it stands (the running turn's
+        steps included), in one model call without tools; nothing of it joins the history."""
+        answer, usage = await answer_side_question(
+            self.provider(), self.model, [*self.history, *self._turn_messages], question)
+        self.totals.add(usage)
+        return answer
 
     def _refuse_while_busy(self) -> PromptResult:
         message = "The agent is still working: wait for the answer or press Esc to cancel it."
         self.bus.publish(Notice(level="warning", message=message))
         return PromptResult(RunStatus.FAILED, message)
 
-    async def _run_prompt(self, prompt: str) -> PromptResult:
+    async def _run_prompt(self, prompt: str, steering: SteeringQueue) -> PromptResult:
         prompt = self.secrets.mask(prompt, fresh=True)  # a pasted token, an attached .env
         typed = split_attachments(prompt)[0]  # images come from the person's words only
         verdict = await self.hooks.user_prompt_submit(prompt)
@@ -231,7 +251,9 @@ class Session:
         orchestrator = Orchestrator(
             deps, self.agents, model=self.model, settings=self.settings, tasks=self.tasks,
             max_turns=self.settings.max_turns, system_prompt_for=self.system_prompt,
+            steering=steering,
         )
+        self.models.new_prompt()
         self.checkpoints.begin(prompt)
         try:
             outcome = await orchestrator.run(

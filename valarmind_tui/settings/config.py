@@ -82,6 +82,20 @@ class Settings(BaseSettings):
     """Model aliases such as `fast` and `smart`."""
     agent_models: dict[str, str] = Field(default_factory=dict)
     """Per-agent model or alias (`review = "smart"`)."""
+    fallback_models: list[str] = Field(default_factory=list)
+    """Models (or aliases) tried in order when a call fails with an overload (429, 529) after
+    its retries, a 5xx or a context window too small; each move is shown. User config only."""
+    alias_fallbacks: dict[str, list[str]] = Field(default_factory=dict)
+    """Fallbacks of one alias's model instead of `fallback_models` (`smart = ["openai/gpt-4.1"]`).
+    User config only."""
+    notifications: Literal["bell", "osc9", "osc777"] | bool = "bell"
+    """How to call the person back while the terminal is not focused (an approval waits, a long
+    turn ended): the bell, an OSC 9 or OSC 777 desktop notification; false: never."""
+    notify_after_s: float = Field(default=10.0, ge=0)
+    """A turn that ran longer than this notifies when it ends."""
+    status_line: str | None = None
+    """A command (run by `bash -c`) that gets the session's state as JSON on stdin; its first
+    line of output replaces the right part of the TUI's status bar. User config only."""
     permission_mode: str = "default"
     """default, accept-edits, plan or bypass."""
     max_turns: int = 50
@@ -210,6 +224,15 @@ class Settings(BaseSettings):
             if os.environ.get(env_var):
                 return default_model
         return None
+
+    def fallbacks_for(self, model: str) -> list[str]:
+        """The model strings to try after `model` fails: its alias's `alias_fallbacks` when an
+        alias names it, else `fallback_models`."""
+        own = [names for alias, names in self.alias_fallbacks.items()
+               if self.aliases.get(alias, alias) == model]
+        chosen = own[0] if own else self.fallback_models
+        resolved = (self.resolve_model(name) for name in chosen)
+        return [name for name in resolved if name and name != model]
 
     def model_for_agent(self, agent: str, spec_model: str | None = None) -> str | None:
         """The model an agent's settings choose: `agent_models`, then its spec's model (an

@@ -16,9 +16,11 @@ REPOSITORY_FORBIDDEN = (
     "trusted_projects", "untrusted_projects", "trusted_plugin_projects", "mcp.project_env",
     "profiles.*.api_base", "profiles.*.api_key_env", "profiles.*.model",
     "search",
+    "fallback_models", "alias_fallbacks", "status_line", "notifications", "notify_after_s",
 )
 """What a repository's config may never set, even when trusted: the mode, endpoints, key
-variables, which model a built-in agent uses, the sandbox, the reviewers and the trust lists."""
+variables, which model a built-in agent uses or falls back to, the sandbox, the reviewers, the
+trust lists, the status line's command and how the person's terminal calls them back."""
 
 
 def strip_forbidden(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:

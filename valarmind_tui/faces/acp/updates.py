@@ -27,10 +27,12 @@ from valarmind_tui.core.events import (
     HookRan,
     JobChanged,
     ModeChanged,
+    ModelFellBack,
     Notice,
     PromptFinished,
     ReasoningDelta,
     ReviewerRan,
+    SteeringChanged,
     TaskItem,
     TaskListChanged,
     TextDelta,
@@ -96,11 +98,15 @@ class UpdateTranslator:
                 return [helpers.update_current_mode(event.mode)]
             case Notice(level="warning" | "error"):
                 return [helpers.update_agent_thought_text(f"\n[{event.level}] {event.message}\n")]
+            case ModelFellBack():
+                return [helpers.update_agent_thought_text(
+                    f"\n[fallback] {event.failed_model} failed, {event.model} answers: "
+                    f"{event.reason}\n")]
             case (TextDelta() | ReasoningDelta() | AgentFinished() | Notice() | TurnStarted()
                   | TurnFinished() | ApprovalRequested() | ApprovalResolved() | UsageUpdated()
                   | PromptFinished() | HookRan() | CheckpointCreated() | FilesRestored()
                   | CommitStepFinished() | CommitMessageRequested() | ReviewerRan()
-                  | TraceRecorded() | JobChanged()):
+                  | TraceRecorded() | JobChanged() | SteeringChanged()):
                 return []  # the approval is asked by the link (request_permission)
             case _:
                 assert_never(event)

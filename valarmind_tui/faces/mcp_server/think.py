@@ -36,10 +36,12 @@ from valarmind_tui.core.events import (
     HookRan,
     JobChanged,
     ModeChanged,
+    ModelFellBack,
     Notice,
     PromptFinished,
     ReasoningDelta,
     ReviewerRan,
+    SteeringChanged,
     TaskListChanged,
     TextDelta,
     ToolCallFinished,
@@ -303,6 +305,8 @@ def describe(event: Event) -> str | None:
             return f"{event.name} agent {event.status}"
         case Notice():
             return event.message
+        case ModelFellBack():
+            return f"{event.failed_model} failed, {event.model} answers: {event.reason}"
         case ReviewerRan():
             said = f": {event.reason}" if event.reason and event.verdict != "none" else ""
             return f"{event.reviewer} reviewer: {event.verdict}{said}"
@@ -310,7 +314,7 @@ def describe(event: Event) -> str | None:
               | ApprovalRequested() | ApprovalResolved() | TaskListChanged() | UsageUpdated()
               | ModeChanged() | PromptFinished() | HookRan() | CheckpointCreated()
               | FilesRestored() | CommitStepFinished() | CommitMessageRequested()
-              | TraceRecorded() | JobChanged()):
+              | TraceRecorded() | JobChanged() | SteeringChanged()):
             return None
         case _:
             assert_never(event)

@@ -50,11 +50,13 @@ from valarmind_tui.core.events import (
     HookRan,
     JobChanged,
     ModeChanged,
+    ModelFellBack,
     Notice,
     PromptFinished,
     ReasoningDelta,
     ReviewerRan,
     RunStatus,
+    SteeringChanged,
     TaskListChanged,
     TextDelta,
     ToolCallFinished,
@@ -65,9 +67,11 @@ from valarmind_tui.core.events import (
     UsageUpdated,
 )
 from valarmind_tui.core.visible_text import visible
+from valarmind_tui.faces.repl.output import ReplOutput
 from valarmind_tui.faces.repl.pickers import pick_resume, pick_rewind
 from valarmind_tui.faces.repl.readers import LineReader, PipeReader, PromptToolkitReader
 from valarmind_tui.safety.gate.approval import ApprovalAnswer
+from valarmind_tui.session.notifications import Notifier
 from valarmind_tui.session.records import offline_help
 from valarmind_tui.session.switch import switch_session
 
@@ -78,6 +82,8 @@ if TYPE_CHECKING:
 _GATE_END = {RunStatus.UNVERIFIED: "a required quality gate could not run",
              RunStatus.REJECTED: "a required quality gate failed"}
 _STATUS_WORD = {"ok": "done", "error": "failed", "denied": "denied", "cancelled": "cancelled"}
+_STEERING = {"queued": "queued for the next step", "delivered": "delivered",
+             "dropped": "not delivered: the run ended first"}
 _DRAFTED = {"model": "Commit message, written by the model from the staged diff:",
             "files": "Commit message, drafted from the changed files (no model wrote it):"}
 RESUME_SHOWN_MESSAGES = 12
@@ -90,22 +96,20 @@ class Repl:
     def __init__(self, session: Session, reader: LineReader, out: TextIO) -> None:
         self.session = session
         self.reader = reader
-        self.out = out
         self._approvals: asyncio.Queue[ApprovalRequested | CommitMessageRequested] = (
             asyncio.Queue())
-        self._at_line_start = True
+        self.output = ReplOutput(out)
         self._pump_task: asyncio.Task[None] | None = None
+        self.notifier = Notifier(session.settings, self.output.terminal)
+        self._side_questions: set[asyncio.Task[None]] = set()
 
     # -- output -------------------------------------------------------------------------------
     def write(self, text: str) -> None:  # all the REPL prints: controls shown, never emitted
-        if text:
-            self.out.write(visible(text))
-            self.out.flush()
-            self._at_line_start = text.endswith("\n")
+        self.output.write(text)
 
     def line(self, text: str) -> None:
         """Write `text` on a line of its own."""
-        self.write(("" if self._at_line_start else "\n") + text + "\n")
+        self.output.line(text)
 
     def render(self, event: Event) -> None:
         match event:
@@ -121,13 +125,24 @@ class Repl:
                     self.line(event.diff.rstrip("\n"))
             case Notice():
                 self.line(f"[{event.level}] {event.message}")
-            case ApprovalRequested() | CommitMessageRequested():
+            case SteeringChanged():
+                self.line(f"[{_STEERING[event.state]}] {event.text}")
+            case ModelFellBack():
+                self.line(f"[fallback] {event.failed_model} failed ({event.reason}); "
+                          f"{event.model} answers")
+            case TurnStarted(agent_id="main"):
+                self.notifier.turn_began()
+            case ApprovalRequested():
+                self._approvals.put_nowait(event)
+                self.notifier.approval_waits(event.summary)
+            case CommitMessageRequested():
                 self._approvals.put_nowait(event)
             case CommitStepFinished():
                 detail = f" ({event.detail})" if event.detail else ""
                 self.line(f"commit · {event.step}: {event.outcome.replace('_', ' ')}{detail}")
             case PromptFinished(agent_id="main"):
                 self._prompt_finished(event)
+                self.notifier.turn_ended(event.status)
             case JobChanged(state="running"):
                 self.line(f"⏵ {event.handle} started in the background: {event.command} "
                           "(/jobs)")
@@ -154,7 +169,7 @@ class Repl:
             self.line("[incomplete]")
         elif event.status in _GATE_END:
             self.line(f"[{event.status}: {_GATE_END[event.status]}]")
-        elif not self._at_line_start:
+        elif not self.output.at_line_start:
             self.write("\n")
 
     async def _pump(self) -> None:
@@ -212,13 +227,27 @@ class Repl:
                     return ApprovalAnswer("allow_session" if scope == "s" else "allow_project")
 
     # -- the loop -----------------------------------------------------------------------------
-    async def run_task(self, coro: Any) -> Any:
-        """Await `coro`, answering approvals it raises on the way."""
+    async def run_task(self, coro: Any, *, steering: bool = False) -> Any:
+        """Await `coro`, answering approvals it raises on the way; with `steering` (a prompt,
+        on a terminal), lines typed meanwhile go to the agent's next step."""
         task = asyncio.ensure_future(coro)
+        typed: asyncio.Future[str | None] | None = None
         while not task.done():
             getter = asyncio.ensure_future(self._approvals.get())
-            await asyncio.wait({task, getter}, return_when=asyncio.FIRST_COMPLETED)
+            if steering and typed is None and isinstance(self.reader, PromptToolkitReader):
+                self.output.hold()
+                typed = asyncio.ensure_future(self.reader.read_while_working())
+            waiting: set[asyncio.Future[Any]] = {task, getter, *([typed] if typed else [])}
+            await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+            if typed is not None and typed.done():
+                self._typed_while_working(typed.result())
+                typed = None
             if getter.done():
+                if typed is not None:  # the approval reads the terminal now
+                    typed.cancel()
+                    await asyncio.wait({typed})
+                    typed = None
+                self.output.release()
                 request = getter.result()
                 await asyncio.sleep(0)  # let the pump print what came before
                 if isinstance(request, CommitMessageRequested):
@@ -229,7 +258,35 @@ class Repl:
                     self.session.answer_approval(request.request_id, await self.ask(request))
             else:
                 getter.cancel()
+        if typed is not None:
+            typed.cancel()
+            await asyncio.wait({typed})
+        self.output.release()
         return task.result()
+
+    def _typed_while_working(self, line: str | None) -> None:
+        """A line typed while the agent works: a message for its next step, `/btw`, or (None:
+        Ctrl+C) cancel."""
+        if line is None:
+            self.session.cancel()
+            return
+        text = line.strip()
+        if not text:
+            return
+        slash = parse(text)
+        if slash is not None and slash.name == "btw":
+            task = asyncio.ensure_future(self._side_question(slash))
+            self._side_questions.add(task)
+            task.add_done_callback(self._side_questions.discard)
+        elif slash is not None or text.startswith("!"):
+            self.line("[while the agent works only a message or /btw QUESTION; "
+                      "Ctrl+C cancels]")
+        elif not self.session.steer(text):
+            self.line("[the agent had finished: send it again]")
+
+    async def _side_question(self, slash: Any) -> None:
+        result = await run(self.session, slash)
+        self.line(f"[btw] {result.text}")
 
     async def handle(self, line: str) -> bool:
         """Run one input line; False means quit."""
@@ -245,7 +302,7 @@ class Repl:
         if (note := note_text(text)) is not None:
             await self.remember(note)
             return True
-        await self.run_task(self.session.submit(text))
+        await self.run_task(self.session.submit(text), steering=True)
         return True
 
     async def remember(self, note: str) -> None:

@@ -103,6 +103,17 @@ class PromptToolkitReader:
             self._interrupts = 0
             return line
 
+    async def read_while_working(self) -> str | None:
+        """A line typed while the agent works (for its next step, or /btw); None: Ctrl+C or
+        Ctrl+D, which cancel the run. What the agent prints meanwhile goes above the line."""
+        from prompt_toolkit.patch_stdout import patch_stdout
+
+        with patch_stdout(raw=True):
+            try:
+                return await self._prompt.prompt_async("(agent working; type to steer) » ")
+            except (EOFError, KeyboardInterrupt):
+                return None
+
     async def edit(self, prompt: str, text: str) -> str | None:
         """`text` in a multi-line editor (Esc then Enter accepts); Ctrl+C or Ctrl+D cancels."""
         from prompt_toolkit import PromptSession

@@ -44,7 +44,7 @@ from valarmind_tui.commands.router import SlashLine, parse, run
 from valarmind_tui.context.attachments import with_attachments
 from valarmind_tui.context.memory import MemoryPlace, note_text
 from valarmind_tui.core.visible_text import visible
-from valarmind_tui.faces.tui import environment, garbage, session_start, themes
+from valarmind_tui.faces.tui import call_backs, environment, garbage, session_start, themes
 from valarmind_tui.faces.tui.bridge import SessionEvent, pump_events
 from valarmind_tui.faces.tui.completion import (
     complete_command,
@@ -174,6 +174,7 @@ class ValarMindApp(App[int]):
         self.session = session
         session.message_editor.interactive = True  # /commit's message opens the editor
         self.run_worker(pump_events(session.bus, self), name="bridge", group="bridge")
+        call_backs.attach(self, self.event_router, session, self._write_terminal)
         status = self.query_one(StatusBar)
         status.model, status.mode = session.model, session.mode.value
         status.style = session.output_style.name if session.output_style else None
@@ -247,8 +248,21 @@ class ValarMindApp(App[int]):
         an MCP prompt), which the session counts as busy."""
         return self.turn_running or (self.session is not None and self.session.busy)
 
+    def _write_terminal(self, data: str) -> None:
+        """Bytes for the terminal itself (a bell, an OSC notification), as App.bell writes."""
+        if self._driver is not None and not self.is_headless:
+            self._driver.write(data)
+
+    def on_app_focus(self) -> None:
+        call_backs.focused(self.event_router, True)
+
+    def on_app_blur(self) -> None:
+        call_backs.focused(self.event_router, False)
+
     @on(PromptInput.Submitted)
     async def _on_submitted(self, message: PromptInput.Submitted) -> None:
+        if self.working and _is_prompt(message.text) and self.live.steer(message.text):
+            return  # queued for the agent's next step; the chat shows it (SteeringChanged)
         if refusal := self._refusal(message.text):
             message.prompt_input.load_text(message.text)
             self.notify(refusal, severity="warning")
@@ -328,7 +342,8 @@ class ValarMindApp(App[int]):
                             markup=False)
         await self.query_one(ChatView).add(UserMessage(text, tuple(files)))
         self.turn_running = True
-        self.query_one(StatusBar).busy = True
+        status = self.query_one(StatusBar)
+        status.busy, status.model, status.fell_back = True, self.live.model, False
         self.run_turn(with_attachments(text, files))
 
     @work(exclusive=True, group="turn", exit_on_error=False)

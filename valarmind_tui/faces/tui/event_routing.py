@@ -23,11 +23,13 @@ from valarmind_tui.core.events import (
     HookRan,
     JobChanged,
     ModeChanged,
+    ModelFellBack,
     Notice,
     PromptFinished,
     ReasoningDelta,
     ReviewerRan,
     RunStatus,
+    SteeringChanged,
     TaskListChanged,
     TextDelta,
     ToolCallFinished,
@@ -42,9 +44,11 @@ from valarmind_tui.faces.tui.screens.approval import ApprovalScreen
 from valarmind_tui.faces.tui.screens.commit_message import CommitMessageScreen
 from valarmind_tui.faces.tui.widgets.chat import ChatView
 from valarmind_tui.faces.tui.widgets.messages import NoticeLine
+from valarmind_tui.faces.tui.widgets.prompt import PromptInput
 from valarmind_tui.faces.tui.widgets.sidebar import Sidebar
 from valarmind_tui.faces.tui.widgets.status import StatusBar
 from valarmind_tui.safety.gate.approval import ApprovalAnswer
+from valarmind_tui.session.notifications import Notifier
 
 if TYPE_CHECKING:
     from valarmind_tui.session.session import Session
@@ -64,6 +68,12 @@ class EventRouter:
         self._turn_running = turn_running
         self._approvals: dict[str, ApprovalScreen] = {}
         self._last_notice = ""
+        self.notifier: Notifier | None = None
+        """Calls the person back while the terminal is not focused (set once attached)."""
+        self.context_tokens = 0
+        """The main agent's last request and answer, in tokens (the person's status line)."""
+        self.on_state_changed: Callable[[], None] = lambda: None
+        """Told when what the person's status line reads may have changed."""
 
     async def route(self, event: Event) -> None:
         app = self._app
@@ -75,17 +85,34 @@ class EventRouter:
         sidebar.handle_event(event)
         match event:
             case UsageUpdated():
+                if event.agent_id == "main":
+                    self.context_tokens = event.prompt_tokens + event.completion_tokens
                 status = app.query_one(StatusBar)
                 status.tokens, status.cost = event.session_tokens, event.session_cost_usd
+                self.on_state_changed()
             case ModeChanged():
                 app.query_one(StatusBar).mode = event.mode
+                self.on_state_changed()
             case TurnStarted(agent_id="main"):
                 app.query_one(StatusBar).busy = True  # also for a turn a command runs (/plan Q)
+                if self.notifier is not None:
+                    self.notifier.turn_began()
+                self.on_state_changed()  # busy
                 garbage.settle_turn()
             case Notice():
                 self._last_notice = event.message
             case ApprovalRequested():
                 self._ask(event)
+                if self.notifier is not None:
+                    self.notifier.approval_waits(event.summary)
+            case ModelFellBack(agent_id="main"):
+                status = app.query_one(StatusBar)
+                status.model, status.fell_back = event.model, True
+                self.on_state_changed()
+            case SteeringChanged(state="dropped"):
+                prompt = app.query_one(PromptInput)
+                if not prompt.text.strip():
+                    prompt.load_text(event.text)
             case ApprovalResolved():
                 screen = self._approvals.pop(event.request_id, None)
                 if screen is not None and screen.is_current:
@@ -102,7 +129,8 @@ class EventRouter:
             case (TurnStarted() | PromptFinished() | TextDelta() | ReasoningDelta()
                   | TurnFinished() | ToolCallStarted() | ToolCallFinished() | AgentSpawned()
                   | AgentFinished() | TaskListChanged() | HookRan() | CheckpointCreated()
-                  | FilesRestored() | ReviewerRan() | TraceRecorded() | JobChanged()):
+                  | FilesRestored() | ReviewerRan() | TraceRecorded() | JobChanged()
+                  | ModelFellBack() | SteeringChanged()):
                 pass  # the chat and the sidebar above showed what there is to show
             case _:
                 assert_never(event)
@@ -133,6 +161,9 @@ class EventRouter:
         app = self._app
         app.set_timer(0.5, self._settle_if_idle)  # while the person reads the answer
         app.query_one(StatusBar).busy = self._turn_running()
+        if self.notifier is not None:
+            self.notifier.turn_ended(event.status)
+        self.on_state_changed()
         chat = app.query_one(ChatView)
         marker = event.text.rfind("## Quality gates") if event.gates else -1
         await chat.finish_answer(event.status, event.text[marker:] if marker >= 0 else "")

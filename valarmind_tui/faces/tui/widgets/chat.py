@@ -21,11 +21,13 @@ from valarmind_tui.core.events import (
     HookRan,
     JobChanged,
     ModeChanged,
+    ModelFellBack,
     Notice,
     PromptFinished,
     ReasoningDelta,
     ReviewerRan,
     RunStatus,
+    SteeringChanged,
     TaskListChanged,
     TextDelta,
     ToolCallFinished,
@@ -37,6 +39,7 @@ from valarmind_tui.core.events import (
 )
 from valarmind_tui.faces.tui.widgets.messages import NoticeLine, UserMessage
 from valarmind_tui.faces.tui.widgets.one_layout import OneLayoutPass
+from valarmind_tui.faces.tui.widgets.steering import SteeringMessage
 from valarmind_tui.faces.tui.widgets.tool_call import ToolCallBlock
 from valarmind_tui.safety.visible_fields import visible_fields
 
@@ -175,6 +178,15 @@ class ChatView(OneLayoutPass, VerticalScroll):
                 await self._append(NoticeLine(
                     f"{event.handle} {event.state} (exit {event.exit_code}): {event.command}",
                     "info"))
+            case SteeringChanged(state="queued"):
+                await self._append(SteeringMessage(event.message_id, event.text))
+            case SteeringChanged():
+                for shown in self.query(f"#{event.message_id}").results(SteeringMessage):
+                    shown.show(event.state)
+            case ModelFellBack():
+                await self._append(NoticeLine(
+                    f"{event.failed_model} failed ({event.reason}); {event.model} answers "
+                    "instead (fallback_models)", "warning"))
             case (TextDelta() | ReasoningDelta() | TurnStarted() | TurnFinished()
                   | ApprovalRequested() | ApprovalResolved() | AgentSpawned() | AgentFinished()
                   | TaskListChanged() | UsageUpdated() | ModeChanged() | PromptFinished()

@@ -27,10 +27,12 @@ from valarmind_tui.core.events import (
     HookRan,
     JobChanged,
     ModeChanged,
+    ModelFellBack,
     Notice,
     PromptFinished,
     ReasoningDelta,
     ReviewerRan,
+    SteeringChanged,
     TaskItem,
     TaskListChanged,
     TextDelta,
@@ -171,7 +173,8 @@ class AgentMonitor(Static):
             case (TextDelta() | ReasoningDelta() | TurnFinished() | ApprovalRequested()
                   | ApprovalResolved() | TaskListChanged() | Notice() | ModeChanged()
                   | HookRan() | CheckpointCreated() | FilesRestored() | CommitStepFinished()
-                  | CommitMessageRequested() | ReviewerRan() | TraceRecorded()):
+                  | CommitMessageRequested() | ReviewerRan() | TraceRecorded()
+                  | SteeringChanged() | ModelFellBack()):
                 return  # nothing an agent's row shows
             case _:
                 assert_never(event)

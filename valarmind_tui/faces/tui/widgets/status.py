@@ -1,4 +1,5 @@
-"""The status bar: model, permission mode, sandbox, session tokens and cost, git branch."""
+"""The status bar: model, permission mode, sandbox, session tokens and cost, git branch; or, in
+place of the spend and the branch, the person's own status line (faces/tui/status_line.py)."""
 
 from __future__ import annotations
 
@@ -45,6 +46,10 @@ class StatusBar(Widget):
     """The sandbox is off although the user did not turn it off (bwrap cannot run)."""
     style: reactive[str | None] = reactive(None)
     """The output style (/style); None for the default."""
+    fell_back: reactive[bool] = reactive(False)
+    """`model` is a fallback model answering for the configured one (fallback_models)."""
+    custom: reactive[str | None] = reactive(None)
+    """The person's status line (`status_line`): replaces the spend and the branch."""
 
     def render(self) -> Content:
         sep = (" │ ", "$text-muted")
@@ -67,6 +72,7 @@ class StatusBar(Widget):
         parts: list[Content | tuple[str, str] | str] = [
             ("● " if self.busy else "○ ", "$accent" if self.busy else "$text-muted"),
             (model, "bold" if self.model else "$warning"),
+            *([(" (fallback)", "bold $warning")] if self.fell_back else []),
             sep,
         ]
         if "labels" in fields:
@@ -80,9 +86,12 @@ class StatusBar(Widget):
         sandbox = [sep, self._sandbox_part("labels" in fields)] if self.sandbox else []
         if self.sandbox_alert:  # commands run unconfined: say it before anything else
             parts += sandbox
-        if "spend" in fields:
+        if self.custom is not None:
+            if "spend" in fields:
+                parts += [sep, self.custom]
+        elif "spend" in fields:
             parts += [sep, f"{self.tokens:,} tok · ${self.cost:.4f}"]
-        if self.branch and "branch" in fields:
+        if self.branch and "branch" in fields and self.custom is None:
             parts += [sep, ("⎇ " + self.branch, "$secondary")]
         if not self.sandbox_alert:
             parts += sandbox
