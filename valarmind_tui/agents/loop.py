@@ -18,6 +18,7 @@ from valarmind_tui.agents.loop_oversight import LoopReviews, with_appeal_tool
 from valarmind_tui.agents.spec import AgentSpec
 from valarmind_tui.core.bus import EventBus
 from valarmind_tui.core.errors import (
+    BudgetExhausted,
     DenialEscalated,
     ProviderError,
     ToolError,
@@ -46,6 +47,7 @@ from valarmind_tui.providers.base import (
     Usage,
     UsageTotals,
 )
+from valarmind_tui.providers.call_origin import calls_for
 from valarmind_tui.safety.gate.pipeline import PermissionGate
 from valarmind_tui.safety.secrets import project_masker
 from valarmind_tui.tools.base import CURRENT_CALL_ID, ToolContext, ToolResult
@@ -115,6 +117,8 @@ class AgentLoop:
         self._usage = Usage()
         self._turn = 0
         self._partial = ""
+        self._last_text = ""
+        """The last complete turn's text: what a budget stop keeps as the answer."""
 
     async def run(
         self, task: str, *, history: list[dict[str, Any]] | None = None,
@@ -128,7 +132,8 @@ class AgentLoop:
         self._append({"role": "user", "content": task})
         self._reviews.began(task)
         try:
-            return await self._loop()
+            with calls_for(kind="agent", agent=self.agent_id):
+                return await self._loop()
         except asyncio.CancelledError as exc:
             current = asyncio.current_task()
             if current is not None:
@@ -139,6 +144,11 @@ class AgentLoop:
             return self._outcome(RunStatus.ESCALATED, str(exc), error=str(exc))
         except ProviderError as exc:
             return self._outcome(RunStatus.FAILED, self._partial, error=str(exc))
+        except BudgetExhausted as exc:  # raised before a model call: the history is whole
+            self._finished("", 0, "budget")  # the turn that started is closed, never made
+            self._turn -= 1
+            text = f"## BUDGET\n\n{exc}" + (f"\n\n{self._last_text}" if self._last_text else "")
+            return self._outcome(RunStatus.BUDGET, text, error=str(exc))
 
     async def _loop(self) -> AgentOutcome:
         last_text = ""
@@ -146,7 +156,7 @@ class AgentLoop:
             self._turn += 1
             turn = await self._query()
             self._append(turn.to_message())
-            last_text = turn.text
+            last_text = self._last_text = turn.text
             ignored = await self._reviews.ignored_error(turn)
             if ignored is not None:
                 self._not_run(turn, ignored)
@@ -257,7 +267,8 @@ class AgentLoop:
         status, result = "error", None
         call_token = CURRENT_CALL_ID.set(call.id)
         try:
-            status, result, ran = await self._execute(call)
+            with calls_for(tool_call=call.id, tool=call.name):
+                status, result, ran = await self._execute(call)
         except asyncio.CancelledError as exc:
             if is_timeout(exc):
                 self._finish(call, "timeout", ToolResult.error(

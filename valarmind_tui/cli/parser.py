@@ -60,6 +60,44 @@ def _project_commands_flag(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _budget_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--max-cost-usd", dest="max_cost_usd", type=_positive(float),
+                        metavar="USD", help="stop the run once its model calls cost this much")
+    parser.add_argument("--max-tokens", dest="max_tokens", type=_positive(int), metavar="N",
+                        help="stop the run once its model calls used this many tokens")
+    parser.add_argument("--max-turns", dest="max_turns", type=_positive(int), metavar="N",
+                        help="stop the run after this many agent model calls")
+    parser.add_argument("--max-time", dest="max_time", type=duration, metavar="TIME",
+                        help="stop the run after this long (90, 90s, 5m, 1h)")
+
+
+def _positive(kind: Callable[[str], Any]) -> Callable[[str], Any]:
+    def parse(text: str) -> Any:
+        value = kind(text)
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be more than 0: {text}")
+        return value
+
+    parse.__name__ = kind.__name__
+    return parse
+
+
+_UNIT_S = {"": 1.0, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0}
+
+
+def duration(text: str) -> float:
+    """`90`, `90s`, `5m`, `1.5h` in seconds."""
+    number = text.strip().rstrip("smhin")
+    unit = text.strip()[len(number):]
+    try:
+        seconds = float(number) * _UNIT_S[unit]
+    except (ValueError, KeyError):
+        raise argparse.ArgumentTypeError(f"not a duration: {text!r} (90, 90s, 5m, 1h)") from None
+    if seconds <= 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0: {text}")
+    return seconds
+
+
 HELP_EPILOG = """\
 A task as the first argument (valarmind "fix the failing test") starts the TUI with it as the
 first prompt; with --plain, the REPL; when the output is not a terminal, it runs as -p.
@@ -73,7 +111,8 @@ configuration:
 
 exit codes:
   0 done   1 failed   2 usage or configuration error   3 stopped by a limit before done
-  4 escalated (the same intent denied three times)   130 interrupted
+  4 escalated (the same intent denied three times)   8 a budget spent (--max-*, [budget]:
+  docs/budgets.md; the session is kept for --resume)   130 interrupted
   (valarmind commit adds 5 and 6: see valarmind commit --help)
 
 examples:
@@ -97,6 +136,7 @@ def build_parser() -> Parser:
     parser.add_argument("--output-format", choices=["text", "json", "jsonl"], default="text")
     parser.add_argument("--permission-mode", choices=MODES)
     _project_commands_flag(parser)
+    _budget_flags(parser)
     parser.add_argument("--plain", action="store_true", help="line-mode REPL (no full-screen UI)")
     parser.add_argument("--resume", metavar="SESSION", nargs="?", const="last",
                         help="resume a stored session (the last one by default)")

@@ -40,6 +40,7 @@ from valarmind_tui.mcp_client.catalog import schemas_by_source, servers_section
 from valarmind_tui.mcp_client.manager import McpManager
 from valarmind_tui.plugins.manager import PluginContributions
 from valarmind_tui.providers.base import Provider, UsageTotals
+from valarmind_tui.providers.call_origin import calls_for
 from valarmind_tui.providers.model_info import DEFAULT_CONTEXT_WINDOW, context_window
 from valarmind_tui.repomap import RepoMapResult
 from valarmind_tui.repomap.refine import build_map, stop_refiners
@@ -53,6 +54,7 @@ from valarmind_tui.session.model_choice import ModelChoice
 from valarmind_tui.session.records import export_transcript, offline_help, stored_transcript
 from valarmind_tui.settings.config import Settings
 from valarmind_tui.setup.skills import Skill
+from valarmind_tui.spending.meter import Spending
 from valarmind_tui.store.sessions import SessionStore
 from valarmind_tui.tools.base import ToolContext, ToolResult
 from valarmind_tui.tools.registry import ToolRegistry
@@ -106,6 +108,9 @@ class Session:
     """What the session's tools reach: the approver, the mode and the checkpoints."""
     secrets: SecretMasker
     skills: list[Skill]
+    spending: Spending = field(default_factory=Spending)
+    """Every model call in the ledger, and the budgets (spending/meter.py): a runner opens
+    its own scope (`open_scope`), sets the round (`set_round`), asks `check()`."""
     _hook_context: str = field(default="", init=False)
     _window: int = field(default=DEFAULT_CONTEXT_WINDOW, init=False)
     """The model's context window, once a prompt asked for it (the skill listing's budget)."""
@@ -214,6 +219,7 @@ class Session:
             max_turns=self.settings.max_turns, system_prompt_for=self.system_prompt,
         )
         self.checkpoints.begin(prompt)
+        self.spending.begin_prompt()
         try:
             outcome = await orchestrator.run(
                 prompt, history=self.history or None,
@@ -264,7 +270,8 @@ class Session:
         is full)."""
         await self.hooks.pre_compact(trigger)
         provider = None if self.offline else self.provider()
-        self.history, notice = await compact_history(self.history, provider, self.model)
+        with calls_for(kind="compaction"):
+            self.history, notice = await compact_history(self.history, provider, self.model)
         self.bus.publish(Notice(level="info", message=notice))
         return notice
 

@@ -12,12 +12,13 @@ from typing import Any
 REPOSITORY_FORBIDDEN = (
     "permission_mode", "api_base", "api_key_env", "agent_models", "sandbox", "sandbox_network",
     "sandbox_home",
-    "allow_project_commands", "allow_sampling", "reviewers", "checkpoints",
+    "allow_project_commands", "allow_sampling", "reviewers", "checkpoints", "budget",
     "trusted_projects", "untrusted_projects", "trusted_plugin_projects", "mcp.project_env",
     "profiles.*.api_base", "profiles.*.api_key_env", "profiles.*.model",
 )
 """What a repository's config may never set, even when trusted: the mode, endpoints, key
-variables, which model a built-in agent uses, the sandbox, the reviewers and the trust lists."""
+variables, which model a built-in agent uses, the sandbox, the reviewers, the budget and the
+trust lists."""
 
 
 def strip_forbidden(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:

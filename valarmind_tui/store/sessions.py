@@ -18,6 +18,15 @@ from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from valarmind_tui.core.events import Event, event_to_dict, event_type
+from valarmind_tui.store.ledger import (
+    INSERT,
+    LEDGER_SCHEMA,
+    SELECT,
+    LedgerEntry,
+    Tally,
+    entry_from_row,
+    entry_values,
+)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -123,7 +132,7 @@ def _connect(where: str) -> sqlite3.Connection:
     try:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
-        db.executescript(_SCHEMA)
+        db.executescript(_SCHEMA + LEDGER_SCHEMA)
     except BaseException:
         db.close()
         raise
@@ -237,6 +246,47 @@ class SessionStore:
             # masked one by one, and a secret split across two of them would stay readable.
             self._db.execute("DELETE FROM events WHERE session_id = ? AND type = 'text_delta'",
                              (session_id,))
+
+    @_kept_when_full
+    def record_call(self, entry: LedgerEntry) -> None:
+        """One model call into the ledger (store/ledger.py), under its `session_id`."""
+        seq = self._next("model_calls", entry.session_id)
+        self._db.execute(INSERT, (seq, *entry_values(entry)))
+
+    def calls(self, session_id: str | None = None, since: float | None = None
+              ) -> list[LedgerEntry]:
+        """The ledger's calls, oldest first: one session's, or every session's; from `since`
+        (a time.time()) on when given."""
+        where: list[str] = []
+        args: list[Any] = []
+        if session_id is not None:
+            where.append("session_id = ?")
+            args.append(session_id)
+        if since is not None:
+            where.append("at >= ?")
+            args.append(since)
+        query = SELECT + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY at, seq"
+        return [entry_from_row(row) for row in self._db.execute(query, args)]
+
+    def spent(self, session_id: str | None = None, since: float | None = None) -> Tally:
+        """What the ledger's calls add up to (one session's, or all since `since`), summed in
+        SQLite: a budget asks this before every model call."""
+        where: list[str] = []
+        args: list[Any] = []
+        if session_id is not None:
+            where.append("session_id = ?")
+            args.append(session_id)
+        if since is not None:
+            where.append("at >= ?")
+            args.append(since)
+        row = self._db.execute(
+            "SELECT COUNT(*), COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), "
+            "0), COALESCE(SUM(cached_tokens), 0), COALESCE(SUM(reasoning_tokens), 0), "
+            "COALESCE(SUM(cost_usd), 0), COUNT(*) - COUNT(cost_usd), "
+            "COALESCE(SUM(kind = 'agent'), 0) FROM model_calls"
+            + (" WHERE " + " AND ".join(where) if where else ""), args).fetchone()
+        calls, prompt, completion, cached, reasoning, cost, unpriced, agent_calls = row
+        return Tally(calls, prompt, completion, cached, reasoning, cost, unpriced, agent_calls)
 
     def messages(self, session_id: str) -> list[dict[str, Any]]:
         rows = self._db.execute(

@@ -38,6 +38,7 @@ from valarmind_tui.core.errors import (
 )
 from valarmind_tui.core.events import AgentFinished, AgentSpawned, RunStatus
 from valarmind_tui.providers.base import Provider
+from valarmind_tui.providers.call_origin import calls_for
 from valarmind_tui.safety.gate.approval import PermissionMode
 from valarmind_tui.settings.config import Settings
 from valarmind_tui.tools.base import ToolContext, ToolResult
@@ -46,7 +47,7 @@ from valarmind_tui.tools.services import DelegationRequest
 if TYPE_CHECKING:
     from valarmind_tui.context.project_context import ContextLoader
 
-ENDED_EARLY = (RunStatus.FAILED, RunStatus.CANCELLED, RunStatus.ESCALATED)
+ENDED_EARLY = (RunStatus.FAILED, RunStatus.CANCELLED, RunStatus.ESCALATED, RunStatus.BUDGET)
 """How a specialist ends without an answer to validate (a timeout is reported on its own)."""
 REPAIR = (
     "Your final answer was not a valid {kind} JSON object ({problem}). Reply again with only the "
@@ -213,10 +214,11 @@ class Delegator:
             started_with = await hooks.subagent_start(child_id, spec.name) if hooks else ""
             context = "\n\n".join(part for part in (context.strip(), started_with) if part)
             message = f"{task}\n\n## Context\n{context}" if context else task
-            outcome, timed_out = await bounded(
-                loop.run(message, system_prompt=self._system_prompt(spec)), limit, clock,
-                max(limit, spec.max_timeout_s),
-            )
+            with calls_for(delegation=child_id):
+                outcome, timed_out = await bounded(
+                    loop.run(message, system_prompt=self._system_prompt(spec)), limit, clock,
+                    max(limit, spec.max_timeout_s),
+                )
             if timed_out:
                 result = DelegationResult(spec.name, child_id, RunStatus.TIMEOUT, outcome.text,
                                           problem=f"exceeded {limit:g}s", elapsed_s=limit)
