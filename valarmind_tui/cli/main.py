@@ -154,6 +154,10 @@ def main(argv: list[str] | None = None) -> int:
             return _trust_command(root, args)
         if args.command == "setup":
             return _setup_command(root, args)
+        if args.command == "cost":  # the store only: no settings, model or session
+            from valarmind_tui.cli.cost_command import run_cost_command
+
+            return run_cost_command(str(root), args)
         if args.command is None and args.prompt is None:
             from valarmind_tui.faces.repl.plain import run_repl
 

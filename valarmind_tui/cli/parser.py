@@ -248,6 +248,17 @@ def _setup(setup: argparse.ArgumentParser) -> None:
     setup.add_argument("--json", action="store_true", help="one JSON array of every row")
 
 
+def _cost(cost: argparse.ArgumentParser) -> None:
+    _common(cost)
+    cost.add_argument("--session", metavar="ID",
+                      help="one stored session (`last`: this project's last; the default "
+                           "without --since)")
+    cost.add_argument("--since", metavar="DATE",
+                      help="calls from this date on (2026-11-28 or 2026-11-28T14:00); without "
+                           "--session, every session of every project")
+    cost.add_argument("--json", action="store_true", help="the totals and every breakdown")
+
+
 def _trust(trust: argparse.ArgumentParser) -> None:
     _common(trust)
     trust_how = trust.add_mutually_exclusive_group()
@@ -273,6 +284,8 @@ SUBCOMMANDS = {command.name: command for command in (
     Subcommand("redo", "put back what undo took back", _undo_redo),
     Subcommand("rewind", "list the turns, or restore the files to before one", _rewind),
     Subcommand("sessions", "the stored sessions of this project", _sessions),
+    Subcommand("cost", "the ledger of model calls: tokens and cost by agent, tool, MCP server, "
+                       "reviewer, round", _cost),
     Subcommand("setup", "what of your Claude Code, Codex or Gemini setup loads", _setup),
     Subcommand("trust", "trust this folder's own configuration, or take it back", _trust),
 )}

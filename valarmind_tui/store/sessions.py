@@ -385,6 +385,11 @@ class SessionStore:
             found.append(SessionSummary(info, cost, files))
         return found
 
+    def list_ids(self, project_root: str | None, limit: int) -> list[str]:
+        """The ids of the project's sessions (every session: None), newest first."""
+        return [info.id for info in self.list(None if project_root is None
+                                              else Path(project_root), limit)]
+
     def list(self, project_root: Path | None = None, limit: int = 20) -> list[SessionInfo]:
         query = "SELECT id, project_root, created, updated, title, model FROM sessions"
         args: tuple[Any, ...] = ()
