@@ -193,7 +193,7 @@ class Spending:
     def _tell(self, gauges: list[Gauge]) -> None:
         for g in gauges:
             key = (g.scope, g.measure)
-            if key in self._told or g.spent_out or g.share < self.budget.notice_at:
+            if key in self._told or g.spent_out or g.share < self.budget.notice_at - 1e-9:
                 continue
             self._told.add(key)
             self._say(f"{g.share:.0%} of the {g.scope}'s {g.measure} budget is spent "
