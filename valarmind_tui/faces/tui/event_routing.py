@@ -76,6 +76,9 @@ class EventRouter:
             case UsageUpdated():
                 status = app.query_one(StatusBar)
                 status.tokens, status.cost = event.session_tokens, event.session_cost_usd
+                status.budget = self._session().spending.status_line()
+            case ReviewerRan():  # a reviewer's call spends the budget too
+                app.query_one(StatusBar).budget = self._session().spending.status_line()
             case ModeChanged():
                 app.query_one(StatusBar).mode = event.mode
             case TurnStarted(agent_id="main"):
@@ -101,7 +104,7 @@ class EventRouter:
             case (TurnStarted() | PromptFinished() | TextDelta() | ReasoningDelta()
                   | TurnFinished() | ToolCallStarted() | ToolCallFinished() | AgentSpawned()
                   | AgentFinished() | TaskListChanged() | HookRan() | CheckpointCreated()
-                  | FilesRestored() | ReviewerRan() | TraceRecorded()):
+                  | FilesRestored() | TraceRecorded()):
                 pass  # the chat and the sidebar above showed what there is to show
             case _:
                 assert_never(event)
