@@ -76,8 +76,11 @@ class Spending:
         self.round: int | None = None
         self.entries: list[LedgerEntry] = []
         """This process's calls of the session, oldest first."""
-        self._before = Tally()
-        """What a resumed session had spent before this process."""
+        self._session = Tally()
+        """The session's spending: a resumed session's earlier runs, then each call."""
+        self._day: tuple[float, Tally] | None = None
+        """(local midnight, every session's spending since then): read from the ledger when a
+        prompt begins (or the day changes), then each call of this session added."""
         self._scopes: dict[str, _Scope] = {}
         self._told: set[tuple[str, str]] = set()
 
@@ -86,7 +89,8 @@ class Spending:
         """Record into `store` under `session_id` (a resumed session's spending counts)."""
         self.store, self.session_id = store, session_id
         if store is not None and session_id is not None:
-            self._before = store.spent(session_id)
+            self._session = store.spent(session_id)
+        self._day = None
 
     # -- what a runner calls --------------------------------------------------------------
     def set_round(self, round_: int | None) -> None:
@@ -105,7 +109,7 @@ class Spending:
     def begin_prompt(self) -> None:
         """The Session, before each prompt: the `prompt` scope with `[budget] prompt_*`."""
         self.open_scope("prompt", prompt_limits(self.budget))
-
+        self._day = None  # other sessions may have spent meanwhile: read the day again
     def check(self) -> BudgetStop | None:
         """The first spent budget, or None; tells the nearly spent ones (once each)."""
         gauges = self.gauges()
@@ -122,6 +126,9 @@ class Spending:
         self.entries.append(entry)
         if self.store is not None and self.session_id is not None:
             self.store.record_call(entry)
+        self._session.add(entry)
+        if self._day is not None:
+            self._day[1].add(entry)
         for scope in self._scopes.values():
             scope.spent.add(entry)
         if entry.cost_usd is None and self._cost_limited() and ("", "price") not in self._told:
@@ -134,22 +141,23 @@ class Spending:
     # -- reading --------------------------------------------------------------------------
     def session_spent(self) -> Tally:
         """The session's spending, a resumed session's earlier runs included."""
-        total = replace(self._before)
-        for entry in self.entries:
-            total.add(entry)
-        return total
+        return replace(self._session)
 
     def day_spent(self) -> Tally:
-        """Every session's spending since local midnight (the ledger; this process's calls
-        when the session is not stored)."""
+        """Every session's spending since local midnight: the ledger's sum (one SQL query,
+        made again when a prompt begins or the day changes), plus this session's calls since.
+        Not stored: this process's calls of the day."""
         since = start_of_day(self._clock())
-        if self.store is not None and self.session_id is not None:
-            return self.store.spent(since=since)
-        day = Tally()
-        for entry in self.entries:
-            if entry.at >= since:
-                day.add(entry)
-        return day
+        if self._day is None or self._day[0] != since:
+            if self.store is not None and self.session_id is not None:
+                day = self.store.spent(since=since)
+            else:
+                day = Tally()
+                for entry in self.entries:
+                    if entry.at >= since:
+                        day.add(entry)
+            self._day = (since, day)
+        return replace(self._day[1])
 
     def gauges(self) -> list[Gauge]:
         """Every limit that is set, with what its scope spent."""

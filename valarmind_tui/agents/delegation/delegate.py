@@ -41,6 +41,7 @@ from valarmind_tui.providers.base import Provider
 from valarmind_tui.providers.call_origin import calls_for
 from valarmind_tui.safety.gate.approval import PermissionMode
 from valarmind_tui.settings.config import Settings
+from valarmind_tui.spending.metered import LedgeredProvider
 from valarmind_tui.tools.base import ToolContext, ToolResult
 from valarmind_tui.tools.services import DelegationRequest
 
@@ -278,6 +279,8 @@ class Delegator:
         provider = parent.provider
         if spec.api_base or spec.api_key_env:
             provider = (self.provider_for or profile_provider)(spec, model)
+            if isinstance(parent.provider, LedgeredProvider):  # its own endpoint, same ledger
+                provider = LedgeredProvider(provider, parent.provider.spending)
         deps = LoopDeps(provider=provider, tools=tools, gate=parent.gate, bus=parent.bus, ctx=ctx,
                         totals=parent.totals)
         return AgentLoop(spec, deps, agent_id=child_id, model=model, max_turns=max_turns,
