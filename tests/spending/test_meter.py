@@ -110,3 +110,20 @@ def test_an_mcp_tool_call_names_its_server() -> None:
         origin = current_origin()
     assert (origin.mcp_server, origin.tool_call) == ("github", "c1")
     assert current_origin().tool is None
+
+
+def test_an_ended_prompt_stops_nothing_and_its_clock_stops() -> None:
+    """Between prompts (a /review, idle time) only the session's and the day's limits hold."""
+    now = [100.0]
+    spending = Spending(BudgetSettings(prompt_tokens=150, prompt_time_s=60),
+                        monotonic=lambda: now[0])
+    spending.begin_prompt()
+    spending.record(call(tokens=200))
+    assert spending.check() is not None
+    now[0] += 10
+    spending.end_scope("prompt")
+    now[0] += 3600
+    assert spending.check() is None
+    assert spending.status_line() == "prompt 200 tokens/150 tokens · prompt 10 s/60 s"
+    spending.begin_prompt()
+    assert spending.status_line() == "prompt 0 tokens/150 tokens · prompt 0 s/60 s"

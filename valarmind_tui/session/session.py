@@ -227,6 +227,7 @@ class Session:
             )
         finally:
             self._turn_messages = []
+            self.spending.end_scope("prompt")
             await self.checkpoints.end()
         self.history = outcome.messages
         failed = outcome.status == RunStatus.FAILED

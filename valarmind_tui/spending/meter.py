@@ -6,7 +6,8 @@
     stop = spending.check()          # a BudgetStop, or None while every budget holds
     spending.close_scope("goal")
 
-The Session opens the `prompt` scope for each prompt (the `--max-*` flags, `[budget] prompt_*`);
+The Session opens the `prompt` scope for each prompt (the `--max-*` flags, `[budget] prompt_*`)
+and ends it when the prompt ends (`end_scope`: shown, its clock stopped, stopping nothing);
 the `session` and `day` scopes always hold (`[budget] session_*`, `day_*`; the day's spending is
 read from the ledger across every session). An agent's next model call is refused while
 `check()` finds a spent budget (metered.py), so a run stops within one model call of a limit.
@@ -39,6 +40,8 @@ class _Scope:
     started: float
     """time.monotonic() when it opened."""
     spent: Tally = field(default_factory=Tally)
+    ended: float | None = None
+    """time.monotonic() when its run ended: shown, its clock stopped, never a stop again."""
 
 
 def _measure(tally: Tally, measure: str) -> float:
@@ -106,13 +109,21 @@ class Spending:
     def close_scope(self, name: str) -> None:
         self._scopes.pop(name, None)
 
+    def end_scope(self, name: str) -> None:
+        """The run `name` counted is over: its gauges stay (spent / limit, its clock stopped)
+        and calls made after it (a command between prompts) are shown in it, but it stops
+        nothing any more; the session's and the day's budgets still do."""
+        scope = self._scopes.get(name)
+        if scope is not None and scope.ended is None:
+            scope.ended = self._monotonic()
+
     def begin_prompt(self) -> None:
         """The Session, before each prompt: the `prompt` scope with `[budget] prompt_*`."""
         self.open_scope("prompt", prompt_limits(self.budget))
         self._day = None  # other sessions may have spent meanwhile: read the day again
     def check(self) -> BudgetStop | None:
         """The first spent budget, or None; tells the nearly spent ones (once each)."""
-        gauges = self.gauges()
+        gauges = self.gauges(live=True)
         self._tell(gauges)
         spent = next((g for g in gauges if g.spent_out), None)
         return BudgetStop(spent) if spent is not None else None
@@ -135,7 +146,7 @@ class Spending:
             self._told.add(("", "price"))
             self._say(f"{entry.model} has no known price (LiteLLM's offline table), so its "
                       "calls count in the token and turn budgets only, not the cost budget.")
-        self._tell(self.gauges())
+        self._tell(self.gauges(live=True))
         return entry
 
     # -- reading --------------------------------------------------------------------------
@@ -159,15 +170,16 @@ class Spending:
             self._day = (since, day)
         return replace(self._day[1])
 
-    def gauges(self) -> list[Gauge]:
-        """Every limit that is set, with what its scope spent."""
+    def gauges(self, *, live: bool = False) -> list[Gauge]:
+        """Every limit that is set, with what its scope spent (`live`: not the ended scopes)."""
         found: list[Gauge] = []
+        now = self._monotonic()
         tallies: list[tuple[str, BudgetLimits, Callable[[], Tally], float | None]] = [
-            (name, scope.limits, _fixed(scope.spent), scope.started)
-            for name, scope in self._scopes.items()]
+            (name, scope.limits, _fixed(scope.spent), (scope.ended or now) - scope.started)
+            for name, scope in self._scopes.items() if not (live and scope.ended)]
         tallies.append(("session", session_limits(self.budget), self.session_spent, None))
         tallies.append(("day", day_limits(self.budget), self.day_spent, None))
-        for name, limits, tally_of, started in tallies:
+        for name, limits, tally_of, elapsed in tallies:
             if not limits.any:
                 continue
             tally = tally_of()  # the day's is a query: asked only when a day limit is set
@@ -175,10 +187,7 @@ class Spending:
                 limit = limits.of(measure)
                 if limit is None:
                     continue
-                if measure == "time":
-                    spent = self._monotonic() - started if started is not None else 0.0
-                else:
-                    spent = _measure(tally, measure)
+                spent = (elapsed or 0.0) if measure == "time" else _measure(tally, measure)
                 found.append(Gauge(name, measure, float(spent), float(limit)))
         return found
 
@@ -196,7 +205,7 @@ class Spending:
 
     # -- notices --------------------------------------------------------------------------
     def _cost_limited(self) -> bool:
-        return any(g.measure == "cost" for g in self.gauges())
+        return any(g.measure == "cost" for g in self.gauges(live=True))
 
     def _tell(self, gauges: list[Gauge]) -> None:
         for g in gauges:
