@@ -111,8 +111,9 @@ configuration:
 
 exit codes:
   0 done   1 failed   2 usage or configuration error   3 stopped by a limit before done
-  4 escalated (the same intent denied three times)   8 a budget spent (--max-*, [budget]:
-  docs/budgets.md; the session is kept for --resume)   130 interrupted
+  4 escalated (the same intent denied three times)   130 interrupted
+  8 budget: a --max-* flag's or [budget]'s limit was spent; the work and the session are
+    kept for --resume (docs/budgets.md)
   (valarmind commit adds 5 and 6: see valarmind commit --help)
 
 examples:
