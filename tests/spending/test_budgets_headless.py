@@ -151,3 +151,13 @@ def test_text_output_says_the_budget_on_stderr_and_warns_at_80_percent(
     assert out.stderr.count("of the prompt's tokens budget is spent") == 1  # the 80% notice
     assert "valarmind: budget: ## BUDGET" in out.stderr
     assert len(fake_model.requests) == 5  # 4 x 1,050 = 4,200 < 5,000 <= 5,250
+
+
+def test_help_lists_the_budget_flags_and_exit_code(tmp_path: Path) -> None:
+    out = valarmind("--help", cwd=tmp_path)
+    assert out.returncode == 0
+    for flag in ("--max-cost-usd", "--max-tokens", "--max-turns", "--max-time"):
+        assert flag in out.stdout
+    assert "8 budget: a --max-* flag's or [budget]'s limit was spent" in out.stdout
+    bad = valarmind("-p", "x", "--max-time", "soon", cwd=tmp_path)
+    assert bad.returncode == 2 and "not a duration: 'soon'" in bad.stderr
