@@ -161,3 +161,19 @@ def test_help_lists_the_budget_flags_and_exit_code(tmp_path: Path) -> None:
     assert "8 budget: a --max-* flag's or [budget]'s limit was spent" in out.stdout
     bad = valarmind("-p", "x", "--max-time", "soon", cwd=tmp_path)
     assert bad.returncode == 2 and "not a duration: 'soon'" in bad.stderr
+
+
+def test_the_runner_stops_at_its_budget_with_the_answer_file(git_repo: Path, fake_model: Any,
+                                                             tmp_path: Path) -> None:
+    write_user_config(
+        f'[profiles.looker]\nmodel = "openai/fake-model"\napi_base = "{fake_model.openai_base}"'
+        '\napi_key_env = "FAKE_API_KEY"\n')
+    prompt = tmp_path / "p.md"
+    prompt.write_text("Look around.")
+    fake_model.script(*reading(4))
+    output = tmp_path / "o.md"
+    out = valarmind("run", "--agent", "looker", "--prompt", str(prompt), "--output", str(output),
+                    "--max-turns", "1", cwd=git_repo, env=KEY)
+    assert out.returncode == EXIT_BUDGET, out.stderr
+    assert output.read_text().startswith("## BUDGET\n\nThe prompt's turns budget is spent")
+    assert len(fake_model.requests) == 1

@@ -167,6 +167,7 @@ def _run(run: argparse.ArgumentParser) -> None:
     run.add_argument("--output", required=True, type=Path, help="where the final answer goes")
     run.add_argument("--permission-mode", choices=MODES)
     _project_commands_flag(run)
+    _budget_flags(run)
     run.add_argument("paths", nargs="*", help="paths for the agent to work on (after --)")
 
 

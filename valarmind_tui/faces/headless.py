@@ -189,6 +189,7 @@ async def _run_profile(
     try:
         await manager.start(profile.mcp_servers)
         manager.register_into(tools, allow_overrides=profile.tool_overrides or None)
+        session.spending.begin_prompt()  # the run is one prompt for the --max-* flags
         outcome = await AgentLoop(spec, deps, model=session.model).run(task)
     finally:
         await manager.close()
