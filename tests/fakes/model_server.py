@@ -94,6 +94,9 @@ class FakeModelServer:
         self.request_headers: list[dict[str, str]] = []
         self.unrouted: list[tuple[str, dict[str, Any]]] = []
         """(path, body) of each request to a route this server does not know: answered 404."""
+        self.usage_served: list[dict[str, int]] = []
+        """The usage each scripted answer reported, in order (wire.usage_reported): the
+        server's own count, for the ledger's totals to be checked against."""
         self.requests_log: Path | None = None
         self._httpd = ThreadingHTTPServer((host, port), _Handler)
         self._httpd.daemon_threads = True
@@ -262,17 +265,21 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(turn.stall_s)
             return
         if not request.get("stream") or turn.fault == "json_body":
+            self._served(turn)
             self._send_json(200, build(turn, model), turn.headers)
             return
         self._start_sse(turn.headers)
         if turn.fault == "empty":
             return
+        include_usage = False
         if anthropic:
             events = list(wire.anthropic_events(turn, model))
         else:
             include_usage = bool((request.get("stream_options") or {}).get("include_usage"))
             events = list(wire.openai_events(turn, model, include_usage))
         finish = next((n for n, event in enumerate(events) if wire.is_finish(event)), len(events))
+        if (anthropic or include_usage) and turn.fault not in ("cut", "cut_mid_event", "stall_mid"):
+            self._served(turn)  # counted before the client can read the end of it
         for n, (name, data) in enumerate(events):
             if n == finish and turn.fault in ("cut", "cut_mid_event", "stall_mid"):
                 if turn.fault == "cut_mid_event":
@@ -288,6 +295,11 @@ class _Handler(BaseHTTPRequestHandler):
                     time.sleep(1.0)
                 continue
             self._write_event(data, name, turn.chunk_delay_s)
+
+    def _served(self, turn: ScriptedTurn) -> None:
+        fake = self.server.fake  # type: ignore[attr-defined]
+        with fake._lock:
+            fake.usage_served.append(wire.usage_reported(turn))
 
     def _serve_replay(self, case: dict[str, Any]) -> None:
         headers = dict(case.get("headers") or {})

@@ -42,6 +42,40 @@ def _usage(turn: ScriptedTurn) -> tuple[int, int]:
     return prompt, completion
 
 
+def usage_reported(turn: ScriptedTurn) -> dict[str, int]:
+    """The usage the turn reports: prompt and completion tokens, and of them the cached prompt
+    tokens and the reasoning tokens (`usage` keys `cached_tokens`, `reasoning_tokens`)."""
+    prompt, completion = _usage(turn)
+    usage = turn.usage or {}
+    return {"prompt_tokens": prompt, "completion_tokens": completion,
+            "cached_tokens": int(usage.get("cached_tokens", 0)),
+            "reasoning_tokens": int(usage.get("reasoning_tokens", 0))}
+
+
+def openai_usage(turn: ScriptedTurn) -> dict[str, Any]:
+    """OpenAI's shape: cached and reasoning tokens in the details, inside the two counts."""
+    told = usage_reported(turn)
+    prompt, completion = told["prompt_tokens"], told["completion_tokens"]
+    body: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": completion,
+                            "total_tokens": prompt + completion}
+    if told["cached_tokens"]:
+        body["prompt_tokens_details"] = {"cached_tokens": told["cached_tokens"]}
+    if told["reasoning_tokens"]:
+        body["completion_tokens_details"] = {"reasoning_tokens": told["reasoning_tokens"]}
+    return body
+
+
+def anthropic_usage(turn: ScriptedTurn, output_tokens: int | None = None) -> dict[str, Any]:
+    """Anthropic's shape: cache reads apart from `input_tokens` (which leaves them out)."""
+    told = usage_reported(turn)
+    body: dict[str, Any] = {"input_tokens": told["prompt_tokens"] - told["cached_tokens"],
+                            "output_tokens": told["completion_tokens"]
+                            if output_tokens is None else output_tokens}
+    if told["cached_tokens"]:
+        body["cache_read_input_tokens"] = told["cached_tokens"]
+    return body
+
+
 def exhausted_error(anthropic: bool, number: int) -> dict[str, Any]:
     message = (f"fake model server: the script ran out (request #{number} has no scripted "
                "turn left)")
@@ -64,7 +98,6 @@ def error_body(turn: ScriptedTurn, anthropic: bool) -> Any:
 # --- OpenAI chat completions ---------------------------------------------------------------
 
 def openai_completion(turn: ScriptedTurn, model: str) -> dict[str, Any]:
-    prompt, completion = _usage(turn)
     message: dict[str, Any] = {"role": "assistant", "content": turn.text or None}
     if turn.reasoning:
         message["reasoning_content"] = turn.reasoning
@@ -83,8 +116,7 @@ def openai_completion(turn: ScriptedTurn, model: str) -> dict[str, Any]:
         "model": model,
         "choices": [{"index": 0, "message": message, "logprobs": None,
                      "finish_reason": "tool_calls" if turn.tool_calls else "stop"}],
-        "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
-                  "total_tokens": prompt + completion},
+        "usage": openai_usage(turn),
     }
 
 
@@ -143,11 +175,9 @@ def openai_events(turn: ScriptedTurn, model: str, include_usage: bool) -> Iterat
             yield chunk({"tool_calls": [{"index": n, "function": {"arguments": piece}}]})
     yield chunk({}, "tool_calls" if turn.tool_calls else "stop")
     if include_usage:
-        prompt, completion = _usage(turn)
         body = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": created,
                 "model": model, "choices": [],
-                "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
-                          "total_tokens": prompt + completion}}
+                "usage": openai_usage(turn)}
         yield None, json.dumps(body)
     yield None, "[DONE]"
 
@@ -174,16 +204,15 @@ def _anthropic_blocks(turn: ScriptedTurn) -> list[dict[str, Any]]:
 
 
 def anthropic_message(turn: ScriptedTurn, model: str) -> dict[str, Any]:
-    prompt, completion = _usage(turn)
     return {"id": "msg_fake", "type": "message", "role": "assistant", "model": model,
             "content": _anthropic_blocks(turn),
             "stop_reason": "tool_use" if turn.tool_calls else "end_turn",
             "stop_sequence": None,
-            "usage": {"input_tokens": prompt, "output_tokens": completion}}
+            "usage": anthropic_usage(turn)}
 
 
 def anthropic_events(turn: ScriptedTurn, model: str) -> Iterator[Event]:
-    prompt, completion = _usage(turn)
+    completion = _usage(turn)[1]
 
     def event(name: str, **data: Any) -> Event:
         return name, json.dumps({"type": name, **data})
@@ -191,7 +220,7 @@ def anthropic_events(turn: ScriptedTurn, model: str) -> Iterator[Event]:
     yield event("message_start", message={
         "id": "msg_fake", "type": "message", "role": "assistant", "model": model,
         "content": [], "stop_reason": None, "stop_sequence": None,
-        "usage": {"input_tokens": prompt, "output_tokens": 1}})
+        "usage": anthropic_usage(turn, output_tokens=1)})
     yield event("ping")
     index = 0
     if turn.reasoning:

@@ -61,6 +61,8 @@ async def test_a_stop_prompt_hook_sends_the_agent_back_with_its_reason(
     again = json.dumps(fake_model.requests[2]["messages"])
     assert "say whether the tests pass" in again
     assert [r.outcome for r in run.hook_runs("Stop")] == ["blocked", "ok"]
+    kinds = run.session.spending.spend().by["kind"]  # the hook's calls are in the ledger
+    assert (kinds["agent"].calls, kinds["hook"].calls) == (2, 2)
 
 
 async def test_offline_a_prompt_hook_is_reported_as_not_run_and_the_command_runs(

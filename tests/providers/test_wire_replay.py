@@ -116,3 +116,15 @@ async def test_recorded_case_normalizes(path: Path, fake_model: FakeModelServer,
                      "chunk never reaches the provider layer")
     assert (turn.usage.prompt_tokens, turn.usage.completion_tokens) == (
         want.prompt_tokens, want.completion_tokens)
+    assert turn.usage.cached_tokens == want.cached_tokens
+    if want.reasoning_tokens or not want.reasoning:
+        assert turn.usage.reasoning_tokens == want.reasoning_tokens
+    else:
+        # Reasoning the provider did not count apart (Anthropic bills thinking as output and
+        # never splits it out): LiteLLM counts the reasoning text itself for Anthropic and for
+        # a stream, and leaves an OpenAI-format JSON answer's at 0.
+        counted = turn.usage.reasoning_tokens
+        if case["stream"] or case["format"] == "anthropic-messages":
+            assert 0 < counted <= max(want.completion_tokens, 1)
+        else:
+            assert counted == 0

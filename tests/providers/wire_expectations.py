@@ -29,6 +29,10 @@ class Expected:
     calls: list[ExpectedCall] = field(default_factory=list)
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0
+    """Of the prompt, read from the provider's cache (what the ledger prices at the cache's
+    rate)."""
+    reasoning_tokens: int = 0
     thinking_blocks: int = 0
     signatures: list[str] = field(default_factory=list)
     error: str | None = None
@@ -86,6 +90,8 @@ def _openai_usage(exp: Expected, usage: dict[str, Any] | None) -> None:
         # as output, so the turn's completion tokens include it.
         details = usage.get("completion_tokens_details") or {}
         reasoning = details.get("reasoning_tokens") or 0
+        exp.reasoning_tokens = reasoning
+        exp.cached_tokens = (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
         if reasoning and usage.get("total_tokens") == (
                 exp.prompt_tokens + exp.completion_tokens + reasoning):
             exp.completion_tokens += reasoning
@@ -130,6 +136,7 @@ def _anthropic_usage(exp: Expected, usage: dict[str, Any] | None) -> None:
     if "input_tokens" in usage:
         exp.prompt_tokens = (usage["input_tokens"] + (usage.get("cache_read_input_tokens") or 0)
                              + (usage.get("cache_creation_input_tokens") or 0))
+        exp.cached_tokens = usage.get("cache_read_input_tokens") or 0
     if "output_tokens" in usage:
         exp.completion_tokens = usage["output_tokens"]
 

@@ -92,9 +92,9 @@ async def test_budget_alias_and_cost(git_repo: Path, live: Any, fake_model: Any)
     await run.session.submit("list the files")
     cost: CommandResult = await run.session.run_command("/cost")
     assert "Tokens: 1,300 in, 70 out." in cost.text
-    assert "Agents: 1,000 in, 50 out" in cost.text
-    assert "- tool-approve: 1 reviews, 300 in, 20 out" in cost.text
-    assert cost.data["reviewers"]["tool-approve"]["prompt_tokens"] == 300
+    assert "- main: 1 call, 1,000 in, 50 out, unknown price" in cost.text
+    assert "- tool-approve: 1 call, 300 in, 20 out" in cost.text
+    assert cost.data["by_reviewer"]["tool-approve"]["prompt_tokens"] == 300
     assert system_prompts(fake_model)[1].startswith("You are ValarMind's orchestrator")
 
 

@@ -21,6 +21,7 @@ from valarmind_tui.agents.spec import AgentSpec
 from valarmind_tui.agents.steering import SteeringQueue
 from valarmind_tui.core.bus import EventBus
 from valarmind_tui.core.errors import (
+    BudgetExhausted,
     DenialEscalated,
     ProviderError,
     ToolError,
@@ -53,6 +54,7 @@ from valarmind_tui.providers.base import (
     Usage,
     UsageTotals,
 )
+from valarmind_tui.providers.call_origin import calls_for
 from valarmind_tui.providers.model_info import supports_vision
 from valarmind_tui.safety.gate.pipeline import PermissionGate
 from valarmind_tui.safety.secrets import project_masker
@@ -132,6 +134,8 @@ class AgentLoop:
         self._tool_images: list[ImageAttachment] = []
         """Images the running turn's tool calls returned, sent after their results."""
         self._vision: bool | None = None
+        self._last_text = ""
+        """The last complete turn's text: what a budget stop keeps as the answer."""
 
     async def run(
         self, task: str, *, history: list[dict[str, Any]] | None = None,
@@ -146,7 +150,8 @@ class AgentLoop:
         self._append({"role": "user", "content": with_images(task, list(images))})
         self._reviews.began(task)
         try:
-            return await self._loop()
+            with calls_for(kind="agent", agent=self.agent_id):
+                return await self._loop()
         except asyncio.CancelledError as exc:
             current = asyncio.current_task()
             if current is not None:
@@ -157,6 +162,11 @@ class AgentLoop:
             return self._outcome(RunStatus.ESCALATED, str(exc), error=str(exc))
         except ProviderError as exc:
             return self._outcome(RunStatus.FAILED, self._partial, error=str(exc))
+        except BudgetExhausted as exc:  # raised before a model call: the history is whole
+            self._finished("", 0, "budget")  # the turn that started is closed, never made
+            self._turn -= 1
+            text = f"## BUDGET\n\n{exc}" + (f"\n\n{self._last_text}" if self._last_text else "")
+            return self._outcome(RunStatus.BUDGET, text, error=str(exc))
 
     async def _loop(self) -> AgentOutcome:
         last_text = ""
@@ -164,7 +174,7 @@ class AgentLoop:
             self._turn += 1
             turn = await self._query()
             self._append(turn.to_message())
-            last_text = turn.text
+            last_text = self._last_text = turn.text
             ignored = await self._reviews.ignored_error(turn)
             if ignored is not None:
                 self._not_run(turn, ignored)
@@ -306,7 +316,8 @@ class AgentLoop:
         status, result = "error", None
         call_token = CURRENT_CALL_ID.set(call.id)
         try:
-            status, result, ran = await self._execute(call)
+            with calls_for(tool_call=call.id, tool=call.name):
+                status, result, ran = await self._execute(call)
         except asyncio.CancelledError as exc:
             if is_timeout(exc):
                 self._finish(call, "timeout", ToolResult.error(

@@ -66,7 +66,22 @@ def _settings(args: argparse.Namespace, trusted: bool | None = None) -> Any:
     root = _root(args)
     if trusted is None:
         trusted = decide(root, flag=getattr(args, "trust_project", False)).trusted
-    return load_settings(root, trusted=trusted, **flags)
+    return with_budget_flags(load_settings(root, trusted=trusted, **flags), args)
+
+
+BUDGET_FLAGS = {"max_cost_usd": "prompt_cost_usd", "max_tokens": "prompt_tokens",
+                "max_turns": "prompt_turns", "max_time": "prompt_time_s"}
+"""Each `--max-*` flag and the `[budget]` key it sets for this run."""
+
+
+def with_budget_flags(settings: Any, args: argparse.Namespace) -> Any:
+    """The settings with the `--max-*` flags as the prompt's budget (they win over config)."""
+    given = {key: getattr(args, flag) for flag, key in BUDGET_FLAGS.items()
+             if getattr(args, flag, None) is not None}
+    if not given:
+        return settings
+    budget = settings.budget.model_copy(update=given)
+    return settings.model_copy(update={"budget": budget})
 
 
 def _root(args: argparse.Namespace) -> Path:
@@ -139,6 +154,10 @@ def main(argv: list[str] | None = None) -> int:
             return _trust_command(root, args)
         if args.command == "setup":
             return _setup_command(root, args)
+        if args.command == "cost":  # the store only: no settings, model or session
+            from valarmind_tui.cli.cost_command import run_cost_command
+
+            return run_cost_command(str(root), args)
         if args.command is None and args.prompt is None:
             from valarmind_tui.faces.repl.plain import run_repl
 

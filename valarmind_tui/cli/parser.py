@@ -60,6 +60,44 @@ def _project_commands_flag(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _budget_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--max-cost-usd", dest="max_cost_usd", type=_positive(float),
+                        metavar="USD", help="stop the run once its model calls cost this much")
+    parser.add_argument("--max-tokens", dest="max_tokens", type=_positive(int), metavar="N",
+                        help="stop the run once its model calls used this many tokens")
+    parser.add_argument("--max-turns", dest="max_turns", type=_positive(int), metavar="N",
+                        help="stop the run after this many agent model calls")
+    parser.add_argument("--max-time", dest="max_time", type=duration, metavar="TIME",
+                        help="stop the run after this long (90, 90s, 5m, 1h)")
+
+
+def _positive(kind: Callable[[str], Any]) -> Callable[[str], Any]:
+    def parse(text: str) -> Any:
+        value = kind(text)
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be more than 0: {text}")
+        return value
+
+    parse.__name__ = kind.__name__
+    return parse
+
+
+_UNIT_S = {"": 1.0, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0}
+
+
+def duration(text: str) -> float:
+    """`90`, `90s`, `5m`, `1.5h` in seconds."""
+    number = text.strip().rstrip("smhin")
+    unit = text.strip()[len(number):]
+    try:
+        seconds = float(number) * _UNIT_S[unit]
+    except (ValueError, KeyError):
+        raise argparse.ArgumentTypeError(f"not a duration: {text!r} (90, 90s, 5m, 1h)") from None
+    if seconds <= 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0: {text}")
+    return seconds
+
+
 HELP_EPILOG = """\
 A task as the first argument (valarmind "fix the failing test") starts the TUI with it as the
 first prompt; with --plain, the REPL; when the output is not a terminal, it runs as -p.
@@ -74,6 +112,8 @@ configuration:
 exit codes:
   0 done   1 failed   2 usage or configuration error   3 stopped by a limit before done
   4 escalated (the same intent denied three times)   130 interrupted
+  8 budget: a --max-* flag's or [budget]'s limit was spent; the work and the session are
+    kept for --resume (docs/budgets.md)
   (valarmind commit adds 5 and 6: see valarmind commit --help)
 
 examples:
@@ -97,6 +137,7 @@ def build_parser() -> Parser:
     parser.add_argument("--output-format", choices=["text", "json", "jsonl"], default="text")
     parser.add_argument("--permission-mode", choices=MODES)
     _project_commands_flag(parser)
+    _budget_flags(parser)
     parser.add_argument("--plain", action="store_true", help="line-mode REPL (no full-screen UI)")
     parser.add_argument("--resume", metavar="SESSION", nargs="?", const="last",
                         help="resume a stored session (the last one by default)")
@@ -126,6 +167,7 @@ def _run(run: argparse.ArgumentParser) -> None:
     run.add_argument("--output", required=True, type=Path, help="where the final answer goes")
     run.add_argument("--permission-mode", choices=MODES)
     _project_commands_flag(run)
+    _budget_flags(run)
     run.add_argument("paths", nargs="*", help="paths for the agent to work on (after --)")
 
 
@@ -208,6 +250,17 @@ def _setup(setup: argparse.ArgumentParser) -> None:
     setup.add_argument("--json", action="store_true", help="one JSON array of every row")
 
 
+def _cost(cost: argparse.ArgumentParser) -> None:
+    _common(cost)
+    cost.add_argument("--session", metavar="ID",
+                      help="one stored session (`last`: this project's last; the default "
+                           "without --since)")
+    cost.add_argument("--since", metavar="DATE",
+                      help="calls from this date on (2026-11-28 or 2026-11-28T14:00); without "
+                           "--session, every session of every project")
+    cost.add_argument("--json", action="store_true", help="the totals and every breakdown")
+
+
 def _trust(trust: argparse.ArgumentParser) -> None:
     _common(trust)
     trust_how = trust.add_mutually_exclusive_group()
@@ -233,6 +286,8 @@ SUBCOMMANDS = {command.name: command for command in (
     Subcommand("redo", "put back what undo took back", _undo_redo),
     Subcommand("rewind", "list the turns, or restore the files to before one", _rewind),
     Subcommand("sessions", "the stored sessions of this project", _sessions),
+    Subcommand("cost", "the ledger of model calls: tokens and cost by agent, tool, MCP server, "
+                       "reviewer, round", _cost),
     Subcommand("setup", "what of your Claude Code, Codex or Gemini setup loads", _setup),
     Subcommand("trust", "trust this folder's own configuration, or take it back", _trust),
 )}

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from valarmind_tui.safety.gate.approval import Approver, PermissionMode
     from valarmind_tui.safety.sandbox.wrap import Sandbox
     from valarmind_tui.settings.config import Settings
+    from valarmind_tui.spending.meter import Spending
     from valarmind_tui.store.sessions import SessionStore
     from valarmind_tui.tools.base import ToolResult
     from valarmind_tui.tools.shell.jobs import BackgroundJobs
@@ -121,6 +122,8 @@ class CommandContext(Protocol):
     """The session as slash commands see it."""
 
     history: list[dict[str, Any]]
+    spending: Spending
+    """The session's ledger and budgets (/cost)."""
     """The conversation; /rewind --prompt cuts it."""
 
     @property

@@ -14,7 +14,6 @@ from valarmind_tui.commands.result import (
     refused_while_busy,
 )
 from valarmind_tui.core.errors import ValarMindError
-from valarmind_tui.oversight.spending import session_usage
 from valarmind_tui.safety.gate.approval import PermissionMode
 
 if TYPE_CHECKING:
@@ -78,8 +77,12 @@ async def clear(ctx: CommandContext, args: str) -> CommandResult:
 
 
 async def cost(ctx: CommandContext, args: str) -> CommandResult:
-    spent = session_usage(ctx.totals, ctx.gate.reviewers)
-    return CommandResult(spent.describe(), data=spent.to_dict())
+    """The session's ledger: totals, budgets, then by agent, tool, MCP server, reviewer, round."""
+    from valarmind_tui.spending.report import describe
+
+    spending = ctx.spending
+    spend = spending.spend()
+    return CommandResult(describe(spend, spending.gauges()), data=spend.to_dict())
 
 
 async def theme(ctx: CommandContext, args: str) -> CommandResult:
@@ -164,7 +167,8 @@ COMMANDS = (
             choices=lambda ctx: [m.value for m in PermissionMode]),
     Command("plan", "plan mode: read-only research, then a plan to approve", handler=plan),
     Command("clear", "start a fresh conversation", idle_only=True, handler=clear),
-    Command("cost", "tokens and cost of this session (the reviewers' share apart)",
+    Command("cost", "tokens and cost of this session: by agent, tool, MCP server, reviewer, "
+                    "round",
             handler=cost),
     Command("theme", "switch the colour theme", usage="NAME", handler=theme),
     Command("sandbox", "what commands the assistant runs may do (bubblewrap)", handler=sandbox),

@@ -8,8 +8,9 @@
     ├── ToolError              a tool failed in a way the model can read and retry
     │   ├── PathOutsideProject a path escapes the project root (by .. or by symlink)
     │   └── ToolDenied         a tool refused the call on policy (plan mode, permissions)
-    └── DenialEscalated        repeated similar denials: every agent stops, the person decides
-        └── HookStopped        a hook answered `continue: false`: the prompt stops
+    ├── DenialEscalated        repeated similar denials: every agent stops, the person decides
+    │   └── HookStopped        a hook answered `continue: false`: the prompt stops
+    └── BudgetExhausted        a budget is spent: the next agent model call is not made
 
 How an agent run ends otherwise is not an exception but its outcome's RunStatus (events.py):
 running out of turns is `incomplete`, Esc is asyncio cancellation ending `cancelled`.
@@ -87,3 +88,8 @@ class DenialEscalated(ValarMindError):
 class HookStopped(DenialEscalated):
     """A hook said `continue: false`; the message is its `stopReason`. It stops the prompt the
     way an escalation does (every agent and the gates end; the person decides)."""
+
+
+class BudgetExhausted(ValarMindError):
+    """A budget ([budget], `--max-*`) is spent: raised instead of an agent's next model call,
+    so the run ends `budget` with its work kept."""

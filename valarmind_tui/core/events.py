@@ -36,6 +36,8 @@ class RunStatus(StrEnum):
     """A required quality gate failed."""
     TIMEOUT = "timeout"
     """The orchestrator's own time limit ran out."""
+    BUDGET = "budget"
+    """A budget (cost, tokens, turns, time) was spent; stopped before the next model call."""
 
 
 ToolStatus = Literal["ok", "error", "denied", "cancelled", "timeout"]

@@ -18,7 +18,6 @@ from valarmind_tui.core.errors import AuthError, UsageError
 from valarmind_tui.core.events import Event, ModelFellBack, Notice, RunStatus, event_to_dict
 from valarmind_tui.core.visible_text import visible
 from valarmind_tui.mcp_client.manager import McpManager
-from valarmind_tui.oversight.spending import session_usage
 from valarmind_tui.providers.base import Provider
 from valarmind_tui.safety.gate.approval import (
     ApprovalAnswer,
@@ -33,9 +32,11 @@ from valarmind_tui.tools.common import diff_stats
 
 EXIT_CODES: dict[RunStatus, int] = {
     RunStatus.DONE: 0, RunStatus.FAILED: 1, RunStatus.CANCELLED: 1, RunStatus.INCOMPLETE: 3,
-    RunStatus.ESCALATED: 4, RunStatus.UNVERIFIED: 5, RunStatus.REJECTED: 6, RunStatus.TIMEOUT: 7}
+    RunStatus.ESCALATED: 4, RunStatus.UNVERIFIED: 5, RunStatus.REJECTED: 6, RunStatus.TIMEOUT: 7,
+    RunStatus.BUDGET: 8}
 """Exit codes of `-p` and `run` by prompt status (the README lists them): unverified, a required
-quality gate could not run (QA's command denied...); rejected, a required gate failed."""
+quality gate could not run (QA's command denied...); rejected, a required gate failed; budget,
+a budget was spent (docs/budgets.md)."""
 ANSWERED = (RunStatus.DONE, RunStatus.INCOMPLETE, RunStatus.UNVERIFIED, RunStatus.REJECTED)
 """Statuses whose text is an answer, printed on stdout in text mode (the others go to stderr)."""
 
@@ -62,6 +63,7 @@ async def _run_prompt(
         else:
             ran = await run(session, slash)
             result = PromptResult(RunStatus.DONE if ran.ok else RunStatus.FAILED, ran.text)
+        summary = _summary(session, result) if output_format == "json" else {}
     finally:
         await asyncio.sleep(0)
         writer.cancel()
@@ -71,7 +73,7 @@ async def _run_prompt(
     elif output_format == "text":  # stdout carries only an answer; what went wrong goes to stderr
         print(visible(f"valarmind: {result.status}: {result.text.rstrip()}"), file=sys.stderr)
     elif output_format == "json":
-        json.dump(_summary(session, result), out)
+        json.dump(summary, out)  # made before the store closed: the ledger is read there
         out.write("\n")
     out.flush()
     return EXIT_CODES.get(result.status, 1)
@@ -128,15 +130,25 @@ def _writer(session: Session, output_format: str, out: IO[str]) -> asyncio.Task[
 
 
 def _summary(session: Session, result: PromptResult) -> dict[str, Any]:
-    spent = session_usage(session.totals, session.gate.reviewers)
+    """The JSON answer: `usage` the ledger's totals (every model call: agents, reviewers,
+    hooks), `reviewers` each reviewer's share, `ledger` the whole breakdown, `budget` each set
+    limit. A cost is null when no call had a known price."""
+    spend = session.spending.spend()
+    total = spend.total
     return {
         "session_id": session.session_id,
         "status": result.status,
         "result": result.text,
         "gates": list(result.gates),
         "model": session.model,
-        "usage": spent.totals(),
-        "reviewers": spent.reviewers_dict(),
+        "usage": {"prompt_tokens": total.prompt_tokens,
+                  "completion_tokens": total.completion_tokens, "cost_usd": total.cost_usd},
+        "reviewers": {label: {"calls": t.calls, "prompt_tokens": t.prompt_tokens,
+                              "completion_tokens": t.completion_tokens, "cost_usd": t.cost_usd}
+                      for label, t in spend.by["reviewer"].items()},
+        "ledger": spend.to_dict(),
+        "budget": [{"scope": g.scope, "measure": g.measure, "spent": g.spent, "limit": g.limit}
+                   for g in session.spending.gauges()],
     }
 
 
@@ -180,6 +192,7 @@ async def _run_profile(
     try:
         await manager.start(profile.mcp_servers)
         manager.register_into(tools, allow_overrides=profile.tool_overrides or None)
+        session.spending.begin_prompt()  # the run is one prompt for the --max-* flags
         outcome = await AgentLoop(spec, deps, model=session.model).run(task)
     finally:
         await manager.close()

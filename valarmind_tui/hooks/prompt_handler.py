@@ -24,6 +24,7 @@ from typing import Any
 
 from valarmind_tui.hooks.process import ActiveHook, HookResult, Outcome
 from valarmind_tui.providers.base import ModelRequest, Provider, TurnComplete
+from valarmind_tui.providers.call_origin import calls_for
 
 DEFAULT_PROMPT_TIMEOUT_S = 30.0
 """Claude Code's default for prompt hooks."""
@@ -110,9 +111,10 @@ async def run_prompt_handler(
 
 
 async def _ask(provider: Provider, request: ModelRequest) -> str:
-    async for chunk in provider.stream(request):
-        if isinstance(chunk, TurnComplete):
-            return chunk.turn.text
+    with calls_for(kind="hook"):
+        async for chunk in provider.stream(request):
+            if isinstance(chunk, TurnComplete):
+                return chunk.turn.text
     raise RuntimeError("the model's stream ended without a complete response")
 
 

@@ -48,6 +48,7 @@ from valarmind_tui.providers.base import (
     Usage,
     UsageTotals,
 )
+from valarmind_tui.providers.call_origin import calls_for
 from valarmind_tui.safety.gate.approval import ApprovalRequest, Approver
 
 if TYPE_CHECKING:
@@ -297,11 +298,12 @@ class SamplingHandler:
         request = ModelRequest(messages=to_openai_messages(params), tools=to_openai_tools(tools),
                                max_tokens=params.max_tokens)
         turn = None
-        async for chunk in provider.stream(request):
-            if isinstance(chunk, TextPiece):
-                self.bus.publish(TextDelta(agent_id=conv.agent_id, text=chunk.text))
-            elif isinstance(chunk, TurnComplete):
-                turn = chunk.turn
+        with calls_for(kind="sampling", agent=conv.agent_id, mcp_server=server):
+            async for chunk in provider.stream(request):
+                if isinstance(chunk, TextPiece):
+                    self.bus.publish(TextDelta(agent_id=conv.agent_id, text=chunk.text))
+                elif isinstance(chunk, TurnComplete):
+                    turn = chunk.turn
         if turn is None:
             raise RuntimeError("the model stream ended without a complete turn")
         self._count(conv, turn.usage)

@@ -24,6 +24,7 @@ from valarmind_tui.providers.base import (
     Usage,
     UsageTotals,
 )
+from valarmind_tui.providers.call_origin import calls_for
 from valarmind_tui.safety.gate.oversight_points import ReviewVerdict
 from valarmind_tui.settings.sections import ReviewerSettings
 
@@ -129,9 +130,10 @@ class ModelReviewer:
 
     async def _ask(self, provider: Provider, request: ModelRequest) -> AssistantTurn:
         turn: AssistantTurn | None = None
-        async for chunk in provider.stream(request):
-            if isinstance(chunk, TurnComplete):
-                turn = chunk.turn
+        with calls_for(kind="reviewer", reviewer=self.label):
+            async for chunk in provider.stream(request):
+                if isinstance(chunk, TurnComplete):
+                    turn = chunk.turn
         if turn is None:
             raise RuntimeError("the model's stream ended without a complete response")
         return turn

@@ -50,9 +50,11 @@ class Reviewers:
 
     @classmethod
     def from_settings(cls, settings: Settings, session_provider: Callable[[], Provider],
-                      bus: EventBus | None = None) -> Reviewers:
+                      bus: EventBus | None = None, *,
+                      wrap: Callable[[Provider], Provider] = lambda p: p) -> Reviewers:
         """Reviewers without a model of their own use the session's provider; the others get
-        one per model (alias or LiteLLM string), built on first use."""
+        one per model (alias or LiteLLM string), built on first use and `wrap`ped (the
+        session's ledger)."""
         built: dict[str, Provider] = {}
 
         def provider_for(model: str | None) -> Provider:
@@ -61,7 +63,7 @@ class Reviewers:
             if model not in built:
                 from valarmind_tui.providers.litellm_provider import provider_from_settings
 
-                built[model] = provider_from_settings(settings, model)
+                built[model] = wrap(provider_from_settings(settings, model))
             return built[model]
 
         return cls(settings.reviewers, provider_for, bus)

@@ -36,6 +36,11 @@ class Usage:
     completion_tokens: int = 0
     cost_usd: float | None = None
     """None when the model is not in LiteLLM's local cost map."""
+    cached_tokens: int = 0
+    """Of prompt_tokens, those read from the provider's prompt cache (OpenAI's
+    `prompt_tokens_details.cached_tokens`, Anthropic's `cache_read_input_tokens`)."""
+    reasoning_tokens: int = 0
+    """Of completion_tokens, those spent thinking (`completion_tokens_details.reasoning_tokens`)."""
 
 
 @dataclass

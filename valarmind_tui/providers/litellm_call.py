@@ -16,7 +16,7 @@ from typing import Any
 
 from valarmind_tui.providers.base import ReasoningPiece, StreamFinished, TextPiece, Usage
 from valarmind_tui.providers.failures import Failure, classify
-from valarmind_tui.providers.normalize import TurnAccumulator, usage_from
+from valarmind_tui.providers.normalize import TurnAccumulator, usage_details, usage_from
 from valarmind_tui.providers.one_iterator import keep_one_iterator
 from valarmind_tui.providers.stream_watch import Deadlines, StreamWatch, provider_finish
 
@@ -110,21 +110,26 @@ async def load_litellm_async() -> ModuleType:
     return _loaded if _loaded is not None else await asyncio.to_thread(load_litellm)
 
 
-def cost_usd(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
-    """Cost from LiteLLM's offline cost map; None for models it does not know."""
+def cost_usd(model: str, prompt_tokens: int, completion_tokens: int,
+             cached_tokens: int = 0) -> float | None:
+    """Cost from LiteLLM's offline cost map, the `cached_tokens` of the prompt at the cache's
+    price; None for models it does not know."""
     if not prompt_tokens and not completion_tokens:
         return None
     litellm = load_litellm()
     try:
         prompt_cost, completion_cost = litellm.cost_per_token(
-            model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
+            model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+            cache_read_input_tokens=cached_tokens)
     except Exception:  # noqa: BLE001 - unknown models raise assorted errors
         return None
     return float(prompt_cost + completion_cost)
 
 
-def _priced(model: str, tokens: tuple[int, int]) -> UsageEvent:
-    return UsageEvent(Usage(tokens[0], tokens[1], cost_usd(model, *tokens)))
+def _priced(model: str, usage: Any, tokens: tuple[int, int]) -> UsageEvent:
+    cached, reasoning = usage_details(usage)
+    return UsageEvent(Usage(tokens[0], tokens[1], cost_usd(model, *tokens, cached),
+                            cached, reasoning))
 
 
 async def completion_events(kwargs: dict[str, Any], deadlines: Deadlines | None = None
@@ -137,9 +142,10 @@ async def completion_events(kwargs: dict[str, Any], deadlines: Deadlines | None 
         response = await litellm.acompletion(**kwargs)
         choice = response.choices[0]
         yield MessageEvent(choice.message, choice.finish_reason)
-        tokens = usage_from(getattr(response, "usage", None))
+        usage = getattr(response, "usage", None)
+        tokens = usage_from(usage)
         if tokens:
-            yield _priced(kwargs["model"], tokens)
+            yield _priced(kwargs["model"], usage, tokens)
         return
     async for event in _streamed(litellm, kwargs, deadlines or Deadlines()):
         yield event
@@ -178,7 +184,7 @@ async def _streamed(litellm: ModuleType, kwargs: dict[str, Any], deadlines: Dead
     watch.ended(response)
     tokens = usage_from(final_usage) if _provider_sent_usage(response) else None
     if tokens:
-        yield _priced(kwargs["model"], tokens)
+        yield _priced(kwargs["model"], final_usage, tokens)
 
 
 Piece = TextPiece | ReasoningPiece | StreamFinished

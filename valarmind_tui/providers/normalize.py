@@ -250,3 +250,18 @@ def usage_from(usage: Any) -> tuple[int, int] | None:
     if prompt is None and completion is None:
         return None
     return int(prompt or 0), int(completion or 0)
+
+
+def usage_details(usage: Any) -> tuple[int, int]:
+    """(cached, reasoning) tokens of a usage object or dict: the prompt tokens read from the
+    provider's cache and the completion tokens spent thinking; 0 when not reported. LiteLLM
+    puts Anthropic's `cache_read_input_tokens` into `prompt_tokens_details.cached_tokens` too,
+    and keeps it as an attribute of its own."""
+    prompt_details = _get(usage, "prompt_tokens_details")
+    cached = _get(prompt_details, "cached_tokens") or _get(usage, "cache_read_input_tokens")
+    reasoning = _get(_get(usage, "completion_tokens_details"), "reasoning_tokens")
+    return _count(cached), _count(reasoning)
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and value > 0 else 0

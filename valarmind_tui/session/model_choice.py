@@ -3,7 +3,7 @@ on first use (this is where litellm gets imported)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -16,12 +16,15 @@ class ModelChoice:
     """One session's model; `provider()` builds its provider once per model."""
 
     def __init__(self, settings: Settings, project_root: Path,
-                 provider: Provider | None = None) -> None:
-        """`provider`: one to use instead of the configured model's (tests, benchmarks)."""
+                 provider: Provider | None = None, *,
+                 wrap: Callable[[Provider], Provider] = lambda p: p) -> None:
+        """`provider`: one to use instead of the configured model's (tests, benchmarks);
+        `wrap`: what each provider is wrapped in (the session's ledger)."""
         self.settings = settings
         self.project_root = project_root
+        self.wrap = wrap
         self.model: str | None = settings.resolve_model()
-        self.built: Provider | None = provider
+        self.built: Provider | None = wrap(provider) if provider is not None else None
         """The provider in use, None until the first call of `provider()` needs it."""
 
     def choose(self, model: str) -> None:
@@ -50,7 +53,7 @@ class ModelChoice:
             from valarmind_tui.providers.litellm_provider import provider_from_settings
 
             def build(model: str | None) -> Provider:
-                return provider_from_settings(self.settings, model, self.project_root)
+                return self.wrap(provider_from_settings(self.settings, model, self.project_root))
 
             self.built = build(self.model)
             if self.settings.fallback_models or self.settings.alias_fallbacks:

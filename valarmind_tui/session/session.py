@@ -44,6 +44,7 @@ from valarmind_tui.mcp_client.manager import McpManager
 from valarmind_tui.media.images import ImageAttachment, load_image, prepare_image
 from valarmind_tui.plugins.manager import PluginContributions
 from valarmind_tui.providers.base import Provider, UsageTotals
+from valarmind_tui.providers.call_origin import calls_for
 from valarmind_tui.providers.model_info import (
     DEFAULT_CONTEXT_WINDOW,
     context_window,
@@ -62,6 +63,7 @@ from valarmind_tui.session.prompt_images import images_for_prompt
 from valarmind_tui.session.records import export_transcript, offline_help, stored_transcript
 from valarmind_tui.settings.config import Settings
 from valarmind_tui.setup.skills import Skill
+from valarmind_tui.spending.meter import Spending
 from valarmind_tui.store.sessions import SessionStore
 from valarmind_tui.tools.base import ToolContext, ToolResult
 from valarmind_tui.tools.registry import ToolRegistry
@@ -120,6 +122,9 @@ class Session:
     """How the main agent writes (/style); None: its own way."""
     jobs: BackgroundJobs
     """Its background commands (bash's run_in_background, `!cmd &`, /jobs): they end with it."""
+    spending: Spending = field(default_factory=Spending)
+    """Every model call in the ledger, and the budgets (spending/meter.py): a runner opens
+    its own scope (`open_scope`), sets the round (`set_round`), asks `check()`."""
     _hook_context: str = field(default="", init=False)
     _window: int = field(default=DEFAULT_CONTEXT_WINDOW, init=False)
     """The model's context window, once a prompt asked for it (the skill listing's budget)."""
@@ -255,6 +260,7 @@ class Session:
         )
         self.models.new_prompt()
         self.checkpoints.begin(prompt)
+        self.spending.begin_prompt()
         try:
             outcome = await orchestrator.run(
                 prompt, history=self.history or None,
@@ -262,6 +268,7 @@ class Session:
             )
         finally:
             self._turn_messages = []
+            self.spending.end_scope("prompt")
             await self.checkpoints.end()
         self.history = outcome.messages
         failed = outcome.status == RunStatus.FAILED
@@ -306,7 +313,8 @@ class Session:
         is full)."""
         await self.hooks.pre_compact(trigger)
         provider = None if self.offline else self.provider()
-        self.history, notice = await compact_history(self.history, provider, self.model)
+        with calls_for(kind="compaction"):
+            self.history, notice = await compact_history(self.history, provider, self.model)
         self.bus.publish(Notice(level="info", message=notice))
         return notice
 

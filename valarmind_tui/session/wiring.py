@@ -72,6 +72,8 @@ from valarmind_tui.settings.trust.decision import (
 from valarmind_tui.setup.claude_settings import claude_setup
 from valarmind_tui.setup.commands import load_commands
 from valarmind_tui.setup.skills import Skill, load_skills, skill_folders
+from valarmind_tui.spending.meter import Spending
+from valarmind_tui.spending.metered import metered_by
 from valarmind_tui.store.sessions import SessionStore
 from valarmind_tui.tools.catalog import builtin_tools
 from valarmind_tui.tools.registry import ToolRegistry
@@ -180,10 +182,11 @@ def with_claude_rules(
 def build_stack(
     settings: Settings, project_root: Path, *, bus: EventBus | None = None,
     approver: Callable[[EventBus], Approver], provider: Callable[[], Provider],
-    tools: ToolRegistry | None = None,
+    tools: ToolRegistry | None = None, wrap: Callable[[Provider], Provider] = lambda p: p,
 ) -> Stack:
     """The whole stack for one session. `approver` is built with the bus (the interactive one
-    publishes on it); `provider` is called lazily (litellm loads on first use)."""
+    publishes on it); `provider` is called lazily (litellm loads on first use); `wrap` wraps
+    the providers the stack builds itself (reviewers' own models: the session's ledger)."""
     root = project_root.resolve()
     bus = bus or EventBus()
     chosen_approver = approver(bus)
@@ -195,7 +198,7 @@ def build_stack(
     hooks = HookRunner.from_settings(settings, root, bus)
     hooks.provider = provider  # `type: "prompt"` hooks ask the session's model
     gate = build_gate(settings, root, chosen_approver, bus, sandbox=sandbox, hooks=hooks,
-                      reviewers=Reviewers.from_settings(settings, provider, bus))
+                      reviewers=Reviewers.from_settings(settings, provider, bus, wrap=wrap))
     agents = AgentRegistry.load(root, settings, home=home)
     plugins = load_plugins(root, trusted=settings.project_trusted)
     commands = CommandRegistry()
@@ -312,10 +315,14 @@ def build_session(
     one of its sessions). Without an `approver` the faces answer approvals (interactive);
     `provider` replaces the configured model's, `tools` the built-in tools."""
     root = project_root.resolve()
-    models = ModelChoice(settings, root, provider)
+    spending = Spending(settings.budget)
+    models = ModelChoice(settings, root, provider, wrap=metered_by(spending))
     stack = build_stack(settings, root, tools=tools, provider=models.provider,
-                        approver=lambda bus: approver or InteractiveApprover(bus))
+                        approver=lambda bus: approver or InteractiveApprover(bus),
+                        wrap=metered_by(spending))
     parts = wire_session(stack, store=store, session_id=session_id, model=models.model)
+    spending.keep_in(store, parts.session_id)
+    spending.notify = lambda text: stack.bus.publish(Notice(level="warning", message=text))
     session = Session(
         settings=settings, project_root=root, bus=stack.bus, sandbox=stack.sandbox,
         approver=stack.approver, gate=stack.gate, tools=stack.tools, agents=stack.agents,
@@ -324,7 +331,7 @@ def build_session(
         session_id=parts.session_id, history=parts.history, totals=parts.totals,
         checkpoints=parts.checkpoints, project_context=parts.context, tasks=parts.tasks,
         message_editor=parts.message_editor, secrets=parts.secrets, skills=stack.skills,
-        jobs=parts.jobs,
+        jobs=parts.jobs, spending=spending,
         services=replace(parts.services,
                          web_search=web_searcher(settings, models, stack.mcp, stack.tools)),
     )

@@ -18,6 +18,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 from valarmind_tui.core.errors import ConfigError
 from valarmind_tui.core.safe_files import read_regular_text
 from valarmind_tui.core.user_dirs import user_config_dir
+from valarmind_tui.settings.budget import BudgetSettings
 from valarmind_tui.settings.repository import allowed_project_servers, strip_forbidden
 from valarmind_tui.settings.sections import (  # noqa: F401 - the tables are imported from here
     HOOK_EVENTS,
@@ -161,6 +162,9 @@ class Settings(BaseSettings):
     """`[images]`: whether the model reads images (None: LiteLLM's model information)."""
     search: SearchSettings = Field(default_factory=SearchSettings)
     """`[search]`: the web_search tool's backend and cache ages. User config only."""
+    budget: BudgetSettings = Field(default_factory=BudgetSettings)
+    """`[budget]`: what a prompt, a session and a day may spend (docs/budgets.md). User config,
+    env or the `--max-*` flags only."""
 
     _project_trusted: bool = PrivateAttr(default=False)
     _project_mcp_servers: frozenset[str] = PrivateAttr(default=frozenset())

@@ -12,7 +12,7 @@ from typing import Any
 REPOSITORY_FORBIDDEN = (
     "permission_mode", "api_base", "api_key_env", "agent_models", "sandbox", "sandbox_network",
     "sandbox_home",
-    "allow_project_commands", "allow_sampling", "reviewers", "checkpoints",
+    "allow_project_commands", "allow_sampling", "reviewers", "checkpoints", "budget",
     "trusted_projects", "untrusted_projects", "trusted_plugin_projects", "mcp.project_env",
     "profiles.*.api_base", "profiles.*.api_key_env", "profiles.*.model",
     "search",
@@ -20,7 +20,8 @@ REPOSITORY_FORBIDDEN = (
 )
 """What a repository's config may never set, even when trusted: the mode, endpoints, key
 variables, which model a built-in agent uses or falls back to, the sandbox, the reviewers, the
-trust lists, the status line's command and how the person's terminal calls them back."""
+budget, the trust lists, the status line's command and how the person's terminal calls them
+back."""
 
 
 def strip_forbidden(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:

@@ -28,6 +28,15 @@ from valarmind_tui.media.parts import (
     message_text,
     replace_images,
 )
+from valarmind_tui.store.ledger import (
+    INSERT,
+    LEDGER_SCHEMA,
+    SELECT,
+    LedgerEntry,
+    Tally,
+    entry_from_row,
+    entry_values,
+)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -138,7 +147,7 @@ def _connect(where: str) -> sqlite3.Connection:
     try:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
-        db.executescript(_SCHEMA)
+        db.executescript(_SCHEMA + LEDGER_SCHEMA)
     except BaseException:
         db.close()
         raise
@@ -277,6 +286,46 @@ class SessionStore:
         if found is None:
             return url
         return f"data:{found[0]};base64," + base64.b64encode(found[1]).decode("ascii")
+    @_kept_when_full
+    def record_call(self, entry: LedgerEntry) -> None:
+        """One model call into the ledger (store/ledger.py), under its `session_id`."""
+        seq = self._next("model_calls", entry.session_id)
+        self._db.execute(INSERT, (seq, *entry_values(entry)))
+
+    def calls(self, session_id: str | None = None, since: float | None = None
+              ) -> list[LedgerEntry]:
+        """The ledger's calls, oldest first: one session's, or every session's; from `since`
+        (a time.time()) on when given."""
+        where: list[str] = []
+        args: list[Any] = []
+        if session_id is not None:
+            where.append("session_id = ?")
+            args.append(session_id)
+        if since is not None:
+            where.append("at >= ?")
+            args.append(since)
+        query = SELECT + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY at, seq"
+        return [entry_from_row(row) for row in self._db.execute(query, args)]
+
+    def spent(self, session_id: str | None = None, since: float | None = None) -> Tally:
+        """What the ledger's calls add up to (one session's, or all since `since`), summed in
+        SQLite: a budget asks this before every model call."""
+        where: list[str] = []
+        args: list[Any] = []
+        if session_id is not None:
+            where.append("session_id = ?")
+            args.append(session_id)
+        if since is not None:
+            where.append("at >= ?")
+            args.append(since)
+        row = self._db.execute(
+            "SELECT COUNT(*), COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), "
+            "0), COALESCE(SUM(cached_tokens), 0), COALESCE(SUM(reasoning_tokens), 0), "
+            "COALESCE(SUM(cost_usd), 0), COUNT(*) - COUNT(cost_usd), "
+            "COALESCE(SUM(kind = 'agent'), 0) FROM model_calls"
+            + (" WHERE " + " AND ".join(where) if where else ""), args).fetchone()
+        calls, prompt, completion, cached, reasoning, cost, unpriced, agent_calls = row
+        return Tally(calls, prompt, completion, cached, reasoning, cost, unpriced, agent_calls)
 
     def messages(self, session_id: str) -> list[dict[str, Any]]:
         """The stored history, images restored as data URLs (what the model is sent)."""
@@ -374,6 +423,11 @@ class SessionStore:
                 (info.id,)).fetchone()
             found.append(SessionSummary(info, cost, files))
         return found
+
+    def list_ids(self, project_root: str | None, limit: int) -> list[str]:
+        """The ids of the project's sessions (every session: None), newest first."""
+        return [info.id for info in self.list(None if project_root is None
+                                              else Path(project_root), limit)]
 
     def list(self, project_root: Path | None = None, limit: int = 20) -> list[SessionInfo]:
         query = "SELECT id, project_root, created, updated, title, model FROM sessions"

@@ -127,6 +127,9 @@ async def test_sampling_usage_and_traces_reach_the_session_and_export(
         await session.close()
     assert result.status == "done", result.text
     assert (session.totals.prompt_tokens, session.totals.completion_tokens) == (1300, 530)
+    sampled = [e for e in session.spending.entries if e.kind == "sampling"]  # in the ledger
+    assert sampled and {e.mcp_server for e in sampled} == {"everything"}
+    assert sum(e.tokens for e in session.spending.entries) == 1300 + 530
     assert exported.ok
     lines = [json.loads(line) for line in (tmp_path / "trace.jsonl").read_text().splitlines()]
     traces = [line for line in lines if line.get("type") in ("agent_iteration",

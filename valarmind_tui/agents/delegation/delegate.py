@@ -41,15 +41,17 @@ from valarmind_tui.core.errors import (
 from valarmind_tui.core.events import AgentFinished, AgentSpawned, RunStatus
 from valarmind_tui.media.images import ImageAttachment
 from valarmind_tui.providers.base import Provider
+from valarmind_tui.providers.call_origin import calls_for
 from valarmind_tui.safety.gate.approval import PermissionMode
 from valarmind_tui.settings.config import Settings
+from valarmind_tui.spending.metered import LedgeredProvider
 from valarmind_tui.tools.base import ToolContext, ToolResult
 from valarmind_tui.tools.services import DelegationRequest
 
 if TYPE_CHECKING:
     from valarmind_tui.context.project_context import ContextLoader
 
-ENDED_EARLY = (RunStatus.FAILED, RunStatus.CANCELLED, RunStatus.ESCALATED)
+ENDED_EARLY = (RunStatus.FAILED, RunStatus.CANCELLED, RunStatus.ESCALATED, RunStatus.BUDGET)
 """How a specialist ends without an answer to validate (a timeout is reported on its own)."""
 REPAIR = (
     "Your final answer was not a valid {kind} JSON object ({problem}). Reply again with only the "
@@ -229,11 +231,11 @@ class Delegator:
             context = "\n\n".join(part for part in (context.strip(), started_with) if part)
             message = f"{task}\n\n## Context\n{context}" if context else task
             images = self.images if self.images and await loop.sees_images() else ()
-            outcome, timed_out = await bounded(
-                loop.run(message, system_prompt=self._system_prompt(spec), images=images),
-                limit, clock,
-                max(limit, spec.max_timeout_s),
-            )
+            with calls_for(delegation=child_id):
+                outcome, timed_out = await bounded(
+                    loop.run(message, system_prompt=self._system_prompt(spec), images=images),
+                    limit, clock, max(limit, spec.max_timeout_s),
+                )
             if timed_out:
                 result = DelegationResult(spec.name, child_id, RunStatus.TIMEOUT, outcome.text,
                                           problem=f"exceeded {limit:g}s", elapsed_s=limit)
@@ -301,6 +303,8 @@ class Delegator:
         provider = parent.provider
         if spec.api_base or spec.api_key_env:
             provider = (self.provider_for or profile_provider)(spec, model)
+            if isinstance(parent.provider, LedgeredProvider):  # its own endpoint, same ledger
+                provider = LedgeredProvider(provider, parent.provider.spending)
         deps = LoopDeps(provider=provider, tools=tools, gate=parent.gate, bus=parent.bus, ctx=ctx,
                         totals=parent.totals, vision=parent.vision)
         return AgentLoop(spec, deps, agent_id=child_id, model=model, max_turns=max_turns,

@@ -61,7 +61,7 @@ STOP_REASONS: dict[RunStatus, StopReason] = {
     RunStatus.CANCELLED: "cancelled", RunStatus.ESCALATED: "refusal",
     # the turn ended; its answer carries the gate report that says what failed
     RunStatus.UNVERIFIED: "end_turn", RunStatus.REJECTED: "end_turn",
-    RunStatus.TIMEOUT: "cancelled"}
+    RunStatus.TIMEOUT: "cancelled", RunStatus.BUDGET: "max_turn_requests"}
 MODES = {
     "default": "Asks before every write and command.",
     "accept-edits": "Edits inside the project pass; commands still ask.",

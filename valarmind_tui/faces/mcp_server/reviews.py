@@ -11,6 +11,7 @@ tool call. What they spent is added to the call's `usage` and split in `reviewer
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from valarmind_tui.core.bus import EventBus
@@ -25,8 +26,10 @@ AGENT_ID = "mcp"
 
 
 def call_reviewers(settings: Settings, provider: Provider | None, bus: EventBus,
-                   tool: str, arguments: dict[str, Any]) -> Reviewers | None:
-    """The configured reviewers for one call, told what the client asked; None when all off."""
+                   tool: str, arguments: dict[str, Any], *,
+                   wrap: Callable[[Provider], Provider] = lambda p: p) -> Reviewers | None:
+    """The configured reviewers for one call, told what the client asked; None when all off.
+    `wrap`: what the reviewers' own models are wrapped in (the server's ledger)."""
 
     def call_model() -> Provider:
         if provider is None:
@@ -34,7 +37,7 @@ def call_reviewers(settings: Settings, provider: Provider | None, bus: EventBus,
                                 "a model of its own (`model = ...` in its [reviewers] table)")
         return provider
 
-    reviewers = Reviewers.from_settings(settings, call_model, bus)
+    reviewers = Reviewers.from_settings(settings, call_model, bus, wrap=wrap)
     if not reviewers.any_enabled:
         return None
     asked = json.dumps(arguments, ensure_ascii=False, default=str)

@@ -28,6 +28,7 @@ from typing import Any
 from valarmind_tui import __version__
 from valarmind_tui.core.bus import EventBus
 from valarmind_tui.faces.mcp_server.call import run_with_limit, structured, timed_out
+from valarmind_tui.faces.mcp_server.ledger import ServerLedger
 from valarmind_tui.faces.mcp_server.params import ArgumentError, input_schema, parse_arguments
 from valarmind_tui.faces.mcp_server.reviews import call_reviewers
 from valarmind_tui.faces.mcp_server.schema import output_schema
@@ -50,6 +51,7 @@ class ValarMindMcpServer:
         self.root = root
         self.explicit_mode = explicit_mode
         self.tool_timeout_s = tool_timeout_s or settings.mcp.serve_tool_timeout_s
+        self.ledger = ServerLedger(settings, root)
 
     def list_tools(self) -> list[Any]:
         import mcp_types as types
@@ -78,12 +80,15 @@ class ValarMindMcpServer:
         started = time.perf_counter()
         progress = _Progress(ctx)
         provider, mode, note = choose_provider(ctx, self.settings)
+        if provider is not None and mode == "own-model":
+            provider = self.ledger.wrap(provider)
         metered = (MeteredProvider(provider, reports_usage=mode != "sampling")
                    if provider is not None else None)
         bus = EventBus()
         call = Call(self.root, args, self.settings, metered, bus,
                     explicit_mode=self.explicit_mode,
-                    reviewers=call_reviewers(self.settings, provider, bus, name, arguments))
+                    reviewers=call_reviewers(self.settings, provider, bus, name, arguments,
+                                             wrap=self.ledger.wrap))
         await progress(f"{name}: {mode} mode")
         if mode == "own-model":  # LiteLLM's import (seconds) is not the agent's time to spend
             from valarmind_tui.providers.litellm_call import load_litellm
@@ -91,7 +96,8 @@ class ValarMindMcpServer:
             await asyncio.to_thread(load_litellm)
         try:
             async with forward_progress(call.bus, progress, call):
-                done = await run_with_limit(tool, call, mode, note, self.tool_timeout_s)
+                with self.ledger.call(name):
+                    done = await run_with_limit(tool, call, mode, note, self.tool_timeout_s)
         except Exception as exc:  # gathering failed (a bad ref...): a result the caller can read
             return _error(f"{name} failed: {exc}")
         if done is None:

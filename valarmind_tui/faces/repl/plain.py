@@ -169,8 +169,13 @@ class Repl:
             self.line("[incomplete]")
         elif event.status in _GATE_END:
             self.line(f"[{event.status}: {_GATE_END[event.status]}]")
+        elif event.status == RunStatus.BUDGET:
+            self.line(f"[budget] {event.text.removeprefix('## BUDGET').strip()}")
         elif not self.output.at_line_start:
             self.write("\n")
+        spent = self.session.spending.status_line()
+        if spent:  # spent / budget after each answer, as the TUI's status bar shows it
+            self.line(f"[budget: {spent}]")
 
     async def _pump(self) -> None:
         subscription = self.session.bus.subscribe()

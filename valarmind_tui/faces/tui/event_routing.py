@@ -90,6 +90,9 @@ class EventRouter:
                 status = app.query_one(StatusBar)
                 status.tokens, status.cost = event.session_tokens, event.session_cost_usd
                 self.on_state_changed()
+                status.budget = self._session().spending.status_line()
+            case ReviewerRan():  # a reviewer's call spends the budget too
+                app.query_one(StatusBar).budget = self._session().spending.status_line()
             case ModeChanged():
                 app.query_one(StatusBar).mode = event.mode
                 self.on_state_changed()
@@ -129,8 +132,8 @@ class EventRouter:
             case (TurnStarted() | PromptFinished() | TextDelta() | ReasoningDelta()
                   | TurnFinished() | ToolCallStarted() | ToolCallFinished() | AgentSpawned()
                   | AgentFinished() | TaskListChanged() | HookRan() | CheckpointCreated()
-                  | FilesRestored() | ReviewerRan() | TraceRecorded() | JobChanged()
-                  | ModelFellBack() | SteeringChanged()):
+                  | FilesRestored() | TraceRecorded() | JobChanged() | ModelFellBack()
+                  | SteeringChanged()):
                 pass  # the chat and the sidebar above showed what there is to show
             case _:
                 assert_never(event)

@@ -60,25 +60,30 @@ class StatusLine:
         self._last_run = 0.0
         self._scheduled: asyncio.Task[None] | None = None
         self._warned = False
+        self._stale = False
 
     def changed(self) -> None:
-        """The state may have changed: run the command soon (once for a burst of changes)."""
+        """The state may have changed: run the command soon (once for a burst of changes; a
+        change while the command runs on an older state runs it once more after)."""
+        self._stale = True
         if self._scheduled is None or self._scheduled.done():
             self._scheduled = asyncio.get_running_loop().create_task(self._run_soon())
 
     async def _run_soon(self) -> None:
-        wait = self._last_run + MIN_INTERVAL_S - time.monotonic()
-        if wait > 0:
-            await asyncio.sleep(wait)
-        self._last_run = time.monotonic()
-        line, problem = await self.run_once(await self._state())
-        if problem is None:
-            self._show(line)
-            return
-        self._show(None)
-        if not self._warned:
-            self._warned = True
-            self._warn(f"status_line failed ({problem}): the built-in status bar is shown")
+        while self._stale:
+            wait = self._last_run + MIN_INTERVAL_S - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            self._last_run = time.monotonic()
+            self._stale = False  # a change from now on is not in the state read below
+            line, problem = await self.run_once(await self._state())
+            if problem is None:
+                self._show(line)
+                continue
+            self._show(None)
+            if not self._warned:
+                self._warned = True
+                self._warn(f"status_line failed ({problem}): the built-in status bar is shown")
 
     async def run_once(self, state: dict[str, Any]) -> tuple[str | None, str | None]:
         """(its first line, None) or (None, why it failed)."""

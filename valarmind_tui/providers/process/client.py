@@ -253,8 +253,8 @@ def _event(message: Message) -> CallEvent | None:
     if "d" in message:
         return DeltaEvent(message["d"], message.get("f"))
     if "u" in message:
-        prompt, completion, cost = message["u"]
-        return UsageEvent(Usage(prompt, completion, cost))
+        prompt, completion, cost, *details = message["u"]
+        return UsageEvent(Usage(prompt, completion, cost, *details))
     if "m" in message:
         return MessageEvent(message["m"], message.get("f"))
     return None

@@ -61,7 +61,8 @@ def encode(request_id: int, event: Any) -> Message:
     if isinstance(event, MessageEvent):
         return {"i": request_id, "m": wire_delta(event.message), "f": event.finish_reason}
     usage = event.usage
-    return {"i": request_id, "u": [usage.prompt_tokens, usage.completion_tokens, usage.cost_usd]}
+    return {"i": request_id, "u": [usage.prompt_tokens, usage.completion_tokens, usage.cost_usd,
+                                   usage.cached_tokens, usage.reasoning_tokens]}
 
 
 _TEXT_ONLY = ({"content"}, {"reasoning_content"})

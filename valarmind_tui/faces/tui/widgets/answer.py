@@ -26,6 +26,7 @@ _END_LABEL = {
     RunStatus.REJECTED: "✗ rejected: a required quality gate failed (see the report above)",
     RunStatus.TIMEOUT: "⏹ timeout: the orchestrator's time limit ran out; the answer above is "
                        "partial",
+    RunStatus.BUDGET: "⏹ budget: a budget is spent; the work so far is kept (/cost)",
 }
 
 

@@ -36,6 +36,8 @@ class StatusBar(Widget):
     mode: reactive[str] = reactive("default")
     tokens: reactive[int] = reactive(0)
     cost: reactive[float] = reactive(0.0)
+    budget: reactive[str] = reactive("")
+    """Spent / budget of each limit set (`prompt $0.42/$1.00 · day ...`); "" without one."""
     branch: reactive[str | None] = reactive(None)
     busy: reactive[bool] = reactive(False)
     starting: reactive[bool] = reactive(False)
@@ -91,6 +93,8 @@ class StatusBar(Widget):
                 parts += [sep, self.custom]
         elif "spend" in fields:
             parts += [sep, f"{self.tokens:,} tok · ${self.cost:.4f}"]
+            if self.budget:
+                parts += [(" · budget ", "$text-muted"), self.budget]
         if self.branch and "branch" in fields and self.custom is None:
             parts += [sep, ("⎇ " + self.branch, "$secondary")]
         if not self.sandbox_alert:
