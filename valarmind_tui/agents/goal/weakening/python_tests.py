@@ -1,0 +1,158 @@
+"""Python test files (pytest and unittest) read into FileTests with tree-sitter-python."""
+
+from __future__ import annotations
+
+import re
+
+from valarmind_tui.agents.goal.weakening.model import Assertion, FileTests, TestCase
+from valarmind_tui.agents.goal.weakening.syntax import Node, flat, line_of, parse, text_of, walk
+
+_SKIP_DECORATOR = re.compile(
+    r"^(pytest\.mark\.(skip|skipif|xfail)|unittest\.(skip|skipIf|skipUnless|expectedFailure)"
+    r"|(skip|skipIf|skipUnless|expectedFailure))\b")
+_COMPARING_METHODS = frozenset({
+    "assertEqual", "assertNotEqual", "assertIn", "assertNotIn", "assertIs", "assertIsNot",
+    "assertRaises", "assertRaisesRegex", "assertAlmostEqual", "assertNotAlmostEqual",
+    "assertGreater", "assertGreaterEqual", "assertLess", "assertLessEqual", "assertRegex",
+    "assertCountEqual", "assertDictEqual", "assertListEqual", "assertSetEqual",
+    "assertTupleEqual", "assertSequenceEqual", "assertMultiLineEqual", "assertIsInstance",
+    "assertWarns", "assertLogs", "assertIsNone", "assertEquals"})
+_CONSTANTS = frozenset({"true", "false", "none", "integer", "float", "string",
+                        "concatenated_string"})
+
+
+def is_test_file(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py")
+                                     or name == "conftest.py" or "/tests/" in f"/{path}")
+
+
+def read_tests(text: str) -> FileTests | None:
+    """The file's tests, or None when it does not parse."""
+    root = parse("python", text)
+    if root is None:
+        return None
+    found = FileTests()
+    for node in root.children:
+        _module_markers(node, found)
+        _definition(node, "", set(), found)
+    found.assertion_texts = {a.text for a in _assertions(root)}
+    return found
+
+
+def _definition(node: Node, prefix: str, inherited: set[str], found: FileTests) -> None:
+    markers = set(inherited)
+    definition = node
+    if node.type == "decorated_definition":
+        for decorator in node.children:
+            if decorator.type == "decorator":
+                markers |= _marker(text_of(decorator).lstrip("@").strip())
+        definition = node.child_by_field_name("definition")
+        if definition is None:
+            return
+    name_node = definition.child_by_field_name("name")
+    if name_node is None:
+        return
+    name = text_of(name_node)
+    body = definition.child_by_field_name("body")
+    if definition.type == "class_definition" and body is not None:
+        for child in body.children:
+            _definition(child, f"{prefix}{name}.", markers, found)
+    elif definition.type == "function_definition" and name.startswith("test") and body:
+        markers |= _body_markers(body)
+        found.tests[prefix + name] = TestCase(
+            name=prefix + name, line=line_of(node), body=flat(text_of(body)),
+            assertions=_assertions(body), markers=markers, empty=_empty(body))
+
+
+def _marker(decorator: str) -> set[str]:
+    match = _SKIP_DECORATOR.match(decorator)
+    if match is None:
+        return set()
+    return {"xfail" if ("xfail" in decorator or "expectedFailure" in decorator) else "skip"}
+
+
+def _body_markers(body: Node) -> set[str]:
+    """`pytest.skip(...)`, `pytest.xfail(...)`, `self.skipTest(...)` inside the test."""
+    out = set()
+    for node in walk(body):
+        if node.type == "call":
+            callee = text_of(node.child_by_field_name("function") or node)
+            if callee in ("pytest.skip", "self.skipTest", "pytest.importorskip"):
+                out.add("skip")
+            elif callee == "pytest.xfail":
+                out.add("xfail")
+    return out
+
+
+def _module_markers(node: Node, found: FileTests) -> None:
+    """`pytestmark = pytest.mark.skip...` and a module-level `pytest.skip(...)`;
+    `collect_ignore` in a conftest."""
+    if node.type not in ("expression_statement", "assignment", "augmented_assignment",
+                         "call"):
+        return
+    source = text_of(node)
+    if re.match(r"pytestmark\s*=.*\b(skip|skipif|xfail)\b", source, re.S):
+        found.file_markers["skip"] = line_of(node)
+    elif re.match(r"pytest\.skip\s*\(", source):
+        found.file_markers["skip"] = line_of(node)
+    elif re.match(r"collect_ignore(_glob)?\s*(=|\+=|\.append|\.extend)", source):
+        found.file_markers["ignored"] = line_of(node)
+
+
+def _assertions(scope: Node) -> list[Assertion]:
+    out = []
+    for node in walk(scope):
+        if node.type == "assert_statement":
+            condition = node.children[1] if len(node.children) > 1 else node
+            out.append(Assertion(flat(text_of(node)), line_of(node),
+                                 compares=_compares(condition), trivial=_constant(condition)))
+        elif node.type == "call":
+            callee = node.child_by_field_name("function")
+            if callee is None or callee.type != "attribute":
+                continue
+            method = text_of(callee.child_by_field_name("attribute") or callee)
+            owner = text_of(callee.child_by_field_name("object") or callee)
+            if owner == "self" and (method.startswith("assert") or method == "fail"):
+                args = node.child_by_field_name("arguments")
+                values = [c for c in (args.children if args else ()) if c.is_named]
+                trivial = bool(values) and all(_constant(v) for v in values)
+                out.append(Assertion(flat(text_of(node)), line_of(node),
+                                     compares=method in _COMPARING_METHODS, trivial=trivial))
+            elif owner == "pytest" and method in ("raises", "warns", "approx"):
+                out.append(Assertion(flat(text_of(node)), line_of(node), compares=True,
+                                     trivial=False))
+    return out
+
+
+def _compares(condition: Node) -> bool:
+    if condition.type == "comparison_operator":
+        return True
+    if condition.type == "call":  # isinstance(x, T) checks a type; a bare call, truthiness
+        callee = text_of(condition.child_by_field_name("function") or condition)
+        return callee in ("isinstance", "issubclass")
+    return condition.type == "boolean_operator" and any(
+        _compares(c) for c in condition.children if c.is_named)
+
+
+def _constant(node: Node) -> bool:
+    """Only literals: it cannot fail (or always fails): `True`, `1 == 1`, `"x"`."""
+    if node.type in _CONSTANTS:
+        return True
+    if node.type in ("comparison_operator", "boolean_operator", "parenthesized_expression",
+                     "not_operator", "unary_operator"):
+        named = [c for c in node.children if c.is_named]
+        return bool(named) and all(_constant(c) for c in named)
+    return False
+
+
+def _empty(body: Node) -> bool:
+    """Only `pass`, `...` and strings (a docstring)."""
+    for statement in body.children:
+        if statement.type in ("pass_statement", "comment", "string", "ellipsis"):
+            continue
+        if statement.type == "expression_statement" and all(
+                c.type in ("ellipsis", "string") for c in statement.children):
+            continue
+        return False
+    return True
