@@ -133,6 +133,12 @@ class Settings(BaseSettings):
     the user's own; an untrusted project's are never read."""
     reviewers: ReviewersSettings = Field(default_factory=ReviewersSettings)
     """Model reviewers (`[reviewers.tool_approve]`...), each off by default. User config only."""
+    goal_stall_rounds: int = Field(default=3, ge=1)
+    """A goal (/goal, --goal) ends `stalled` after this many rounds in a row with no new passing
+    check and no new change. User config, env only."""
+    goal_max_rounds: int = Field(default=20, ge=1)
+    """A goal ends `max_rounds` after this many rounds, whatever else happens. User config,
+    env only."""
 
     _project_trusted: bool = PrivateAttr(default=False)
     _project_mcp_servers: frozenset[str] = PrivateAttr(default=frozenset())

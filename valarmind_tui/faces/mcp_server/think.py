@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, assert_never
 
 from valarmind_tui.agents.delegation.delegate import Delegator
+from valarmind_tui.agents.goal.state import progress_line
 from valarmind_tui.agents.loop import LoopDeps
 from valarmind_tui.agents.registry import AgentRegistry
 from valarmind_tui.agents.spec import AgentSpec
@@ -33,6 +34,7 @@ from valarmind_tui.core.events import (
     CommitStepFinished,
     Event,
     FilesRestored,
+    GoalUpdated,
     HookRan,
     ModeChanged,
     Notice,
@@ -300,6 +302,8 @@ def describe(event: Event) -> str | None:
             return f"{event.name} agent {event.status}"
         case Notice():
             return event.message
+        case GoalUpdated():
+            return progress_line(event)
         case ReviewerRan():
             said = f": {event.reason}" if event.reason and event.verdict != "none" else ""
             return f"{event.reviewer} reviewer: {event.verdict}{said}"

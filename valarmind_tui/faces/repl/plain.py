@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, assert_never
 
+from valarmind_tui.agents.goal.state import progress_line
 from valarmind_tui.commands.result import (
     Clear,
     CommandResult,
@@ -43,6 +44,7 @@ from valarmind_tui.core.events import (
     CommitStepFinished,
     Event,
     FilesRestored,
+    GoalUpdated,
     HookRan,
     ModeChanged,
     Notice,
@@ -123,6 +125,8 @@ class Repl:
                 self.line(f"commit · {event.step}: {event.outcome.replace('_', ' ')}{detail}")
             case PromptFinished(agent_id="main"):
                 self._prompt_finished(event)
+            case GoalUpdated():
+                self.line(progress_line(event))
             case (TextDelta() | PromptFinished() | ReasoningDelta() | TurnStarted()
                   | TurnFinished() | ApprovalResolved() | AgentSpawned() | AgentFinished()
                   | TaskListChanged() | UsageUpdated() | ModeChanged() | HookRan()

@@ -20,6 +20,7 @@ from valarmind_tui.core.events import (
     CommitStepFinished,
     Event,
     FilesRestored,
+    GoalUpdated,
     HookRan,
     ModeChanged,
     Notice,
@@ -101,7 +102,7 @@ class EventRouter:
             case (TurnStarted() | PromptFinished() | TextDelta() | ReasoningDelta()
                   | TurnFinished() | ToolCallStarted() | ToolCallFinished() | AgentSpawned()
                   | AgentFinished() | TaskListChanged() | HookRan() | CheckpointCreated()
-                  | FilesRestored() | ReviewerRan() | TraceRecorded()):
+                  | FilesRestored() | ReviewerRan() | TraceRecorded() | GoalUpdated()):
                 pass  # the chat and the sidebar above showed what there is to show
             case _:
                 assert_never(event)

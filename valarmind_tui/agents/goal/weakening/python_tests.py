@@ -10,6 +10,7 @@ from valarmind_tui.agents.goal.weakening.syntax import Node, flat, line_of, pars
 _SKIP_DECORATOR = re.compile(
     r"^(pytest\.mark\.(skip|skipif|xfail)|unittest\.(skip|skipIf|skipUnless|expectedFailure)"
     r"|(skip|skipIf|skipUnless|expectedFailure))\b")
+_MODULE_SKIP = re.compile(r"pytestmark\s*=.*\b(skip|skipif|xfail)\b|pytest\.skip\s*\(", re.S)
 _COMPARING_METHODS = frozenset({
     "assertEqual", "assertNotEqual", "assertIn", "assertNotIn", "assertIs", "assertIsNot",
     "assertRaises", "assertRaisesRegex", "assertAlmostEqual", "assertNotAlmostEqual",
@@ -92,9 +93,7 @@ def _module_markers(node: Node, found: FileTests) -> None:
                          "call"):
         return
     source = text_of(node)
-    if re.match(r"pytestmark\s*=.*\b(skip|skipif|xfail)\b", source, re.S):
-        found.file_markers["skip"] = line_of(node)
-    elif re.match(r"pytest\.skip\s*\(", source):
+    if _MODULE_SKIP.match(source):
         found.file_markers["skip"] = line_of(node)
     elif re.match(r"collect_ignore(_glob)?\s*(=|\+=|\.append|\.extend)", source):
         found.file_markers["ignored"] = line_of(node)
