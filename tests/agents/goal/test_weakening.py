@@ -218,6 +218,16 @@ def test_the_script_a_check_runs_is_the_checks_own_file() -> None:
     assert kinds("scripts/other.sh", before, after, [CheckSpec("sh scripts/check.sh")]) == []
 
 
+def test_a_file_the_check_only_reads_is_the_work_not_the_checks_own() -> None:
+    before, after = "x = 1\n", "x = 2\n"
+    assert kinds("app.py", before, after, [CheckSpec("ruff check app.py")]) == []
+    assert kinds("app.py", before, after, [CheckSpec("grep -q 2 app.py")]) == []
+    assert kinds("tools/lint.py", before, after, [CheckSpec("python tools/lint.py")]) == [
+        "check_file_edited"]
+    assert kinds("tools/lint.py", before, after, [CheckSpec("python -m tools.lint")]) == []
+    assert kinds("check", before, after, [CheckSpec("./check --all")]) == ["check_file_edited"]
+
+
 def test_the_detected_source_losing_its_command_is_flagged() -> None:
     before = "jobs:\n  test:\n    steps:\n      - run: pytest -q\n"
     after = "jobs:\n  test:\n    steps:\n      - run: pytest -q tests/test_easy.py\n"

@@ -21,6 +21,8 @@ _IGNORES_FAILURE = re.compile(
     r"\|\|\s*(true|:|exit(\s+0)?)\s*(;|$|\)|&&|\")|;\s*(true|exit\s+0)\s*(;|$|\")"
     r"|^\s*exit\s+0\s*$|\bset\s+\+e\b|continue-on-error:\s*true|--exit-zero\b"
     r"|--passWithNoTests\b|\bignore_errors\s*=\s*true", re.I)
+_INTERPRETERS = frozenset({"sh", "bash", "zsh", "dash", "python", "python3", "node", "ruby",
+                           "perl", "tsx", "ts-node", "bun", "deno", "php"})
 _NODE_RUNNERS = frozenset({"npm", "pnpm", "yarn", "bun"})
 _MAKEFILES = ("Makefile", "makefile", "GNUmakefile")
 _PYTEST_SECTIONS = {"pytest.ini": None, "pyproject.toml": "[tool.pytest.ini_options]",
@@ -63,13 +65,29 @@ def _words(command: str) -> list[str]:
 
 
 def _named_files(words: list[str], by_path: dict[str, FileChange]) -> list[str]:
-    out = []
-    for word in words:
-        path = word.removeprefix("./")
-        if path in by_path and not (python_tests.is_test_file(path)
-                                    or js_tests.is_test_file(path)):
-            out.append(path)
-    return out
+    """The script a check runs (`./check.sh`, `sh scripts/check.sh`, `python tools/lint.py`),
+    when the round changed it. A file a check only reads (`ruff check app.py`) is the work."""
+    script = _script(words)
+    if script is None:
+        return []
+    path = script.removeprefix("./")
+    if path in by_path and not (python_tests.is_test_file(path) or js_tests.is_test_file(path)):
+        return [path]
+    return []
+
+
+def _script(words: list[str]) -> str | None:
+    if not words:
+        return None
+    tool = words[0].rsplit("/", 1)[-1]
+    if tool not in _INTERPRETERS:
+        return words[0]
+    for i, word in enumerate(words[1:], start=1):
+        if word in ("-m", "-c", "-e", "--eval"):
+            return None  # a module or inline code, no script file
+        if not word.startswith("-"):
+            return words[i]
+    return None
 
 
 def _runner_evidence(check: CheckSpec, words: list[str],
