@@ -245,3 +245,21 @@ def test_pytest_configuration_changes_are_flagged_but_not_other_pyproject_edits(
     assert kinds("pyproject.toml", before, deselect) == ["runner_config"]
     deps = before.replace('name = "x"', 'name = "x"\ndependencies = ["attrs"]')
     assert kinds("pyproject.toml", before, deps) == []
+
+
+def test_a_pytest_hook_that_decides_the_outcome_is_flagged() -> None:
+    hook = ("import pytest\n\n\ndef pytest_sessionfinish(session, exitstatus):\n"
+            "    session.exitstatus = 0\n")
+    assert kinds("conftest.py", None, hook) == ["runner_config"]
+    assert kinds("tests/conftest.py", "import pytest\n", hook) == ["runner_config"]
+    fixture = "import pytest\n\n\n@pytest.fixture\ndef calc():\n    return 1\n"
+    assert kinds("tests/conftest.py", "import pytest\n", fixture) == []
+
+
+def test_a_test_file_that_exits_the_process_is_flagged() -> None:
+    exits = PY_BEFORE.replace("from app import add\n", "from app import add\nimport os\n"
+                                                       "os._exit(0)\n")
+    assert kinds("tests/test_app.py", PY_BEFORE, exits) == ["failure_ignored"]
+    js = JS_BEFORE.replace('import { add } from "./add";\n',
+                           'import { add } from "./add";\nprocess.exit(0);\n')
+    assert kinds("src/add.test.ts", JS_BEFORE, js) == ["failure_ignored"]

@@ -19,6 +19,16 @@ def compare_tests(path: str, before: FileTests, after: FileTests) -> list[Eviden
         if marker not in before.file_markers:
             found.append(Evidence(path, line, _kind(marker),
                                   f"the whole file is now marked {marker}"))
+    for name, (line, body) in after.hooks.items():
+        if before.hooks.get(name, (0, ""))[1] != body:
+            found.append(Evidence(path, line, "runner_config",
+                                  f"the pytest hook {name} was added or changed: it decides "
+                                  "what runs and how the run ends"))
+    old_exits = {text for _, text in before.exits}
+    for line, text in after.exits:
+        if text not in old_exits:
+            found.append(Evidence(path, line, "failure_ignored",
+                                  f"a test file now ends the process itself: {text}"))
     renamed = _renames(before, after)
     for name, old in before.tests.items():
         new = after.tests.get(name) or after.tests.get(renamed.get(name, ""))

@@ -38,6 +38,10 @@ def read_tests(path: str, text: str) -> FileTests | None:
         return None
     found = FileTests()
     _scope(root, "", set(), found)
+    found.exits = [(line_of(n), flat(text_of(n))) for n in walk(root)
+                   if n.type == "call_expression" and text_of(
+                       n.child_by_field_name("function") or n) in ("process.exit",
+                                                                   "process.reallyExit")]
     found.assertion_texts = {a.text for a in _assertions(root)}
     return found
 

@@ -24,7 +24,8 @@ class Evidence:
     """1-based, in the file after the round (before it, for a deleted file)."""
     kind: str
     """assertion_removed, assertion_loosened, test_deleted, test_emptied, skip_added,
-    only_added, check_file_edited, check_command_changed, failure_ignored, runner_config."""
+    only_added, check_file_edited, check_command_changed, failure_ignored, runner_config
+    (the test runner's configuration or a pytest hook)."""
     detail: str
 
     def describe(self) -> str:
@@ -70,6 +71,11 @@ class FileTests:
     tests: dict[str, TestCase] = field(default_factory=dict)
     file_markers: dict[str, int] = field(default_factory=dict)
     """skip/xfail/only for the whole module → the line that says so."""
+    hooks: dict[str, tuple[int, str]] = field(default_factory=dict)
+    """pytest hooks defined in the file (`pytest_sessionfinish`...) → (line, body): they decide
+    what runs and what the run's status is."""
+    exits: list[tuple[int, str]] = field(default_factory=list)
+    """Calls that end the process (`sys.exit`, `os._exit`, `raise SystemExit`): (line, text)."""
     assertion_texts: set[str] = field(default_factory=set)
     """Every assertion in the file, tests and helpers alike (an assertion moved into a
     helper is not removed)."""

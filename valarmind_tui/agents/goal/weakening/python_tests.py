@@ -37,8 +37,32 @@ def read_tests(text: str) -> FileTests | None:
     for node in root.children:
         _module_markers(node, found)
         _definition(node, "", set(), found)
+        _hook(node, found)
+    found.exits = _exits(root)
     found.assertion_texts = {a.text for a in _assertions(root)}
     return found
+
+
+def _hook(node: Node, found: FileTests) -> None:
+    definition = node.child_by_field_name("definition") if (
+        node.type == "decorated_definition") else node
+    if definition is None or definition.type != "function_definition":
+        return
+    name = text_of(definition.child_by_field_name("name") or definition)
+    if name.startswith("pytest_"):
+        found.hooks[name] = (line_of(node), flat(text_of(node)))
+
+
+def _exits(root: Node) -> list[tuple[int, str]]:
+    out = []
+    for node in walk(root):
+        if node.type == "call":
+            callee = text_of(node.child_by_field_name("function") or node)
+            if callee in ("sys.exit", "os._exit", "exit", "quit", "os.abort"):
+                out.append((line_of(node), flat(text_of(node))))
+        elif node.type == "raise_statement" and "SystemExit" in text_of(node):
+            out.append((line_of(node), flat(text_of(node))))
+    return out
 
 
 def _definition(node: Node, prefix: str, inherited: set[str], found: FileTests) -> None:
