@@ -91,6 +91,29 @@ def test_a_model_that_claims_success_goes_on_until_the_check_passes(
     assert "failed with exit code 1 (round 0)" in rounds[0]
     assert "failed with exit code 1 (round 1)" in rounds[1]  # the claim changed nothing
     assert "assert -1 == 5" in rounds[1]  # pytest's own output, not the model's words
+    listed = valarmind("rewind", "--list", "--session", summary["session_id"], cwd=repo)
+    assert listed.returncode == 0, listed.stderr
+    assert "Goal (round 2)" in listed.stdout  # the round that changed files is a checkpoint
+
+
+def test_print_mode_with_goal_runs_the_same_loop(git_repo: Path, fake_model: Any) -> None:
+    repo = project(git_repo)
+    fake_model.script(ScriptedTurn(text="Done, trust me."), ScriptedTurn(text="Still done."),
+                      ScriptedTurn(text="Really."))
+    out = valarmind("-p", "make the tests pass", "--goal", "--check", PYTEST, "--model",
+                    "openai/fake-model", "--api-base", fake_model.openai_base,
+                    "--output-format", "text", cwd=repo)
+    assert out.returncode == 9, out.stderr
+    assert "Goal stalled after 3 round(s)" in out.stdout
+    assert f"- `{PYTEST}`: failed (exit 1, round 3)" in out.stdout
+    assert "valarmind: goal stalled" in out.stderr
+
+
+def test_help_lists_the_goal_exit_codes() -> None:
+    from valarmind_tui.cli.parser import build_parser
+
+    shown = " ".join(build_parser().format_help().split())
+    assert "8 budget 9 stalled 10 weakened (a round weakened the checks) 11 max rounds" in shown
 
 
 def test_text_output_names_the_checks_that_passed_on_the_final_tree(
