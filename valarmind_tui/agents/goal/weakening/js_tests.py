@@ -6,7 +6,15 @@ from __future__ import annotations
 import re
 
 from valarmind_tui.agents.goal.weakening.model import Assertion, FileTests, TestCase
-from valarmind_tui.agents.goal.weakening.syntax import Node, flat, line_of, parse, text_of, walk
+from valarmind_tui.agents.goal.weakening.syntax import (
+    Node,
+    flat,
+    line_of,
+    nodes_of,
+    parse,
+    text_of,
+    within,
+)
 
 _TEST_FILE = re.compile(r"(\.(test|spec)\.[cm]?[jt]sx?$)|(^|/)__tests__/.+\.[cm]?[jt]sx?$")
 _TESTS = frozenset({"it", "test", "xit", "xtest", "fit", "ftest"})
@@ -37,21 +45,23 @@ def read_tests(path: str, text: str) -> FileTests | None:
     if root is None:
         return None
     found = FileTests()
-    _scope(root, "", set(), found)
-    found.exits = [(line_of(n), flat(text_of(n))) for n in walk(root)
+    calls = nodes_of(language_of(path), root, ("call_expression",))
+    _scope(root, "", set(), found, calls)
+    found.exits = [(line_of(n), flat(text_of(n))) for n in calls
                    if n.type == "call_expression" and text_of(
                        n.child_by_field_name("function") or n) in ("process.exit",
                                                                    "process.reallyExit")]
-    found.assertion_texts = {a.text for a in _assertions(root)}
+    found.assertion_texts = {a.text for a in _assertions(calls)}
     return found
 
 
-def _scope(node: Node, prefix: str, inherited: set[str], found: FileTests) -> None:
+def _scope(node: Node, prefix: str, inherited: set[str], found: FileTests,
+           calls: list[Node]) -> None:
     for child in node.children:
         call = _call_of(child)
         if call is None:
             if child.type in ("expression_statement", "statement_block", "export_statement"):
-                _scope(child, prefix, inherited, found)
+                _scope(child, prefix, inherited, found, calls)
             continue
         base, modifiers = _callee(call)
         title, body = _title_and_body(call)
@@ -63,12 +73,13 @@ def _scope(node: Node, prefix: str, inherited: set[str], found: FileTests) -> No
             if "only" in markers or "skip" in markers:
                 found.file_markers.setdefault("/".join(sorted(markers)), line_of(call))
             if body is not None:
-                _scope(body, f"{prefix}{title} > ", markers, found)
+                _scope(body, f"{prefix}{title} > ", markers, found, calls)
             continue
         name = prefix + title
         found.tests[name] = TestCase(
             name=name, line=line_of(call), body=flat(text_of(body)) if body else "",
-            assertions=_assertions(body) if body is not None else [], markers=markers,
+            assertions=_assertions(within(calls, body)) if body is not None else [],
+            markers=markers,
             empty=body is None or not [c for c in body.children if c.is_named
                                        and c.type != "comment"])
 
@@ -112,23 +123,19 @@ def _title_and_body(call: Node) -> tuple[str | None, Node | None]:
     return title, None
 
 
-def _assertions(scope: Node) -> list[Assertion]:
-    """Each `expect(...)` chain, `assert(...)` / `assert.x(...)` call, outermost only."""
+def _assertions(calls: list[Node]) -> list[Assertion]:
+    """Each `expect(...)` chain, `assert(...)` / `assert.x(...)` call, outermost only (`calls`
+    in source order, an outer call before the calls inside it)."""
     out = []
-    seen: set[tuple[int, int]] = set()
-    for node in walk(scope):
-        if node.type != "call_expression" or _inside(node, seen):
+    outer_end = -1
+    for node in calls:
+        if node.start_byte < outer_end:
+            continue  # inside an assertion already counted
+        if _head(node) not in ("expect", "assert", "chai"):
             continue
-        head = _head(node)
-        if head not in ("expect", "assert", "chai"):
-            continue
-        seen.add((node.start_byte, node.end_byte))
+        outer_end = node.end_byte
         out.append(_assertion(node))
     return out
-
-
-def _inside(node: Node, seen: set[tuple[int, int]]) -> bool:
-    return any(start <= node.start_byte and node.end_byte <= end for start, end in seen)
 
 
 def _head(call: Node) -> str:

@@ -5,11 +5,21 @@ from __future__ import annotations
 import re
 
 from valarmind_tui.agents.goal.weakening.model import Assertion, FileTests, TestCase
-from valarmind_tui.agents.goal.weakening.syntax import Node, flat, line_of, parse, text_of, walk
+from valarmind_tui.agents.goal.weakening.syntax import (
+    Node,
+    flat,
+    line_of,
+    nodes_of,
+    parse,
+    text_of,
+    within,
+)
 
 _SKIP_DECORATOR = re.compile(
     r"^(pytest\.mark\.(skip|skipif|xfail)|unittest\.(skip|skipIf|skipUnless|expectedFailure)"
     r"|(skip|skipIf|skipUnless|expectedFailure))\b")
+_KINDS = ("assert_statement", "call", "raise_statement")
+"""The nodes the reader looks at: assertions, calls (assertX, skip, exit), raises."""
 _MODULE_SKIP = re.compile(r"pytestmark\s*=.*\b(skip|skipif|xfail)\b|pytest\.skip\s*\(", re.S)
 _COMPARING_METHODS = frozenset({
     "assertEqual", "assertNotEqual", "assertIn", "assertNotIn", "assertIs", "assertIsNot",
@@ -34,12 +44,13 @@ def read_tests(text: str) -> FileTests | None:
     if root is None:
         return None
     found = FileTests()
+    nodes = nodes_of("python", root, _KINDS)
     for node in root.children:
         _module_markers(node, found)
-        _definition(node, "", set(), found)
+        _definition(node, "", set(), found, nodes)
         _hook(node, found)
-    found.exits = _exits(root)
-    found.assertion_texts = {a.text for a in _assertions(root)}
+    found.exits = _exits(nodes)
+    found.assertion_texts = {a.text for a in _assertions(nodes)}
     return found
 
 
@@ -53,9 +64,9 @@ def _hook(node: Node, found: FileTests) -> None:
         found.hooks[name] = (line_of(node), flat(text_of(node)))
 
 
-def _exits(root: Node) -> list[tuple[int, str]]:
+def _exits(nodes: list[Node]) -> list[tuple[int, str]]:
     out = []
-    for node in walk(root):
+    for node in nodes:
         if node.type == "call":
             callee = text_of(node.child_by_field_name("function") or node)
             if callee in ("sys.exit", "os._exit", "exit", "quit", "os.abort"):
@@ -65,7 +76,8 @@ def _exits(root: Node) -> list[tuple[int, str]]:
     return out
 
 
-def _definition(node: Node, prefix: str, inherited: set[str], found: FileTests) -> None:
+def _definition(node: Node, prefix: str, inherited: set[str], found: FileTests,
+                nodes: list[Node]) -> None:
     markers = set(inherited)
     definition = node
     if node.type == "decorated_definition":
@@ -82,12 +94,13 @@ def _definition(node: Node, prefix: str, inherited: set[str], found: FileTests) 
     body = definition.child_by_field_name("body")
     if definition.type == "class_definition" and body is not None:
         for child in body.children:
-            _definition(child, f"{prefix}{name}.", markers, found)
+            _definition(child, f"{prefix}{name}.", markers, found, nodes)
     elif definition.type == "function_definition" and name.startswith("test") and body:
-        markers |= _body_markers(body)
+        inside = within(nodes, body)
+        markers |= _body_markers(inside)
         found.tests[prefix + name] = TestCase(
             name=prefix + name, line=line_of(node), body=flat(text_of(body)),
-            assertions=_assertions(body), markers=markers, empty=_empty(body))
+            assertions=_assertions(inside), markers=markers, empty=_empty(body))
 
 
 def _marker(decorator: str) -> set[str]:
@@ -97,10 +110,10 @@ def _marker(decorator: str) -> set[str]:
     return {"xfail" if ("xfail" in decorator or "expectedFailure" in decorator) else "skip"}
 
 
-def _body_markers(body: Node) -> set[str]:
+def _body_markers(nodes: list[Node]) -> set[str]:
     """`pytest.skip(...)`, `pytest.xfail(...)`, `self.skipTest(...)` inside the test."""
     out = set()
-    for node in walk(body):
+    for node in nodes:
         if node.type == "call":
             callee = text_of(node.child_by_field_name("function") or node)
             if callee in ("pytest.skip", "self.skipTest", "pytest.importorskip"):
@@ -123,9 +136,9 @@ def _module_markers(node: Node, found: FileTests) -> None:
         found.file_markers["ignored"] = line_of(node)
 
 
-def _assertions(scope: Node) -> list[Assertion]:
+def _assertions(nodes: list[Node]) -> list[Assertion]:
     out = []
-    for node in walk(scope):
+    for node in nodes:
         if node.type == "assert_statement":
             condition = node.children[1] if len(node.children) > 1 else node
             out.append(Assertion(flat(text_of(node)), line_of(node),

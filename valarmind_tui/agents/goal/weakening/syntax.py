@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from functools import lru_cache
 from typing import Any
@@ -39,12 +40,27 @@ def line_of(node: Node) -> int:
     return int(node.start_point[0]) + 1
 
 
-def walk(node: Node) -> list[Node]:
-    """Every node below `node`, depth first (its own children first)."""
-    out: list[Node] = []
-    stack = list(reversed(node.children))
-    while stack:
-        child = stack.pop()
-        out.append(child)
-        stack.extend(reversed(child.children))
-    return out
+@lru_cache(maxsize=16)
+def _query(language: str, types: tuple[str, ...]) -> Any:
+    from tree_sitter import Query
+    from tree_sitter_language_pack import get_language
+
+    lang = get_language(language)  # type: ignore[arg-type]  # the pack types names as a Literal
+    return Query(lang, "[" + " ".join(f"({t})" for t in types) + "] @node")
+
+
+def nodes_of(language: str, root: Node, types: tuple[str, ...]) -> list[Node]:
+    """Every node of `types` below `root`, in source order (one query, run in C: walking a
+    large file's tree node by node in Python cost a second per round)."""
+    from tree_sitter import QueryCursor
+
+    found = QueryCursor(_query(language, types)).captures(root).get("node", [])
+    return sorted(found, key=lambda n: (n.start_byte, -n.end_byte))
+
+
+def within(nodes: list[Node], scope: Node) -> list[Node]:
+    """The nodes (sorted, from `nodes_of`) inside `scope`."""
+    starts = [n.start_byte for n in nodes]
+    lo = bisect.bisect_left(starts, scope.start_byte)
+    hi = bisect.bisect_left(starts, scope.end_byte)
+    return [n for n in nodes[lo:hi] if n.end_byte <= scope.end_byte]
