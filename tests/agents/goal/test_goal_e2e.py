@@ -251,3 +251,17 @@ def test_a_goal_resumes_after_kill_9(git_repo: Path, fake_model: Any) -> None:
     assert continued.startswith("Goal (round 2): make the tests pass")
     assert "failed with exit code 1 (round 1)" in continued
     assert (repo / "calc.py").read_text() == CALC_FIXED
+
+
+def test_a_task_with_goal_in_a_terminal_starts_the_tui_with_the_goal_command() -> None:
+    from argparse import Namespace
+
+    from valarmind_tui.cli.main import goal_line
+
+    args = Namespace(checks=["pytest -q", "ruff check ."], approve_weakening=False)
+    assert goal_line("fix it", args) == (
+        "/goal --check 'pytest -q' --check 'ruff check .' -- fix it")
+    from valarmind_tui.commands.goal import parse_request
+
+    request = parse_request(goal_line("--weird text", args).removeprefix("/goal "))
+    assert request.checks == ("pytest -q", "ruff check .") and request.text == "--weird text"

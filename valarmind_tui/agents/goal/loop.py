@@ -119,6 +119,8 @@ class GoalLoop:
             round_prompt(state.text, number, state.checks, state.approved))
         if status == RunStatus.CANCELLED:
             return self._end(GoalStatus.CANCELLED, f"round {number} was cancelled")
+        if status == GoalStatus.BUDGET.value:  # a prompt the budget stopped mid-round
+            return self._end(GoalStatus.BUDGET, f"round {number} ran out of budget")
         if status == RunStatus.FAILED:
             return self._end(GoalStatus.FAILED, f"round {number} failed: {self._answer[:300]}")
         after = await deps.tree.snapshot()

@@ -2,7 +2,8 @@
 
 The state travels as GoalUpdated events (one when it starts, one per round, one at the end),
 which the session store keeps like every event: `resumable` finds a goal whose last event is
-still `running`, so a killed process's goal continues where its last round ended.
+still `running` (or `budget`, `cancelled`: no verdict yet), so a killed process's goal continues
+where its last round ended.
 """
 
 from __future__ import annotations
@@ -34,6 +35,10 @@ class GoalStatus(StrEnum):
     CANCELLED = "cancelled"
     FAILED = "failed"
     """A round could not run (no model, a provider error)."""
+
+
+UNFINISHED = (GoalStatus.RUNNING, GoalStatus.BUDGET, GoalStatus.CANCELLED)
+"""A goal that stopped without a verdict (killed, out of budget, cancelled): it can go on."""
 
 
 @dataclass
@@ -86,7 +91,8 @@ class GoalState:
 
 
 def resumable(stored_events: Iterable[dict[str, Any]]) -> GoalState | None:
-    """The last goal of a stored session when it had not ended (its process was killed)."""
+    """The last goal of a stored session when it stopped without a verdict (its process was
+    killed, its budget ran out, the person cancelled it)."""
     rounds: dict[str, list[GoalUpdated]] = {}
     last: GoalUpdated | None = None
     for data in stored_events:
@@ -96,7 +102,7 @@ def resumable(stored_events: Iterable[dict[str, Any]]) -> GoalState | None:
         assert isinstance(event, GoalUpdated)
         rounds.setdefault(event.goal_id, []).append(event)
         last = event
-    if last is None or last.status != GoalStatus.RUNNING:
+    if last is None or last.status not in UNFINISHED:
         return None
     return GoalState(
         last.text, list(last.checks), goal_id=last.goal_id, round=last.round, tree=last.tree,
