@@ -12,6 +12,7 @@ session's approver as a protected request, so a headless policy never approves i
 
 from __future__ import annotations
 
+import asyncio
 import shlex
 import uuid
 from collections.abc import Sequence
@@ -88,13 +89,14 @@ async def run_goal(ctx: CommandContext, request: GoalRequest) -> GoalOutcome:
     state = _state(ctx, request)
     settings = ctx.settings
     root, sandbox = ctx.project_root, ctx.sandbox
+    stop = asyncio.Event()
 
     async def run_round(prompt: str) -> tuple[RunStatus, str]:
         answer = await ctx.submit(prompt)
         return answer.status, answer.text
 
     async def check(one: GoalCheck, number: int) -> CheckVerdict:
-        return await run_check(one, root, sandbox, number)
+        return await run_check(one, root, sandbox, number, stop=stop)
 
     async def approve(evidence: Sequence[Evidence], number: int) -> bool:
         if request.approve_weakening:
@@ -105,8 +107,9 @@ async def run_goal(ctx: CommandContext, request: GoalRequest) -> GoalOutcome:
         run_round=run_round, run_check=check, tree=TreeWatch(ctx.checkpoints.repo),
         publish=ctx.bus.publish, approve=approve, stall_rounds=settings.goal_stall_rounds,
         max_rounds=request.max_rounds or settings.goal_max_rounds, budget=request.budget,
-        redetect=lambda: default_checks(root))
-    return await GoalLoop(deps, state).run()
+        redetect=lambda: default_checks(root), stopped=stop.is_set)
+    with ctx.hold(stop.set):  # busy to other prompts; Esc between rounds stops the checks
+        return await GoalLoop(deps, state).run()
 
 
 def _state(ctx: CommandContext, request: GoalRequest) -> GoalState:

@@ -83,3 +83,35 @@ async def test_goal_without_text_and_nothing_to_continue_is_a_usage_error(
     finally:
         await session.close()
     assert not result.ok and "say what the goal is" in result.text
+
+
+async def test_cancel_while_a_check_runs_stops_the_goal_and_kills_the_check(
+        git_repo: Path, model_settings: Any, fake_model: Any) -> None:
+    """Esc (Session.cancel) between rounds: the check's process group is killed, the goal ends
+    cancelled, and meanwhile the session refused another prompt."""
+    import asyncio
+    import time
+
+    session = session_for(git_repo, model_settings)
+    fake_model.script(ScriptedTurn(text="Thinking."))
+    marker = git_repo / "check-started"
+    try:
+        await session.start()
+        running = asyncio.ensure_future(run_goal(session, GoalRequest(
+            "wait", (f"touch {marker} && sleep 60",))))
+        deadline = time.monotonic() + 60
+        while not marker.exists():
+            assert time.monotonic() < deadline and not running.done()
+            await asyncio.sleep(0.05)
+        refused = await session.submit("something else")
+        assert session.busy and "still working" in refused.text
+        started = time.monotonic()
+        assert session.cancel()
+        outcome = await asyncio.wait_for(running, 30)
+        stopped_in = time.monotonic() - started
+    finally:
+        await session.close()
+    assert outcome.status == GoalStatus.CANCELLED and outcome.rounds == 0
+    assert stopped_in < 10  # not the check's 60 s
+    assert fake_model.requests == []  # no round ran
+    assert not session.busy

@@ -10,6 +10,7 @@ policy would refuse them.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -74,15 +75,18 @@ def default_checks(root: Path) -> list[GoalCheck]:
 
 
 async def run_check(check: GoalCheck, root: Path, sandbox: Sandbox | None,
-                    round_number: int, timeout: float = CHECK_TIMEOUT_S) -> CheckVerdict:
-    """Run `check` in the project root as the bash tool runs a command."""
+                    round_number: int, timeout: float = CHECK_TIMEOUT_S,
+                    stop: asyncio.Event | None = None) -> CheckVerdict:
+    """Run `check` in the project root as the bash tool runs a command; `stop` set kills it
+    (its process group), like Esc kills a command the model runs."""
     from valarmind_tui.tools.base import ToolContext
     from valarmind_tui.tools.shell.bash import Bash, BashParams
 
     started, at = time.monotonic(), time.time()
     result = await Bash(sandbox=sandbox).execute(
         BashParams(command=check.command, timeout=timeout),
-        ToolContext(project_root=root, agent_id="goal", sandbox=sandbox))
+        ToolContext(project_root=root, agent_id="goal", sandbox=sandbox,
+                    cancel_event=stop or asyncio.Event()))
     code = result.data.get("exit_code") if isinstance(result.data, dict) else None
     if code is None and not result.is_error:
         code = 0

@@ -49,6 +49,8 @@ class GoalDeps:
     max_rounds: int = 20
     budget: BudgetCheck | None = None
     redetect: Redetect | None = None
+    stopped: Callable[[], bool] = lambda: False
+    """The person stopped the goal (Esc, Ctrl+C) while no round was running."""
 
 
 @dataclass(frozen=True)
@@ -101,9 +103,14 @@ class GoalLoop:
         if not resumed:
             state.tree = await deps.tree.snapshot()
             state.seen_trees.add(state.tree)
-            state.record(await self._run_checks(0))
+            verdicts = await self._run_checks(0)
+            if deps.stopped():
+                return self._end(GoalStatus.CANCELLED, "stopped during the first checks")
+            state.record(verdicts)
             deps.publish(state.event(GoalStatus.RUNNING, detail="checks ran on the start tree"))
         while True:
+            if deps.stopped():
+                return self._end(GoalStatus.CANCELLED, "stopped by the person")
             if state.round >= deps.max_rounds:
                 return self._end(GoalStatus.MAX_ROUNDS, f"{deps.max_rounds} rounds ran")
             why = deps.budget() if deps.budget is not None else None
@@ -131,7 +138,10 @@ class GoalLoop:
             state.tree = after
             return self._end(GoalStatus.WEAKENED, "a round weakened the checks", evidence)
         state.approved += [e.describe() for e in evidence]
-        new_passes = state.record(await self._run_checks(number))
+        verdicts = await self._run_checks(number)
+        if deps.stopped():  # a check killed half-way is no verdict
+            return self._end(GoalStatus.CANCELLED, f"stopped during round {number}'s checks")
+        new_passes = state.record(verdicts)
         settled = await deps.tree.snapshot()
         new_tree = after not in state.seen_trees
         state.seen_trees |= {after, settled}
