@@ -4,16 +4,7 @@
 
 from __future__ import annotations
 
-from valarmind_tui.commands import (
-    agent,
-    commit,
-    export,
-    general,
-    goal,
-    knowledge,
-    rewind,
-    undo,
-)
+from valarmind_tui.commands import agent, commit, export, general, goal, knowledge, rewind, undo
 from valarmind_tui.commands.api import Command
 
 FAMILIES = (general, knowledge, agent, undo, export, rewind, commit, goal)
