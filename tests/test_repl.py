@@ -142,3 +142,32 @@ async def test_commit_message_is_edited_in_the_repl(
         assert await asyncio.wait_for(repl, 10) == 0
     assert head_subject(git_repo) == "feat: add farewell to util"
     assert "commit · check: passed (`make lint`, `make test`)" in out.getvalue()
+
+
+async def test_vim_keys_edit_the_repl_prompt(git_repo: Path, fake_model: Any,
+                                             monkeypatch: Any) -> None:
+    """editor_mode = "vim": prompt-toolkit's vi mode, as the person types it (Esc, then a
+    motion and an operator, then Enter from normal mode)."""
+    monkeypatch.setenv("FAKE_API_KEY", "sk-test")
+    fake_model.script(ScriptedTurn(text="Fixed."))
+    settings = Settings(model="openai/fake-model", api_base=fake_model.openai_base,
+                        api_key_env="FAKE_API_KEY", editor_mode="vim")
+    session = build_session(settings, git_repo)
+    out = io.StringIO()
+    with create_pipe_input() as pipe:
+        reader = PromptToolkitReader(session, input=pipe, output=DummyOutput())
+        repl = asyncio.create_task(Repl(session, reader, out).run())
+        pipe.send_text("fix the wrold please")
+        await asyncio.sleep(0.3)
+        pipe.send_text("\x1b")
+        await asyncio.sleep(0.8)  # longer than the wait that tells Esc from Alt+key
+        pipe.send_text("0wwceworld")
+        await asyncio.sleep(0.3)
+        pipe.send_text("\x1b")
+        await asyncio.sleep(0.8)
+        pipe.send_text("\r")
+        await _until(lambda: "Fixed." in out.getvalue())
+        pipe.send_text("/quit\r")
+        assert await asyncio.wait_for(repl, 10) == 0
+    users = [m for m in fake_model.requests[0]["messages"] if m["role"] == "user"]
+    assert users[-1]["content"] == "fix the world please"

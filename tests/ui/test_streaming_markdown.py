@@ -427,3 +427,32 @@ async def test_an_open_block_slow_to_render_is_rendered_in_a_thread(monkeypatch)
         assert threads == [False, False]
         assert streamed._blocks[0] == real_render(streamed._splitter.closed[0], width)
         assert streamed.plain_text.endswith("After.")
+
+
+async def test_the_last_paragraph_is_drawn_when_a_slow_block_closed_under_a_thread(
+        monkeypatch) -> None:  # noqa: ANN001
+    """Issue #37: on a paused or loaded machine every frame looks slow, so the open block goes
+    to a thread. While that thread still drew paragraph 1, the next piece closed it and the
+    final paragraph opened (also slow); its last words came with the turn's end. The thread's
+    result was for a block already closed, so it was dropped, and nothing drew the final
+    paragraph again: its end was never on screen while the status said done."""
+    app = Pane()
+    async with app.run_test(size=(70, 60)) as pilot:
+        streamed = app.query_one(".streamed", StreamingMarkdown)
+        streamed.append("Intro paragraph.\n\nFirst long paragraph")
+        streamed.flush()
+        await pilot.pause()
+        _slow_renders(monkeypatch, streamed, 0.2)
+        streamed.append(" grows")
+        streamed.flush()  # slow on the UI thread: the open block is known slow from now on
+        streamed.append(" and grows")
+        streamed.flush()  # drawn in a thread, which is still at work below
+        assert streamed._open_in_thread
+        streamed.append(" more.\n\nThe final paragraph")
+        streamed.flush()  # paragraph 1 closes; the final one opens and is slow to draw too
+        streamed.append(" ends with ENDMARKER.")
+        streamed.flush()  # the turn ended: the last frame
+        await wait_for(pilot, lambda: not app.workers, timeout=10)
+        await pilot.pause()
+        await wait_for(pilot, lambda: "ENDMARKER" in streamed.plain_text, timeout=10)
+        assert streamed.plain_text.rstrip().endswith("The final paragraph ends with ENDMARKER.")

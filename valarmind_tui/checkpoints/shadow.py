@@ -20,6 +20,7 @@ import contextlib
 import fcntl
 import hashlib
 import os
+import shutil
 import stat
 import subprocess
 from collections.abc import Collection, Iterator, Sequence
@@ -47,6 +48,10 @@ _IDENTITY = {"GIT_AUTHOR_NAME": "ValarMind", "GIT_AUTHOR_EMAIL": "checkpoints@va
 
 class ShadowError(ValarMindError):
     """Git failed in the shadow repository; the message is git's (or says what failed)."""
+
+
+class NoRoom(ShadowError):
+    """A snapshot asked to leave room found the files to copy too big for the free space."""
 
 
 @dataclass(frozen=True)
@@ -189,17 +194,22 @@ class ShadowRepo:
             yield
 
     # -- snapshots ------------------------------------------------------------------------
-    def snapshot(self) -> Snapshot:
-        """Record the work tree now; returns its tree id and the files too large to store."""
-        with self.locked():
-            return self._snapshot()
+    def snapshot(self, *, room_share: float | None = None) -> Snapshot:
+        """Record the work tree now; returns its tree id and the files too large to store.
 
-    def _snapshot(self) -> Snapshot:
+        With `room_share`, raise NoRoom instead when the files to copy are more than that share
+        of the free space where the shadow repository lives (a warm-up must not fill a disk
+        for a session that may never write)."""
+        with self.locked():
+            return self._snapshot(room_share)
+
+    def _snapshot(self, room_share: float | None = None) -> Snapshot:
         # tracked files that changed, and new ones: two walks, run side by side
         listed = self.git_many([("ls-files", "-z", "-m", "-d"),
                                 ("ls-files", "-z", "-o", "--exclude-standard")])
         paths = dict.fromkeys(p for out in listed for p in os.fsdecode(out).split("\0") if p)
         add: list[str] = []
+        adding = 0
         drop: list[str] = []
         large: dict[str, list[int]] = {}
         real_dirs: dict[str, bool] = {}
@@ -219,11 +229,15 @@ class ShadowRepo:
                 drop.append(path)
             elif stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode):
                 add.append(path)
+                adding += info.st_size
             else:
                 drop.append(path)
         if len(add) > MAX_NEW_FILES:
             raise ShadowError(f"{len(add):,} new files to record, more than {MAX_NEW_FILES:,}; "
                               "add the bulky folders to .gitignore")
+        if room_share is not None and adding > room_share * shutil.disk_usage(self.git_dir).free:
+            raise NoRoom(f"{adding:,} bytes to copy into {self.git_dir}, more than "
+                         f"{room_share:.0%} of the free space")
         if drop:
             self.git("update-index", "--force-remove", "-z", "--stdin", input=_nul(drop))
         if add:

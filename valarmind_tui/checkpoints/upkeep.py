@@ -2,9 +2,11 @@
 
 The first checkpoint in a project hashes every file into the shadow index (seconds on 10,000
 files). `warm_up` does that at session start, in a background thread, so the first turn's
-checkpoint finds a warm index and hashes only what changed. Then, at most once a day, `prune`
-drops the refs of turns beyond the newest `keep_turns` of the project or older than
-`max_age_days`, and `git gc --prune=now` deletes what only they reached.
+checkpoint finds a warm index and hashes only what changed, unless what it would copy is more
+than WARM_ROOM_SHARE of the free space: a read-only question must not fill a small disk (a
+2 MB HOME was full after the warm-up), so the first checkpoint, if any, copies it. Then, at
+most once a day, `prune` drops the refs of turns beyond the newest `keep_turns` of the project
+or older than `max_age_days`, and `git gc --prune=now` deletes what only they reached.
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from valarmind_tui.checkpoints.shadow import ShadowError, ShadowRepo
+from valarmind_tui.checkpoints.shadow import NoRoom, ShadowError, ShadowRepo
 from valarmind_tui.settings.sections import CheckpointSettings
 
 REF_ROOT = "refs/valarmind"
+WARM_ROOM_SHARE = 0.25
 PRUNE_EVERY_S = 24 * 3600.0
 _STAMP = "valarmind-pruned"
 
@@ -60,9 +63,11 @@ def warm_up(repo: ShadowRepo, limits: CheckpointSettings,
 
     def work() -> None:
         try:
-            repo.snapshot()
+            repo.snapshot(room_share=WARM_ROOM_SHARE)
             if _due(repo):
                 prune(repo, limits)
+        except NoRoom:
+            return  # left to the first checkpoint, which says so if the disk is full
         except (ShadowError, OSError) as exc:  # the first checkpoint meets it again and says so
             if on_error is not None:
                 on_error(str(exc))

@@ -4,10 +4,21 @@
 
 from __future__ import annotations
 
-from valarmind_tui.commands import agent, commit, export, general, goal, knowledge, rewind, undo
+from valarmind_tui.commands import (
+    agent,
+    commit,
+    export,
+    general,
+    goal,
+    knowledge,
+    memory,
+    rewind,
+    styles,
+    undo,
+)
 from valarmind_tui.commands.api import Command
 
-FAMILIES = (general, knowledge, agent, undo, export, rewind, commit, goal)
+FAMILIES = (general, knowledge, agent, undo, export, rewind, commit, memory, styles, goal)
 
 
 def builtin_commands() -> list[Command]:

@@ -27,7 +27,7 @@ HELP_KEYS = """Keys (TUI):
 - Ctrl+C twice quits
 
 Also: `!command` runs a shell command (through the gate, in the sandbox); `@path` attaches a
-file to the prompt."""
+file to the prompt; `# note` saves a note to a memory file you pick (/memory opens them)."""
 
 
 async def help_(ctx: CommandContext, args: str) -> CommandResult:

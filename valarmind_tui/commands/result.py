@@ -7,7 +7,10 @@ the command did or asks the face to do, never a string to parse.
 
 from __future__ import annotations
 
+import os
+import shlex
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeAlias
 
 
@@ -51,8 +54,21 @@ class ConversationRewound:
     """/rewind --prompt N cut the conversation: the face shows what is left of it."""
 
 
+@dataclass(frozen=True)
+class EditFiles:
+    """/memory: a face with a terminal opens these files in the person's $EDITOR."""
+
+    paths: tuple[Path, ...]
+
+    def command(self) -> list[str]:
+        """$VISUAL, else $EDITOR, else vi, with the paths (absolute: never read as options)."""
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+        return [*shlex.split(editor), *(str(path.absolute()) for path in self.paths)]
+
+
 Action: TypeAlias = (
     Quit | Clear | SwitchTheme | PickRewind | PickResume | Resume | ConversationRewound
+    | EditFiles
 )
 
 

@@ -33,6 +33,7 @@ from valarmind_tui.context.compaction import compact as compact_history
 from valarmind_tui.context.compaction import should_compact
 from valarmind_tui.context.project_context import ContextLoader
 from valarmind_tui.context.prompt_builder import build_agent_prompt
+from valarmind_tui.context.styles import OutputStyle, style_section
 from valarmind_tui.context.tokens import count_tokens
 from valarmind_tui.context.transcript import SHOWN_MESSAGES, Transcript
 from valarmind_tui.core.bus import EventBus
@@ -112,6 +113,8 @@ class Session:
     """What the session's tools reach: the approver, the mode and the checkpoints."""
     secrets: SecretMasker
     skills: list[Skill]
+    output_style: OutputStyle | None = None
+    """How the main agent writes (/style); None: its own way."""
     _hook_context: str = field(default="", init=False)
     _window: int = field(default=DEFAULT_CONTEXT_WINDOW, init=False)
     """The model's context window, once a prompt asked for it (the skill listing's budget)."""
@@ -264,7 +267,8 @@ class Session:
         project = "" if spec.exclude_project_context else self.project_context.load().text
         state = f"Project root: {self.project_root}\nPermission mode: {self.mode.value}"
         servers = servers_section(self.mcp, self.tools, spec.name, spec.tools)
-        listings = (servers, *setup_listings(spec, self.skills, self.agents, self._window))
+        listings = (servers, *setup_listings(spec, self.skills, self.agents, self._window),
+                    style_section(self.output_style) if spec.name == "orchestrator" else "")
         state += "".join(f"\n\n{text}" for text in listings if text)
         return build_agent_prompt(
             spec, project_context=project, repo_map=repo_map, working_state=state

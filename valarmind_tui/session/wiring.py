@@ -320,7 +320,24 @@ def build_session(
         skills=stack.skills,
     )
     stack.hooks.transcript_path = session.export_transcript  # JSONL of the conversation
+    if settings.output_style:
+        start_with_style(session, settings.output_style)
     return session
+
+
+def start_with_style(session: Session, name: str) -> None:
+    """The user config's `output_style`, or a notice naming the styles there are."""
+    from valarmind_tui.context.styles import NO_STYLE, find_styles
+
+    catalog = find_styles(session.project_root, Path.home())
+    if name.lower() in NO_STYLE:
+        return
+    style = catalog.styles.get(name.lower())
+    if style is None:
+        session.startup_notices.append(
+            f"output_style {name!r} (config) is not a style; there are: "
+            f"{', '.join(sorted(catalog.styles))}")
+    session.output_style = style
 
 
 def open_session(

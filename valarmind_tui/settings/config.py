@@ -87,6 +87,15 @@ class Settings(BaseSettings):
     """Turn limit of one agent run."""
     theme: str = "valarmind-dark"
     """Textual theme name."""
+    editor_mode: Literal["normal", "vim"] = "normal"
+    """`vim`: the prompt takes vim keys (normal and insert modes; the mode shows in its
+    border); the REPL uses prompt-toolkit's vi mode."""
+    output_style: str = ""
+    """The output style new sessions start with (`concise`, `explanatory`, `learning` or one of
+    your own in ~/.config/valarmind/styles/); /style changes it for a session."""
+    scrollback_on_exit: bool = True
+    """When the TUI quits, print the conversation into the terminal's normal screen, so it
+    stays in the scrollback after the full-screen view closes."""
     request_timeout_s: float = 600.0
     """Timeout of one read of a model request."""
     first_byte_timeout_s: float = Field(default=120.0, gt=0)

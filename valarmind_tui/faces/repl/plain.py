@@ -16,10 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, assert_never
 
 from valarmind_tui.agents.goal.state import progress_line
+from valarmind_tui.commands.memory import remember
 from valarmind_tui.commands.result import (
     Clear,
     CommandResult,
     ConversationRewound,
+    EditFiles,
     PickResume,
     PickRewind,
     Quit,
@@ -27,6 +29,7 @@ from valarmind_tui.commands.result import (
     SwitchTheme,
 )
 from valarmind_tui.commands.router import parse, run
+from valarmind_tui.context.memory import PLACE_HELP, PLACES, memory_file, note_text
 from valarmind_tui.context.transcript import (
     AnswerItem,
     SummaryItem,
@@ -233,8 +236,24 @@ class Repl:
             result = await self.run_task(self.session.run_shell(text[1:].strip()))
             self.line(result.output.rstrip("\n") or "(no output)")
             return True
+        if (note := note_text(text)) is not None:
+            await self.remember(note)
+            return True
         await self.run_task(self.session.submit(text))
         return True
+
+    async def remember(self, note: str) -> None:
+        """`# note`: shown with the three files it can go to; saved only where the person says."""
+        home = Path.home()
+        self.line(f"Remember “{note}” where?")
+        for number, place in enumerate(PLACES, 1):
+            _path, shown = memory_file(place, self.session.project_root, home)
+            self.line(f"  {number}  {shown}  ({PLACE_HELP[place]})")
+        answer = ((await self.reader.read("1, 2 or 3 (Enter: don't save)? ")) or "").strip()
+        if answer not in ("1", "2", "3"):
+            self.line("Not saved.")
+            return
+        self.line(remember(self.session, PLACES[int(answer) - 1], note, home).text)
 
     async def after_command(self, result: CommandResult) -> bool:
         """Show what a command said and perform its action; False means quit."""
@@ -253,11 +272,23 @@ class Repl:
                 await self.switch(session_id)
             case ConversationRewound():
                 self.line(f"Conversation rewound: {len(self.session.history)} messages kept.")
+            case EditFiles():
+                self.edit(action)
             case Clear() | SwitchTheme() | None:
                 pass  # a line-mode face has no view to empty and no themes
             case _:
                 assert_never(action)
         return True
+
+    def edit(self, action: EditFiles) -> None:
+        """/memory: the person's $EDITOR on the files, in this terminal."""
+        import subprocess
+
+        try:
+            subprocess.run(action.command(), check=False)
+        except OSError as exc:
+            self.line(f"The editor did not start: {exc}")
+        self.session.invalidate_context()
 
     async def switch(self, session_id: str) -> None:
         """Another stored session (/resume): open it and print its last exchanges."""

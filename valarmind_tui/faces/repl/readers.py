@@ -82,7 +82,8 @@ class PromptToolkitReader:
             history_file.parent.mkdir(parents=True, exist_ok=True)
         self._prompt: PromptSession[str] = PromptSession(
             history=FileHistory(str(history_file)), completer=SlashCompleter(),
-            key_bindings=bindings, **prompt_kwargs,
+            key_bindings=bindings, vi_mode=session.settings.editor_mode == "vim",
+            **prompt_kwargs,
         )
         self._interrupts = 0
         self._prompt_kwargs = prompt_kwargs

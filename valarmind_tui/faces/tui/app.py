@@ -32,6 +32,7 @@ from valarmind_tui.commands.result import (
     Action,
     Clear,
     ConversationRewound,
+    EditFiles,
     PickResume,
     PickRewind,
     Quit,
@@ -40,6 +41,7 @@ from valarmind_tui.commands.result import (
 )
 from valarmind_tui.commands.router import SlashLine, parse, run
 from valarmind_tui.context.attachments import with_attachments
+from valarmind_tui.context.memory import MemoryPlace, note_text
 from valarmind_tui.core.visible_text import visible
 from valarmind_tui.faces.tui import environment, garbage, session_start, themes
 from valarmind_tui.faces.tui.bridge import SessionEvent, pump_events
@@ -60,6 +62,7 @@ from valarmind_tui.faces.tui.widgets.sidebar import Sidebar
 from valarmind_tui.faces.tui.widgets.status import StatusBar
 
 if TYPE_CHECKING:
+    from valarmind_tui.context.transcript import Transcript
     from valarmind_tui.session.session import Session
 
 _log = logging.getLogger(__name__)
@@ -105,6 +108,8 @@ class ValarMindApp(App[int]):
         self._ask_trust = ask_trust
         self.project_root = session.project_root if session else (project_root or Path.cwd())
         self.startup_error: BaseException | None = None
+        self.exit_transcript: Transcript | None = None
+        """The conversation to leave in the terminal's scrollback once the screen closes."""
         self._pending: list[str] = [first_prompt] if first_prompt else []
         self.prompt_history = PromptHistory(history_file or default_history_file())
         self.theming = AppTheming(self, theme_dirs, remember_theme)
@@ -169,6 +174,8 @@ class ValarMindApp(App[int]):
         self.run_worker(pump_events(session.bus, self), name="bridge", group="bridge")
         status = self.query_one(StatusBar)
         status.model, status.mode = session.model, session.mode.value
+        status.style = session.output_style.name if session.output_style else None
+        self.query_one(PromptInput).use_vim(session.settings.editor_mode == "vim")
         sandbox = getattr(session, "sandbox", None)
         if sandbox is not None:
             status.sandbox, status.sandbox_alert = sandbox.status_label(), sandbox.unavailable
@@ -202,7 +209,13 @@ class ValarMindApp(App[int]):
 
     async def on_unmount(self) -> None:
         if self.session is not None:  # the TUI ends only when the person quits it
-            await self.session.close("prompt_input_exit")
+            session = self.session
+            if session.settings.scrollback_on_exit and session.history:
+                from valarmind_tui.faces.tui.scrollback import SCROLLBACK_MESSAGES
+
+                self.exit_transcript = await asyncio.to_thread(
+                    session.transcript, SCROLLBACK_MESSAGES)
+            await session.close("prompt_input_exit")
 
     # -- events from the core ----------------------------------------------------------------
     @on(SessionEvent)
@@ -263,8 +276,43 @@ class ValarMindApp(App[int]):
             self.run_command(text, slash)
         elif text.startswith("!"):
             self.run_shell(text[1:].strip())
+        elif (note := note_text(text)) is not None:
+            self._remember(text, note)
         else:
             await self._send_prompt(text)
+
+    def _edit(self, action: EditFiles) -> None:
+        """/memory: the person's $EDITOR on the files, the screen given back meanwhile."""
+        import subprocess
+
+        from textual.app import SuspendNotSupported
+
+        try:
+            with self.suspend():
+                subprocess.run(action.command(), check=False)
+        except SuspendNotSupported:
+            self.notify("This terminal cannot be handed to an editor: open "
+                        + ", ".join(map(str, action.paths)), severity="warning", markup=False)
+        except OSError as exc:
+            self.notify(visible(f"The editor did not start: {exc}"), severity="error",
+                        markup=False)
+        self.live.invalidate_context()  # the agents read the edited files from now on
+
+    def _remember(self, line: str, note: str) -> None:
+        """`# note`: the person picks the file; nothing is saved before they do."""
+        from valarmind_tui.commands.memory import remember
+        from valarmind_tui.faces.tui.screens.memory import MemoryPlacePicker
+        from valarmind_tui.faces.tui.widgets.answer import CommandOutput
+
+        async def chosen(place: MemoryPlace | None) -> None:
+            if place is None:
+                self.notify("Not saved.", timeout=2)
+                return
+            result = remember(self.live, place, note)
+            await self.query_one(ChatView).add(CommandOutput(line, result.text, result.ok))
+
+        self.push_screen(MemoryPlacePicker(note, self.live.project_root, Path.home()),
+                         callback=chosen)
 
     async def _send_prompt(self, text: str) -> None:
         files: dict[str, str] = {}
@@ -297,6 +345,7 @@ class ValarMindApp(App[int]):
             await self.query_one(ChatView).add(CommandOutput(line, result.text, result.ok))
         status = self.query_one(StatusBar)
         status.model, status.mode = self.live.model, self.live.mode.value
+        status.style = self.live.output_style.name if self.live.output_style else None
         await self._perform(result.action)
 
     async def _perform(self, action: Action | None) -> None:
@@ -320,6 +369,8 @@ class ValarMindApp(App[int]):
                     await self._switch(chosen)
             case Resume(session_id=session_id):
                 await self._switch(session_id)
+            case EditFiles():
+                self._edit(action)
             case ConversationRewound():
                 await pickers.show_rewound(self, self.live)
             case None:
@@ -386,5 +437,6 @@ class ValarMindApp(App[int]):
 
 
 def _is_prompt(text: str) -> bool:
-    """Text for the model: not a slash command (the router reads those) nor a `!shell` line."""
-    return parse(text) is None and not text.startswith("!")
+    """Text for the model: not a slash command (the router reads those), a `!shell` line or a
+    `# note`."""
+    return parse(text) is None and not text.startswith("!") and note_text(text) is None

@@ -55,6 +55,13 @@ def run_app(
     result = app.run()
     if app.startup_error is not None:
         raise app.startup_error
+    if app.exit_transcript is not None and app.session is not None:
+        import sys
+
+        from valarmind_tui.faces.tui.scrollback import print_conversation
+
+        print_conversation(app.exit_transcript, app.session.session_id or "?", sys.stdout)
+        sys.stdout.flush()
     return int(result or 0)
 
 

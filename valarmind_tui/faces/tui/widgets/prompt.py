@@ -12,9 +12,11 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
+from textual.widgets.text_area import Document
 
 from valarmind_tui.core.visible_text import visible
 from valarmind_tui.faces.tui.history import PromptHistory
+from valarmind_tui.faces.tui.vim import VimKeys
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,18 @@ class PromptInput(TextArea):
         before the offer is refreshed, so an older offer must never replace newer text."""
         self._choosing = False
         """The person moved through the offer with the arrow keys since it was made."""
+        self.vim: VimKeys | None = None
+        """Vim keys (config editor_mode = "vim"), set once the session's settings are known."""
+
+    def use_vim(self, on: bool) -> None:
+        self.vim = VimKeys() if on else None
+        self._show_mode()
+
+    def _show_mode(self) -> None:
+        if self.vim is None:
+            self.border_title = None
+        else:
+            self.border_title = "-- INSERT --" if self.vim.mode == "insert" else "-- NORMAL --"
 
     # -- completion ---------------------------------------------------------------------------
     def _before_cursor(self) -> str:
@@ -130,10 +144,49 @@ class PromptInput(TextArea):
 
     # -- keys ---------------------------------------------------------------------------------
     async def _on_key(self, event: events.Key) -> None:
-        handled = self._handle_key(event.key)
+        handled = self._vim_key(event) or self._handle_key(event.key)
         if handled:
             event.stop()
             event.prevent_default()
+
+    def _vim_key(self, event: events.Key) -> bool:
+        """The vim engine's, when on: True when it took the key."""
+        if self.vim is None or (self.completing and event.key in ("up", "down", "enter")):
+            return False
+        key = event.character if event.is_printable and event.character else event.key
+        outcome = self.vim.key(key, self.text, self._offset())
+        self._show_mode()
+        if outcome is None:
+            return False
+        if outcome.undo or outcome.redo:
+            self.undo() if outcome.undo else self.redo()
+            return True
+        self._replace_all(outcome.text)
+        self.move_cursor(self._document().get_location_from_index(outcome.cursor))
+        return True
+
+    def _document(self) -> Document:
+        document = self.document
+        assert isinstance(document, Document)  # a plain text area, not a syntax-aware one
+        return document
+
+    def _offset(self) -> int:
+        return self._document().get_index_from_location(self.cursor_location)
+
+    def _replace_all(self, text: str) -> None:
+        """Make the text `text` by replacing only what differs (one undo step)."""
+        old = self.text
+        if text == old:
+            return
+        head = 0
+        while head < min(len(old), len(text)) and old[head] == text[head]:
+            head += 1
+        tail = 0
+        while (tail < min(len(old), len(text)) - head
+               and old[len(old) - 1 - tail] == text[len(text) - 1 - tail]):
+            tail += 1
+        location = self._document().get_location_from_index
+        self.replace(text[head:len(text) - tail], location(head), location(len(old) - tail))
 
     def _handle_key(self, key: str) -> bool:
         if key == "tab":

@@ -6,6 +6,8 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from valarmind_tui.core.visible_text import visible
+
 _MODE_STYLE = {
     "default": "$text-muted", "accept-edits": "$success", "plan": "$accent", "bypass": "$error",
 }
@@ -41,6 +43,8 @@ class StatusBar(Widget):
     """The sandbox's label ("sandbox on · no network", "sandbox off"); None hides it."""
     sandbox_alert: reactive[bool] = reactive(False)
     """The sandbox is off although the user did not turn it off (bwrap cannot run)."""
+    style: reactive[str | None] = reactive(None)
+    """The output style (/style); None for the default."""
 
     def render(self) -> Content:
         sep = (" │ ", "$text-muted")
@@ -70,6 +74,9 @@ class StatusBar(Widget):
         parts.append((self.mode, _MODE_STYLE.get(self.mode, "")))
         if "hint" in fields:
             parts.append((" (shift+tab)", "$text-muted"))
+        if self.style:
+            parts += [sep, ("style: " if "labels" in fields else "", "$text-muted"),
+                      (visible(self.style), "$secondary")]
         sandbox = [sep, self._sandbox_part("labels" in fields)] if self.sandbox else []
         if self.sandbox_alert:  # commands run unconfined: say it before anything else
             parts += sandbox

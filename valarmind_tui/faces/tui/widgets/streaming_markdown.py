@@ -90,6 +90,8 @@ class StreamingMarkdown(KeepsStyledLinesWhenTaller, OneLayoutPass, Widget):
         self._slow_open: int | None = None
         """The open block (by its number) known to be slow to render: rendered in a thread."""
         self._open_in_thread = False
+        self._open_drawn: tuple[int, str] = (0, "")
+        """Which open block (its number and text) `_open_lines` show."""
         self._thread_spent = 0.0
         """How long the last render of the open block in a thread took: frames are spaced by it
         as by a render here."""
@@ -127,6 +129,7 @@ class StreamingMarkdown(KeepsStyledLinesWhenTaller, OneLayoutPass, Widget):
         self._unfed = visible(source)
         self._generation += 1  # what a thread renders for the old document is not used
         self._blocks, self._closed_lines, self._open_lines = [], [], []
+        self._open_drawn = (0, "")
         self._open_block.reset()
         self._slow_open = None
         self._drawn.clear()
@@ -196,6 +199,7 @@ class StreamingMarkdown(KeepsStyledLinesWhenTaller, OneLayoutPass, Widget):
         renderer = self._get_renderer()
         sources = list(self._splitter.closed)
         self._open_lines = self._open_block.draw(self._splitter, renderer, width)
+        self._open_drawn = (len(sources), self._splitter.open_text)
         drawn = len(self._blocks)
         small = (len(sources) <= SYNC_REWRAP_BLOCKS
                  and sum(map(len, sources)) <= SYNC_REWRAP_CHARS)
@@ -249,6 +253,7 @@ class StreamingMarkdown(KeepsStyledLinesWhenTaller, OneLayoutPass, Widget):
             return
         started = monotonic()
         self._open_lines = self._open_block.draw(self._splitter, renderer, self._width)
+        self._open_drawn = (number, self._splitter.open_text)
         if monotonic() - started > OPEN_IN_THREAD_S:
             self._slow_open = number
 
@@ -271,15 +276,21 @@ class StreamingMarkdown(KeepsStyledLinesWhenTaller, OneLayoutPass, Widget):
     def _apply_open(self, lines: list[Line] | None, number: int, text: str, generation: int,
                     spent: float) -> None:
         self._open_in_thread = False
-        if lines is None or generation != self._generation or number != len(self._splitter.closed):
-            return  # failed, rewrapped, replaced, or the block closed meanwhile
-        before = self._line_count()
-        self._open_lines = lines
-        self._redraw_from(len(self._closed_lines), before)
-        self._thread_spent = spent
-        self._space_frames(spent)
-        if self._splitter.open_text != text and self._timer is None:
-            self._render_open_in_thread(self._get_renderer(), number)  # no frame is coming
+        if lines is not None and generation == self._generation and number == len(
+                self._splitter.closed):
+            before = self._line_count()
+            self._open_lines, self._open_drawn = lines, (number, text)
+            self._redraw_from(len(self._closed_lines), before)
+            self._thread_spent = spent
+            self._space_frames(spent)
+        # else failed, rewrapped, replaced, or the block closed meanwhile: not drawn
+        open_now = (len(self._splitter.closed), self._splitter.open_text)
+        if self._open_drawn != open_now and self._timer is None:
+            # No frame is coming, and a frame that came meanwhile left the open block to this
+            # thread (a new open block too, when this one closed): the end of an answer.
+            before = self._line_count()
+            self._draw_open(self._get_renderer())
+            self._redraw_from(len(self._closed_lines), before)
 
     def _set_blocks(self, blocks: list[list[Line]]) -> None:
         self._blocks, self._closed_lines = [], []
