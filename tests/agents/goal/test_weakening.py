@@ -263,3 +263,15 @@ def test_a_test_file_that_exits_the_process_is_flagged() -> None:
     js = JS_BEFORE.replace('import { add } from "./add";\n',
                            'import { add } from "./add";\nprocess.exit(0);\n')
     assert kinds("src/add.test.ts", JS_BEFORE, js) == ["failure_ignored"]
+
+
+def test_tox_and_nox_definitions_are_the_checks_own_files() -> None:
+    before = "[testenv]\ncommands = pytest -q\n"
+    after = "[testenv]\ncommands = pytest -q || true\n"
+    assert kinds("tox.ini", before, after, [CheckSpec("tox -e py")]) == [
+        "check_file_edited", "failure_ignored"]
+    nox_before = "import nox\n\n@nox.session\ndef tests(s):\n    s.run('pytest')\n"
+    nox_after = nox_before.replace("s.run('pytest')", "s.run('pytest', success_codes=[0, 1])")
+    assert kinds("noxfile.py", nox_before, nox_after, [CheckSpec("nox -s tests")]) == [
+        "check_file_edited"]
+    assert kinds("noxfile.py", nox_before, nox_after, [CheckSpec("pytest -q")]) == []
