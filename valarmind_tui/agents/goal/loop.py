@@ -132,7 +132,7 @@ class GoalLoop:
             return self._end(GoalStatus.FAILED, f"round {number} failed: {self._answer[:300]}")
         after = await deps.tree.snapshot()
         changes = await deps.tree.changes(state.tree, after)
-        evidence = self._weakening(changes)
+        evidence = await asyncio.to_thread(self._weakening, changes)  # parses: off the loop
         state.round = number
         if evidence and not await deps.approve(evidence, number):
             state.tree = after
