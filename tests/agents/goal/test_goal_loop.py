@@ -104,3 +104,48 @@ async def test_a_weakening_round_stops_before_its_checks_unless_approved(tmp_pat
     test.write_text("def test_x():\n    assert open('done.txt').read() == 'x\\n'\n")
     approved, _ = await run_loop(root, [weaken, writes(root, "done.txt")], approve=True)
     assert approved.status == GoalStatus.DONE
+
+
+async def test_a_new_source_that_outranks_a_detected_check_is_a_changed_command(
+        tmp_path: Path) -> None:
+    """The default check is `pytest -q` (pyproject.toml); a round adds a CI workflow whose test
+    step runs only an easy test: the detector would now pick that, so the round changed the
+    check command."""
+    from valarmind_tui.agents.goal.checks import default_checks
+
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "pyproject.toml").write_text('[project]\nname = "p"\n[tool.pytest.ini_options]\n')
+    (root / "tests").mkdir()
+    (root / "tests" / "test_hard.py").write_text("def test_hard():\n    assert False\n")
+    [check] = default_checks(root)
+    assert (check.command, check.kind, check.source) == ("pytest -q", "test", "pyproject.toml")
+    workflow = ("on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n"
+                "      - run: pytest -q tests/test_easy.py\n")
+
+    def add_ci(number: int) -> str:
+        (root / ".github" / "workflows").mkdir(parents=True)
+        (root / ".github" / "workflows" / "ci.yml").write_text(workflow)
+        return "done"
+
+    published: list[GoalUpdated] = []
+
+    async def run_round(prompt: str) -> tuple[RunStatus, str]:
+        return cast(RunStatus, add_ci(1)), "ok"
+
+    async def one_check(spec: GoalCheck, number: int) -> CheckVerdict:
+        return await run_check(spec, root, None, number)
+
+    async def refuse(evidence: object, number: int) -> bool:
+        return False
+
+    deps = GoalDeps(run_round=run_round, run_check=one_check,
+                    tree=TreeWatch(ShadowRepo(root, tmp_path / "shadow")),
+                    publish=published.append, approve=refuse,
+                    redetect=lambda: default_checks(root))
+    outcome = await GoalLoop(deps, GoalState.fresh("pass", [check])).run()
+    assert outcome.status == GoalStatus.WEAKENED
+    [evidence] = outcome.evidence
+    assert evidence.kind == "check_command_changed"
+    assert evidence.path == ".github/workflows/ci.yml"
+    assert "`pytest -q tests/test_easy.py`" in evidence.detail
