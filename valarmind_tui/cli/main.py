@@ -118,6 +118,15 @@ def _full_screen(root: Path, args: argparse.Namespace) -> int:
             skeleton.abandon()
 
 
+def goal_line(task: str, args: argparse.Namespace) -> str:
+    """In a terminal, `valarmind "TASK" --goal` starts the TUI with `/goal [--check CMD] TASK`."""
+    import shlex
+
+    words = [w for check in args.checks or () for w in ("--check", check)]
+    words += ["--approve-weakening"] * args.approve_weakening
+    return " ".join(["/goal", *(shlex.quote(w) for w in words), "--", task])
+
+
 def entry() -> NoReturn:
     """The `valarmind` command: main(), then the exit without the interpreter's teardown (in
     `valarmind -p` 0.5 s after its last line went into freeing litellm's modules)."""
@@ -140,9 +149,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.prompt is not None:
             parser.error("give the task once: as -p TASK or as the first argument")
         if args.plain or sys.stdout.isatty():
-            args.first_prompt = task
+            args.first_prompt = goal_line(task, args) if args.goal else task
         else:
             args.prompt = task
+    if args.command == "goal":
+        args.prompt, args.goal = " ".join(args.text), True
+    elif args.goal and args.prompt is None and args.first_prompt is None:
+        parser.error("--goal runs a task headless: give it with -p TASK (or use valarmind goal)")
     try:
         from valarmind_tui.core.left_writes import sweep
 

@@ -115,6 +115,9 @@ exit codes:
   8 budget: a --max-* flag's or [budget]'s limit was spent; the work and the session are
     kept for --resume (docs/budgets.md)
   (valarmind commit adds 5 and 6: see valarmind commit --help)
+  goals (valarmind goal, -p --goal): 0 done (every check passed on the final tree)
+  1 failed or cancelled   8 budget   9 stalled   10 weakened (a round weakened the checks)
+  11 max rounds
 
 examples:
   valarmind                                   the TUI in this folder
@@ -122,6 +125,7 @@ examples:
   valarmind -p "add a test for greet" --output-format jsonl
   valarmind review --staged --fail-on major   static review, as a pre-commit hook
   valarmind init --yes                        write VALARMIND.md without asking
+  valarmind goal "make the tests pass" --check "pytest -q"   rounds until the check passes
 """
 
 
@@ -139,6 +143,9 @@ def build_parser() -> Parser:
     _project_commands_flag(parser)
     _budget_flags(parser)
     parser.add_argument("--plain", action="store_true", help="line-mode REPL (no full-screen UI)")
+    parser.add_argument("--goal", action="store_true",
+                        help="with -p: work in rounds until the checks pass (see valarmind goal)")
+    _goal_flags(parser)
     parser.add_argument("--resume", metavar="SESSION", nargs="?", const="last",
                         help="resume a stored session (the last one by default)")
     parser.add_argument("-c", "--continue", dest="continue_last", action="store_true",
@@ -158,6 +165,33 @@ class Subcommand:
     help: str
     arguments: Callable[[argparse.ArgumentParser], None]
     description: str | None = None
+
+
+def _goal_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--check", dest="checks", action="append", metavar="CMD",
+                        help="a goal's check, run by ValarMind after each round (repeatable; "
+                             "default: the project's detected lint, type-check and test "
+                             "commands)")
+    parser.add_argument("--approve-weakening", dest="approve_weakening", action="store_true",
+                        help="let a goal go on when a round weakens its checks (skips, "
+                             "removed assertions, `|| true`); without it the goal stops as "
+                             "weakened")
+    parser.add_argument("--max-rounds", dest="max_rounds", type=int, metavar="N",
+                        help="a goal's round limit (default: goal_max_rounds, 20)")
+
+
+def _goal(goal: argparse.ArgumentParser) -> None:
+    _common(goal)
+    goal.add_argument("text", nargs="*", help="the goal (empty with --resume: continue it)")
+    _goal_flags(goal)
+    goal.add_argument("--output-format", dest="output_format", choices=["text", "json", "jsonl"],
+                      default="text")
+    goal.add_argument("--permission-mode", choices=MODES)
+    _project_commands_flag(goal)
+    _budget_flags(goal)  # for the whole goal, every round together
+    goal.add_argument("--resume", metavar="SESSION", nargs="?", const="last",
+                      help="continue the goal a stored session left unfinished (the last "
+                           "session by default)")
 
 
 def _run(run: argparse.ArgumentParser) -> None:
@@ -282,6 +316,13 @@ SUBCOMMANDS = {command.name: command for command in (
     Subcommand("commit", "check, review, write the message and commit what is staged", _commit,
                "check (the detected lint, type-check and test commands) → confirm (the review "
                "agent on the staged diff) → message → git commit; a JSON summary."),
+    Subcommand("goal", "work in rounds until the checks pass (headless)", _goal,
+               "Each round is one prompt of the orchestrator; after it ValarMind runs every "
+               "check itself (in the sandbox) and gives the results to the next round. Ends "
+               "done only when every check passed on the final tree; stalled after "
+               "goal_stall_rounds rounds without progress; weakened when a round skips, "
+               "deletes or loosens tests or changes a check (see the exit codes in "
+               "valarmind --help)."),
     Subcommand("undo", "take back the files the last turn changed", _undo_redo),
     Subcommand("redo", "put back what undo took back", _undo_redo),
     Subcommand("rewind", "list the turns, or restore the files to before one", _rewind),

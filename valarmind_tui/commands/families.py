@@ -9,6 +9,7 @@ from valarmind_tui.commands import (
     commit,
     export,
     general,
+    goal,
     image,
     jobs,
     knowledge,
@@ -20,7 +21,7 @@ from valarmind_tui.commands import (
 from valarmind_tui.commands.api import Command
 
 FAMILIES = (general, knowledge, agent, undo, export, rewind, commit, jobs, memory, styles,
-            image)
+            image, goal)
 
 
 def builtin_commands() -> list[Command]:

@@ -381,12 +381,62 @@ class ModelFellBack(EventBase):
     """What the failed model's provider said."""
 
 
+@dataclass(frozen=True)
+class GoalCheckState:
+    """One check of a goal and its last verdict (agents/goal/)."""
+
+    command: str
+    kind: str = "check"
+    """test, lint, typecheck (detected), or check (named by the person)."""
+    source: str | None = None
+    """The file a detected check came from; None for the person's own."""
+    exit_code: int | None = None
+    """The last run's exit code; None before it ran or when it did not finish."""
+    ran: bool = False
+    seconds: float = 0.0
+    at: float = 0.0
+    """Unix time of the last run."""
+    round: int = 0
+    """The round whose tree it last ran on (0: the tree the goal started from)."""
+    tail: str = ""
+    """The last lines of its output."""
+
+    @property
+    def passed(self) -> bool:
+        return self.ran and self.exit_code == 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class GoalUpdated(EventBase):
+    """A goal started, finished a round (its checks ran on the tree the round left) or ended.
+    The session store keeps them: `--resume` continues an unfinished goal from the last one."""
+
+    goal_id: str
+    text: str
+    status: str
+    """running, or how it ended: done, stalled, weakened, budget, max_rounds, cancelled,
+    failed."""
+    round: int
+    """Rounds finished so far."""
+    checks: tuple[GoalCheckState, ...] = ()
+    tree: str = ""
+    """The work tree's id in the shadow repository after this round's checks."""
+    stalled_rounds: int = 0
+    """Rounds in a row with no new passing check and no new change."""
+    passed_ever: tuple[str, ...] = ()
+    """Checks that passed on some round's tree."""
+    evidence: tuple[str, ...] = ()
+    """What weakened the judge (`path:line: kind: detail`), when it did."""
+    detail: str = ""
+    """One line saying why it ended."""
+
+
 Event: TypeAlias = (
     TurnStarted | TextDelta | ReasoningDelta | TurnFinished | ToolCallStarted | ToolCallFinished
     | ApprovalRequested | ApprovalResolved | AgentSpawned | AgentFinished | TaskListChanged
     | UsageUpdated | Notice | ModeChanged | PromptFinished | HookRan | CheckpointCreated
     | FilesRestored | CommitStepFinished | CommitMessageRequested | ReviewerRan
-    | TraceRecorded | JobChanged | SteeringChanged | ModelFellBack
+    | TraceRecorded | JobChanged | SteeringChanged | ModelFellBack | GoalUpdated
 )
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
@@ -417,4 +467,8 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         data["tasks"] = tuple(
             TaskItem(**{**t, "depends_on": tuple(t.get("depends_on", ()))}) for t in data["tasks"]
         )
+    if cls is GoalUpdated:
+        for key in ("passed_ever", "evidence"):
+            data[key] = tuple(data.get(key, ()))
+        data["checks"] = tuple(GoalCheckState(**c) for c in data.get("checks", ()))
     return cls(**data)

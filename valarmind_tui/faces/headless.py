@@ -37,6 +37,11 @@ EXIT_CODES: dict[RunStatus, int] = {
 """Exit codes of `-p` and `run` by prompt status (the README lists them): unverified, a required
 quality gate could not run (QA's command denied...); rejected, a required gate failed; budget,
 a budget was spent (docs/budgets.md)."""
+GOAL_EXIT_CODES: dict[str, int] = {
+    "done": 0, "failed": 1, "cancelled": 1, "budget": 8, "stalled": 9, "weakened": 10,
+    "max_rounds": 11}
+"""Exit codes of `valarmind goal` and `-p --goal` by goal status (--help and the README list
+them)."""
 ANSWERED = (RunStatus.DONE, RunStatus.INCOMPLETE, RunStatus.UNVERIFIED, RunStatus.REJECTED)
 """Statuses whose text is an answer, printed on stdout in text mode (the others go to stderr)."""
 
@@ -52,6 +57,8 @@ async def _run_prompt(
     prompt, output_format = args.prompt, args.output_format
     session = open_session(settings, root, approver=headless_approver(settings, root),
                            resume=args.resume)
+    if getattr(args, "goal", False):
+        return await _run_goal(session, args, out)
     slash = parse(prompt)
     if slash is None:
         _require_model(session)
@@ -77,6 +84,44 @@ async def _run_prompt(
         out.write("\n")
     out.flush()
     return EXIT_CODES.get(result.status, 1)
+
+
+async def _run_goal(session: Session, args: argparse.Namespace, out: IO[str]) -> int:
+    """`valarmind goal` / `-p TEXT --goal`: the goal's rounds, then its answer and which checks
+    passed on the final tree; the goal's status as exit code (GOAL_EXIT_CODES)."""
+    from valarmind_tui.commands.goal import GoalRequest, run_goal
+
+    _require_model(session)
+    request = GoalRequest(args.prompt.strip(), tuple(args.checks or ()), args.approve_weakening,
+                          args.max_rounds)
+    writer = _writer(session, args.output_format, out)
+    try:
+        await session.start()
+        outcome = await run_goal(session, request)
+        spend = _spend_summary(session) if args.output_format == "json" else {}
+    finally:
+        await asyncio.sleep(0)
+        writer.cancel()
+        await session.close()
+    code = GOAL_EXIT_CODES.get(outcome.status, 1)
+    if args.output_format == "json":
+        json.dump({"session_id": session.session_id, "status": outcome.status,
+                   "exit_code": code, "rounds": outcome.rounds, "result": outcome.answer,
+                   "checks": [{"command": c.command, "kind": c.kind, "passed": c.passed,
+                               "exit_code": c.exit_code, "round": c.round}
+                              for c in outcome.checks],
+                   "evidence": [e.to_dict() for e in outcome.evidence],
+                   "detail": outcome.detail, "model": session.model,
+                   **spend},
+                  out)
+        out.write("\n")
+    elif args.output_format == "text":
+        out.write(visible(f"{outcome.answer.rstrip()}\n\n{outcome.footer()}".lstrip()) + "\n")
+        if outcome.status != "done":
+            print(visible(f"valarmind: goal {outcome.status}: {outcome.detail}"),
+                  file=sys.stderr)
+    out.flush()
+    return code
 
 
 def headless_approver(settings: Settings, root: Path) -> PolicyApprover:
@@ -133,14 +178,20 @@ def _summary(session: Session, result: PromptResult) -> dict[str, Any]:
     """The JSON answer: `usage` the ledger's totals (every model call: agents, reviewers,
     hooks), `reviewers` each reviewer's share, `ledger` the whole breakdown, `budget` each set
     limit. A cost is null when no call had a known price."""
-    spend = session.spending.spend()
-    total = spend.total
     return {
         "session_id": session.session_id,
         "status": result.status,
         "result": result.text,
         "gates": list(result.gates),
         "model": session.model,
+        **_spend_summary(session),
+    }
+
+
+def _spend_summary(session: Session) -> dict[str, Any]:
+    spend = session.spending.spend()
+    total = spend.total
+    return {
         "usage": {"prompt_tokens": total.prompt_tokens,
                   "completion_tokens": total.completion_tokens, "cost_usd": total.cost_usd},
         "reviewers": {label: {"calls": t.calls, "prompt_tokens": t.prompt_tokens,

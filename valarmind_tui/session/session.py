@@ -8,7 +8,10 @@ is running.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -69,6 +72,9 @@ from valarmind_tui.tools.base import ToolContext, ToolResult
 from valarmind_tui.tools.registry import ToolRegistry
 from valarmind_tui.tools.services import ToolServices, switch_mode
 from valarmind_tui.tools.shell.jobs import BackgroundJobs, background_command, reap_notice
+
+_HOLDER: ContextVar[bool] = ContextVar("valarmind_session_holder", default=False)
+"""True in the task that holds the session (`Session.hold`): its own prompts are let through."""
 
 
 @dataclass(frozen=True)
@@ -136,6 +142,8 @@ class Session:
     """Images `/image` or an ACP prompt attached, sent with the next prompt."""
     _steering: SteeringQueue | None = field(default=None, init=False)
     """The running prompt's messages typed meanwhile (`steer`)."""
+    _held: Callable[[], None] | None = field(default=None, init=False)
+    """Set while a command holds the session across prompts (a goal): how to stop it."""
 
     async def start(self) -> None:
         """Call once a face listens to the bus: reports plugin warnings, then starts the
@@ -173,7 +181,21 @@ class Session:
 
     @property
     def busy(self) -> bool:
-        return self._running is not None and not self._running.done()
+        return (self._running is not None and not self._running.done()) or (
+            self._held is not None)
+
+    @contextlib.contextmanager
+    def hold(self, stop: Callable[[], None]) -> Iterator[None]:
+        """Hold the session across several prompts (a goal's rounds and checks): meanwhile it
+        is busy to everyone else, its holder's own prompts run, and `cancel` calls `stop`
+        when no prompt is running."""
+        self._held = stop
+        token = _HOLDER.set(True)
+        try:
+            yield
+        finally:
+            _HOLDER.reset(token)
+            self._held = None
 
     def set_mode(self, mode: PermissionMode | str) -> None:
         switch_mode(self.gate, self.bus, mode)
@@ -186,7 +208,8 @@ class Session:
         """Run the prompt through the main agent; events stream on the bus meanwhile. One
         prompt at a time: while one runs, another is refused (not queued) with a Notice. Never
         reads a slash: faces route lines first (commands/router.py)."""
-        if self.busy:
+        if self._running is not None and not self._running.done() or (
+                self._held is not None and not _HOLDER.get()):
             return self._refuse_while_busy()
         steering = self._steering = SteeringQueue(self.bus)
         task = asyncio.create_task(self._run_prompt(prompt, steering))
@@ -369,6 +392,9 @@ class Session:
             self.approver.cancel_all()
         if self._running is not None and not self._running.done():
             self._running.cancel()
+            return True
+        if self._held is not None:
+            self._held()
             return True
         return False
 

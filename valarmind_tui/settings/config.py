@@ -165,6 +165,12 @@ class Settings(BaseSettings):
     budget: BudgetSettings = Field(default_factory=BudgetSettings)
     """`[budget]`: what a prompt, a session and a day may spend (docs/budgets.md). User config,
     env or the `--max-*` flags only."""
+    goal_stall_rounds: int = Field(default=3, ge=1)
+    """A goal (/goal, --goal) ends `stalled` after this many rounds in a row with no new passing
+    check and no new change. User config, env only."""
+    goal_max_rounds: int = Field(default=20, ge=1)
+    """A goal ends `max_rounds` after this many rounds, whatever else happens. User config,
+    env only."""
 
     _project_trusted: bool = PrivateAttr(default=False)
     _project_mcp_servers: frozenset[str] = PrivateAttr(default=frozenset())

@@ -11,7 +11,7 @@ from typing import Any
 
 REPOSITORY_FORBIDDEN = (
     "permission_mode", "api_base", "api_key_env", "agent_models", "sandbox", "sandbox_network",
-    "sandbox_home",
+    "sandbox_home", "goal_stall_rounds", "goal_max_rounds",
     "allow_project_commands", "allow_sampling", "reviewers", "checkpoints", "budget",
     "trusted_projects", "untrusted_projects", "trusted_plugin_projects", "mcp.project_env",
     "profiles.*.api_base", "profiles.*.api_key_env", "profiles.*.model",

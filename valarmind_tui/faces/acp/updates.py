@@ -14,6 +14,7 @@ from typing import Any, assert_never
 from acp import helpers
 from acp.schema import PlanEntryStatus, ToolCallLocation, ToolCallStatus, ToolCallUpdate
 
+from valarmind_tui.agents.goal.state import progress_line
 from valarmind_tui.core.events import (
     AgentFinished,
     AgentSpawned,
@@ -24,6 +25,7 @@ from valarmind_tui.core.events import (
     CommitStepFinished,
     Event,
     FilesRestored,
+    GoalUpdated,
     HookRan,
     JobChanged,
     ModeChanged,
@@ -96,6 +98,8 @@ class UpdateTranslator:
                 return [helpers.update_plan(plan_entries(event.tasks))]
             case ModeChanged():
                 return [helpers.update_current_mode(event.mode)]
+            case GoalUpdated():
+                return [helpers.update_agent_thought_text(f"\n{progress_line(event)}\n")]
             case Notice(level="warning" | "error"):
                 return [helpers.update_agent_thought_text(f"\n[{event.level}] {event.message}\n")]
             case ModelFellBack():

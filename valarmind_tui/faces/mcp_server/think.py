@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, assert_never
 
 from valarmind_tui.agents.delegation.delegate import Delegator
+from valarmind_tui.agents.goal.state import progress_line
 from valarmind_tui.agents.loop import LoopDeps
 from valarmind_tui.agents.registry import AgentRegistry
 from valarmind_tui.agents.spec import AgentSpec
@@ -33,6 +34,7 @@ from valarmind_tui.core.events import (
     CommitStepFinished,
     Event,
     FilesRestored,
+    GoalUpdated,
     HookRan,
     JobChanged,
     ModeChanged,
@@ -307,6 +309,8 @@ def describe(event: Event) -> str | None:
             return event.message
         case ModelFellBack():
             return f"{event.failed_model} failed, {event.model} answers: {event.reason}"
+        case GoalUpdated():
+            return progress_line(event)
         case ReviewerRan():
             said = f": {event.reason}" if event.reason and event.verdict != "none" else ""
             return f"{event.reviewer} reviewer: {event.verdict}{said}"

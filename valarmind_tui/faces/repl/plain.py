@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, assert_never
 
+from valarmind_tui.agents.goal.state import progress_line
 from valarmind_tui.commands.memory import remember
 from valarmind_tui.commands.result import (
     Clear,
@@ -47,6 +48,7 @@ from valarmind_tui.core.events import (
     CommitStepFinished,
     Event,
     FilesRestored,
+    GoalUpdated,
     HookRan,
     JobChanged,
     ModeChanged,
@@ -149,6 +151,8 @@ class Repl:
             case JobChanged():
                 self.line(f"⏹ {event.handle} {event.state} (exit {event.exit_code}): "
                           f"{event.command}")
+            case GoalUpdated():
+                self.line(progress_line(event))
             case (TextDelta() | PromptFinished() | ReasoningDelta() | TurnStarted()
                   | TurnFinished() | ApprovalResolved() | AgentSpawned() | AgentFinished()
                   | TaskListChanged() | UsageUpdated() | ModeChanged() | HookRan()

@@ -20,6 +20,7 @@ from valarmind_tui.core.events import (
     CommitStepFinished,
     Event,
     FilesRestored,
+    GoalUpdated,
     HookRan,
     JobChanged,
     ModeChanged,
@@ -133,7 +134,7 @@ class EventRouter:
                   | TurnFinished() | ToolCallStarted() | ToolCallFinished() | AgentSpawned()
                   | AgentFinished() | TaskListChanged() | HookRan() | CheckpointCreated()
                   | FilesRestored() | TraceRecorded() | JobChanged() | ModelFellBack()
-                  | SteeringChanged()):
+                  | SteeringChanged() | GoalUpdated()):
                 pass  # the chat and the sidebar above showed what there is to show
             case _:
                 assert_never(event)

@@ -8,6 +8,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
+from valarmind_tui.agents.goal.state import progress_line
 from valarmind_tui.core.events import (
     AgentFinished,
     AgentSpawned,
@@ -18,6 +19,7 @@ from valarmind_tui.core.events import (
     CommitStepFinished,
     Event,
     FilesRestored,
+    GoalUpdated,
     HookRan,
     JobChanged,
     ModeChanged,
@@ -187,6 +189,9 @@ class ChatView(OneLayoutPass, VerticalScroll):
                 await self._append(NoticeLine(
                     f"{event.failed_model} failed ({event.reason}); {event.model} answers "
                     "instead (fallback_models)", "warning"))
+            case GoalUpdated():
+                level = "info" if event.status in ("running", "done") else "warning"
+                await self._append(NoticeLine(progress_line(event), level))
             case (TextDelta() | ReasoningDelta() | TurnStarted() | TurnFinished()
                   | ApprovalRequested() | ApprovalResolved() | AgentSpawned() | AgentFinished()
                   | TaskListChanged() | UsageUpdated() | ModeChanged() | PromptFinished()

@@ -24,6 +24,7 @@ from valarmind_tui.core.events import (
     CommitStepFinished,
     Event,
     FilesRestored,
+    GoalUpdated,
     HookRan,
     JobChanged,
     ModeChanged,
@@ -44,6 +45,7 @@ from valarmind_tui.core.events import (
     UsageUpdated,
 )
 from valarmind_tui.core.visible_text import visible
+from valarmind_tui.faces.tui.widgets.goal_panel import GoalPanel
 
 _TASK_ICON = {
     "pending": ("○", "$text-muted"), "in_progress": ("◐", "$accent"),
@@ -174,7 +176,7 @@ class AgentMonitor(Static):
                   | ApprovalResolved() | TaskListChanged() | Notice() | ModeChanged()
                   | HookRan() | CheckpointCreated() | FilesRestored() | CommitStepFinished()
                   | CommitMessageRequested() | ReviewerRan() | TraceRecorded()
-                  | SteeringChanged() | ModelFellBack()):
+                  | SteeringChanged() | ModelFellBack() | GoalUpdated()):
                 return  # nothing an agent's row shows
             case _:
                 assert_never(event)
@@ -226,10 +228,12 @@ class Sidebar(VerticalScroll):
         super().__init__(**kwargs)  # type: ignore[arg-type]  # why: above
         # Held directly: events may arrive before this container has composed its children.
         self.task_list = TaskPanel(id="tasks")
+        self.goal = GoalPanel(id="goal")
         self.monitor = AgentMonitor(id="agents")
 
     def compose(self) -> ComposeResult:
         yield Static("Tasks", classes="sidebar-title")
+        yield self.goal
         yield self.task_list
         yield Static("Agents", classes="sidebar-title")
         yield self.monitor
@@ -238,11 +242,14 @@ class Sidebar(VerticalScroll):
         """Another session was attached (/resume): none of the old one's tasks or agents stay;
         the new session's own show as its events arrive."""
         self.task_list.tasks = ()
+        self.goal.goal = None
         self.monitor.reset()
 
     def handle_event(self, event: Event) -> None:
         match event:
             case TaskListChanged():
                 self.task_list.tasks = event.tasks
+            case GoalUpdated():
+                self.goal.goal = event
             case _:  # the monitor matches every other event itself
                 self.monitor.handle_event(event)
