@@ -18,6 +18,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 from valarmind_tui.core.errors import ConfigError
 from valarmind_tui.core.safe_files import read_regular_text
 from valarmind_tui.core.user_dirs import user_config_dir
+from valarmind_tui.settings.lsp import LspSettings
 from valarmind_tui.settings.repository import allowed_project_servers, strip_forbidden
 from valarmind_tui.settings.sections import (  # noqa: F401 - the tables are imported from here
     HOOK_EVENTS,
@@ -133,6 +134,9 @@ class Settings(BaseSettings):
     the user's own; an untrusted project's are never read."""
     reviewers: ReviewersSettings = Field(default_factory=ReviewersSettings)
     """Model reviewers (`[reviewers.tool_approve]`...), each off by default. User config only."""
+    lsp: LspSettings = Field(default_factory=LspSettings)
+    """`[lsp]`: language servers' diagnostics after edits, and the lsp_* tools. User config
+    only (it names programs to run)."""
 
     _project_trusted: bool = PrivateAttr(default=False)
     _project_mcp_servers: frozenset[str] = PrivateAttr(default=frozenset())

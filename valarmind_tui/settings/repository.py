@@ -14,10 +14,11 @@ REPOSITORY_FORBIDDEN = (
     "sandbox_home",
     "allow_project_commands", "allow_sampling", "reviewers", "checkpoints",
     "trusted_projects", "untrusted_projects", "trusted_plugin_projects", "mcp.project_env",
-    "profiles.*.api_base", "profiles.*.api_key_env", "profiles.*.model",
+    "profiles.*.api_base", "profiles.*.api_key_env", "profiles.*.model", "lsp",
 )
 """What a repository's config may never set, even when trusted: the mode, endpoints, key
-variables, which model a built-in agent uses, the sandbox, the reviewers and the trust lists."""
+variables, which model a built-in agent uses, the sandbox, the reviewers, the trust lists and
+the language servers (`[lsp]` names programs to run)."""
 
 
 def strip_forbidden(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
