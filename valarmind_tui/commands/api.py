@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from valarmind_tui.core.bus import EventBus
     from valarmind_tui.core.events import RunStatus
     from valarmind_tui.hooks.process import ActiveHook
+    from valarmind_tui.lsp.manager import ServerStatus as LspServerStatus
     from valarmind_tui.mcp_client.manager import ServerStatus
     from valarmind_tui.mcp_client.sampling import SamplingHandler
     from valarmind_tui.providers.base import Provider, UsageTotals
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from valarmind_tui.safety.gate.approval import Approver, PermissionMode
     from valarmind_tui.safety.sandbox.wrap import Sandbox
     from valarmind_tui.settings.config import Settings
+    from valarmind_tui.settings.lsp import LspSettings
     from valarmind_tui.store.sessions import SessionStore
     from valarmind_tui.tools.base import ToolResult
 
@@ -114,6 +116,14 @@ class McpView(Protocol):
                          args: dict[str, str] | None = None) -> str: ...
 
 
+class LspView(Protocol):
+    """/lsp's view of the language servers (lsp.manager.LspManager)."""
+
+    @property
+    def settings(self) -> LspSettings: ...
+    def status(self) -> list[LspServerStatus]: ...
+
+
 class CommandContext(Protocol):
     """The session as slash commands see it."""
 
@@ -152,6 +162,8 @@ class CommandContext(Protocol):
     def hooks(self) -> ActiveHooks: ...
     @property
     def mcp(self) -> McpView: ...
+    @property
+    def lsp(self) -> LspView: ...
     @property
     def checkpoints(self) -> SessionCheckpoints: ...
     @property

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from valarmind_tui.core.errors import ToolError
 from valarmind_tui.lsp.render import counts, diagnostic_line, shown, shown_path, uri_path
 from valarmind_tui.lsp.server import LanguageServer, ServerTrouble, Synced
 from valarmind_tui.lsp.servers import LANGUAGES, candidates, find_server, language_of
@@ -96,6 +97,19 @@ class LspManager:
         """A project path, resolved and checked (PathOutsideProject otherwise)."""
         return resolve_in_project(self.root, path)
 
+    def _served(self, paths: Sequence[str]) -> list[tuple[Path, LanguageServer]]:
+        """The project files among `paths` that a server (not given up on) serves."""
+        found: list[tuple[Path, LanguageServer]] = []
+        for raw in paths:
+            try:
+                path = self.resolve(raw)
+            except ToolError:  # outside the project: the gate refused it already
+                continue
+            server = self.server_for(path)
+            if server is not None and server.state != "down":
+                found.append((path, server))
+        return found
+
     # -- after an edit ---------------------------------------------------------------------
     async def after_change(self, paths: Sequence[str] | None) -> str:
         """The diagnostics an edit's result gains ("" when no server serves these files).
@@ -108,12 +122,8 @@ class LspManager:
             for server in self.running():
                 groups[server] = server.open_paths()
         else:
-            for raw in paths:
-                with contextlib.suppress(Exception):
-                    path = self.resolve(raw)
-                    server = self.server_for(path)
-                    if server is not None and server.state != "down":
-                        groups.setdefault(server, []).append(path)
+            for path, server in self._served(paths):
+                groups.setdefault(server, []).append(path)
         reports = [await self._report(server, files, commanded=paths is None)
                    for server, files in groups.items() if files]
         return "\n\n".join(r for r in reports if r)
@@ -192,14 +202,7 @@ class LspManager:
         """Open the files an agent read, in the background (starting their server)."""
         if not self.settings.enabled:
             return
-        for raw in paths:
-            try:
-                path = self.resolve(raw)
-            except Exception:
-                continue
-            server = self.server_for(path)
-            if server is None or server.state == "down":
-                continue
+        for path, server in self._served(paths):
             task = asyncio.create_task(self._quietly_sync(server, path), name="lsp-touch")
             self._background.add(task)
             task.add_done_callback(self._background.discard)
@@ -235,11 +238,11 @@ class LspManager:
         return [s for s in self._servers.values() if s is not None and s.alive]
 
     def status(self) -> list[ServerStatus]:
-        """Every language met so far and its server (or none), then the languages not met."""
+        """Each language and its server (found, not necessarily started), or none."""
         rows: list[ServerStatus] = []
         for language in LANGUAGES:
             if language not in self._servers:
-                continue
+                self._servers[language] = self._find(language)
             server = self._servers[language]
             if server is None:
                 rows.append(ServerStatus(language, "", "none found"))

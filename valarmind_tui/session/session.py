@@ -36,6 +36,7 @@ from valarmind_tui.core.bus import EventBus
 from valarmind_tui.core.errors import HookStopped, ValarMindError
 from valarmind_tui.core.events import Notice, PromptFinished, RunStatus
 from valarmind_tui.hooks import HookRunner
+from valarmind_tui.lsp.manager import LspManager
 from valarmind_tui.mcp_client.catalog import schemas_by_source, servers_section
 from valarmind_tui.mcp_client.manager import McpManager
 from valarmind_tui.plugins.manager import PluginContributions
@@ -106,6 +107,8 @@ class Session:
     """What the session's tools reach: the approver, the mode and the checkpoints."""
     secrets: SecretMasker
     skills: list[Skill]
+    lsp: LspManager
+    """The language servers, started on first use; /lsp shows them."""
     _hook_context: str = field(default="", init=False)
     _window: int = field(default=DEFAULT_CONTEXT_WINDOW, init=False)
     """The model's context window, once a prompt asked for it (the skill listing's budget)."""
@@ -375,6 +378,7 @@ class Session:
             self._ended = True
             await self.hooks.session_end(reason)
         await self.mcp.close()
+        await self.lsp.close()
         stop_refiners()  # a map's background work ends with the session that asked for it
         if self.store is not None:
             self.store.close()

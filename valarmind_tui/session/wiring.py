@@ -40,6 +40,7 @@ from valarmind_tui.core.bus import EventBus
 from valarmind_tui.core.events import Notice
 from valarmind_tui.core.visible_text import visible
 from valarmind_tui.hooks import HookRunner
+from valarmind_tui.lsp.manager import LspManager
 from valarmind_tui.mcp_client.config_files import (
     believed_servers,
     sampling_timeouts,
@@ -255,6 +256,8 @@ class SessionParts:
     """What the session's tools reach: the approver, the mode and the checkpoints."""
     secrets: SecretMasker
     """Masks the project's secrets; its count is the session's (/context)."""
+    lsp: LspManager
+    """The session's language servers (also in `services`), started on first use."""
 
 
 def wire_session(
@@ -288,12 +291,14 @@ def wire_session(
     stack.hooks.mode = lambda: gate.mode.value
     hooks = stack.hooks
     context = ContextLoader(stack.project_root, cwd=Path.cwd())
+    lsp = LspManager(stack.project_root, settings.lsp, stack.sandbox,
+                     trusted=settings.project_trusted)
     services = replace(ToolServices.for_gate(gate, stack.bus),
                        checkpoint=checkpoints.before_change,
                        changed=checkpoints.after_change, nested_context=context.nested,
-                       command_env=lambda: hooks.session_env)
+                       command_env=lambda: hooks.session_env, lsp=lsp)
     return SessionParts(session_id, history, totals, checkpoints, context, TaskList(stack.bus),
-                        MessageEditor(stack.bus), services, secrets)
+                        MessageEditor(stack.bus), services, secrets, lsp)
 
 
 def build_session(
@@ -317,7 +322,7 @@ def build_session(
         session_id=parts.session_id, history=parts.history, totals=parts.totals,
         checkpoints=parts.checkpoints, project_context=parts.context, tasks=parts.tasks,
         message_editor=parts.message_editor, services=parts.services, secrets=parts.secrets,
-        skills=stack.skills,
+        skills=stack.skills, lsp=parts.lsp,
     )
     stack.hooks.transcript_path = session.export_transcript  # JSONL of the conversation
     return session

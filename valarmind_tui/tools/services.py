@@ -19,6 +19,7 @@ from valarmind_tui.core.events import ModeChanged, TaskItem
 from valarmind_tui.safety.gate.approval import Approver, PermissionMode
 
 if TYPE_CHECKING:
+    from valarmind_tui.lsp.manager import LspManager
     from valarmind_tui.tools.result import ToolResult
 
 
@@ -92,6 +93,8 @@ class ToolServices:
     command_env: Callable[[], Mapping[str, str]] | None = None
     """Variables the session's commands get beside the allowlisted ones: what SessionStart
     hooks exported through CLAUDE_ENV_FILE (hooks/env_file.py)."""
+    lsp: LspManager | None = None
+    """The session's language servers: diagnostics after an edit, the lsp_* tools."""
 
     @classmethod
     def for_gate(cls, gate: ModeHolder, bus: EventBus | None = None) -> ToolServices:
