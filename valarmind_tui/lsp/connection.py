@@ -52,11 +52,13 @@ class LspConnection:
     the stream ends."""
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *,
-                 root: Path, on_notification: Notified) -> None:
+                 root: Path, on_notification: Notified,
+                 on_gone: Callable[[], None] = lambda: None) -> None:
         self._reader = reader
         self._writer = writer
         self._root = root
         self._on_notification = on_notification
+        self._on_gone = on_gone
         self._ids = itertools.count(1)
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._task: asyncio.Task[None] | None = None
@@ -157,6 +159,7 @@ class LspConnection:
     def _end(self, reason: str) -> None:
         if self.gone is None:
             self.gone = reason
+            self._on_gone()
         self._fail_pending(self.gone)
 
     def _fail_pending(self, reason: str) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,13 +56,18 @@ class DiagnosticsBoard:
             version if isinstance(version, int) else None,
             tuple(d for d in items if isinstance(d, dict)) if isinstance(items, list) else (),
             self.seq)
+        self.wake()
+
+    def wake(self) -> None:
+        """Wake every waiter (something was published, or the server stopped)."""
         self._arrived.set()
         self._arrived = asyncio.Event()
 
-    async def wait(self, uri: str, *, after: int, version: int, timeout: float
-                   ) -> Published | None:
+    async def wait(self, uri: str, *, after: int, version: int, timeout: float,
+                   gone: Callable[[], bool] = lambda: False) -> Published | None:
         """The first diagnostics for `uri` published after `after` for `version` (or with no
-        version), waiting at most `timeout` seconds; None when none came."""
+        version), waiting at most `timeout` seconds; None when none came or the server is
+        `gone`."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while True:
@@ -70,7 +76,7 @@ class DiagnosticsBoard:
                     found.version is None or found.version >= version):
                 return found
             left = deadline - loop.time()
-            if left <= 0:
+            if left <= 0 or gone():
                 return None
             try:
                 await asyncio.wait_for(self._arrived.wait(), left)

@@ -84,6 +84,7 @@ class ServerProcess:
         """End the process group (the sandbox and everything in it)."""
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, signal.SIGKILL)
+        self.writer.close()  # the transport closes once its pipes are closed too
         with contextlib.suppress(asyncio.TimeoutError, ProcessLookupError):
             await asyncio.wait_for(self.proc.wait(), 5)
         self._drain.cancel()

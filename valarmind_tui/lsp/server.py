@@ -29,6 +29,12 @@ from valarmind_tui.settings.lsp import LspSettings
 
 SHUTDOWN_TIMEOUT_S = 2.0
 PROBLEMS_KEPT = 10
+YOUNG_S = 30.0
+EMPTY_RETRIES = 3
+RETRY_PAUSE_S = 1.0
+"""A server that started less than YOUNG_S ago may not have read the whole project yet
+(pyright answers its first references request from the open files alone): an empty answer
+from it is asked again, up to EMPTY_RETRIES times, RETRY_PAUSE_S apart."""
 
 
 class ServerTrouble(Exception):
@@ -70,6 +76,7 @@ class LanguageServer:
         self._conn: LspConnection | None = None
         self._lock = asyncio.Lock()
         self._down = ""
+        self._ready_at: float | None = None
 
     @property
     def pid(self) -> int | None:
@@ -90,9 +97,10 @@ class LanguageServer:
                 return
             if self._down:
                 raise ServerTrouble(self._down)
-            if self._process is not None:  # it ran and stopped: a crash
-                self._note(f"{self.name} stopped: {self._ending()}")
-                await self._discard()
+            if self._process is not None or self.state == "crashed":  # it ran and stopped
+                if self._process is not None:
+                    self._note(f"{self.name} stopped: {self._ending()}")
+                    await self._discard()
                 if self.restarts >= self.settings.max_restarts:
                     self._give_up(f"{self.name} crashed and was restarted "
                                   f"{self.restarts} times; it stays off for this session")
@@ -110,7 +118,7 @@ class LanguageServer:
         process = self._process
         assert process is not None
         self._conn = LspConnection(process.reader, process.writer, root=self.root,
-                                   on_notification=self._notified)
+                                   on_notification=self._notified, on_gone=self.board.wake)
         self._conn.start()
         try:
             await self._conn.request("initialize", self._initialize_params(),
@@ -123,6 +131,7 @@ class LanguageServer:
             await self._discard()
             self._give_up(f"{self.name} {detail}" + (f"; it said: {said}" if said else ""))
         self.started_s = time.monotonic() - begun
+        self._ready_at = time.monotonic()
         self.state = "running"
         for uri, doc in self._docs.items():  # a restart: the server gets back what it had
             doc.version += 1
@@ -196,15 +205,41 @@ class LanguageServer:
         return [doc.path for _, doc in self._docs.items()]
 
     async def diagnostics(self, synced: Synced, timeout: float) -> Published | None:
-        """The diagnostics for the synced text, waiting for them when it was new."""
+        """The diagnostics for the synced text, waiting for them when it was new. A server
+        that stops meanwhile is restarted (it gets its documents back) and waited for once
+        more."""
         if not synced.changed and synced.uri in self.board.latest:
             return self.board.latest[synced.uri]
-        return await self.board.wait(synced.uri, after=synced.before, version=synced.version,
-                                     timeout=timeout)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        found = await self.board.wait(synced.uri, after=synced.before, version=synced.version,
+                                      timeout=timeout, gone=lambda: not self.alive)
+        if found is not None or self.alive:
+            return found
+        before = self.board.seq
+        await self.ensure_running()
+        doc = self._docs.get(synced.uri)
+        if doc is None:
+            return None
+        return await self.board.wait(synced.uri, after=before, version=doc.version,
+                                     timeout=max(0.0, deadline - loop.time()),
+                                     gone=lambda: not self.alive)
 
     async def request(self, method: str, params: dict[str, Any]) -> Any:
         """A request with the configured time limit; a server that lets it pass is taken as
-        hung and ended (the next use restarts it)."""
+        hung and ended (the next use restarts it). A young server's empty answer is asked
+        again (YOUNG_S)."""
+        for _ in range(EMPTY_RETRIES):
+            result = await self._request(method, params)
+            if result or not self._young():
+                return result
+            await asyncio.sleep(RETRY_PAUSE_S)
+        return await self._request(method, params)
+
+    def _young(self) -> bool:
+        return self._ready_at is not None and time.monotonic() - self._ready_at < YOUNG_S
+
+    async def _request(self, method: str, params: dict[str, Any]) -> Any:
         await self.ensure_running()
         conn = self._connection()
         timeout = self.settings.request_timeout_s
@@ -250,8 +285,7 @@ class LanguageServer:
         return "; ".join(parts or ["it stopped"]) + (f"; it said: {said}" if said else "")
 
     async def _end_process(self) -> None:
-        if self._process is not None:
-            await self._process.kill()
+        await self._discard()
         self.state = "crashed"
 
     async def _discard(self) -> None:
