@@ -87,9 +87,14 @@ class ServerProcess:
         self.writer.close()  # the transport closes once its pipes are closed too
         with contextlib.suppress(asyncio.TimeoutError, ProcessLookupError):
             await asyncio.wait_for(self.proc.wait(), 5)
+        # read both pipes to their end: the transport closes only then, and one left open
+        # when the loop closes complains at garbage collection
+        with contextlib.suppress(asyncio.TimeoutError, ValueError, OSError):
+            await asyncio.wait_for(asyncio.gather(self._drain, self.reader.read()), 2)
         self._drain.cancel()
         with contextlib.suppress(BaseException):
             await self._drain
+        await asyncio.sleep(0)
 
     async def _read_stderr(self) -> None:
         stream = self.proc.stderr
