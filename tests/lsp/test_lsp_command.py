@@ -1,0 +1,39 @@
+"""/lsp: which language servers were found, which run, and what went wrong."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from valarmind_tui.safety.gate.approval import PolicyApprover
+from valarmind_tui.session.wiring import build_session
+
+
+async def test_lsp_lists_the_servers_found_and_the_one_running(
+        project: Path, model_settings: Any, pyright_on_path: str) -> None:
+    session = build_session(model_settings(project), project, approver=PolicyApprover())
+    try:
+        before = await session.run_command("/lsp")
+        assert "| python | basedpyright | not started | PATH | - | 0 | 0 |" in before.text
+        await session.lsp.after_change(["shapes.py"])
+        after = await session.run_command("/lsp")
+    finally:
+        await session.close()
+    (python,) = [row for row in after.data if row.language == "python"]
+    assert python.state == "running" and python.pid is not None
+    assert (f"| python | basedpyright | running | PATH | {python.pid} | 1 | 0 |"
+            in after.text)
+    assert "runs in the sandbox with the project read-only and no network" in after.text
+
+
+async def test_lsp_says_when_servers_are_turned_off(project: Path, model_settings: Any) -> None:
+    settings = model_settings(project)
+    settings.lsp.enabled = False
+    session = build_session(settings, project, approver=PolicyApprover())
+    try:
+        result = await session.run_command("/lsp")
+        assert await session.lsp.after_change(["shapes.py"]) == ""
+    finally:
+        await session.close()
+    assert result.text == ("Language servers are turned off (`[lsp] enabled = false` in your "
+                           "config).")
