@@ -9,6 +9,7 @@ re-checks every open file after a change).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 MAX_OPEN = 64
+UNCHANGED_QUIET_S = 0.5
 MAX_FILE_BYTES = 2 * 1024 * 1024
 """Larger files are not sent to a server (generated code, data)."""
 
@@ -44,6 +46,8 @@ class DiagnosticsBoard:
 
     latest: dict[str, Published] = field(default_factory=dict)
     seq: int = 0
+    last_at: float = 0.0
+    """When the last one arrived (the loop's clock)."""
     _arrived: asyncio.Event = field(default_factory=asyncio.Event)
 
     def publish(self, params: Any) -> None:
@@ -52,6 +56,7 @@ class DiagnosticsBoard:
         items = params.get("diagnostics")
         version = params.get("version")
         self.seq += 1
+        self.last_at = asyncio.get_running_loop().time()
         self.latest[params["uri"]] = Published(
             version if isinstance(version, int) else None,
             tuple(d for d in items if isinstance(d, dict)) if isinstance(items, list) else (),
@@ -67,7 +72,11 @@ class DiagnosticsBoard:
                    gone: Callable[[], bool] = lambda: False) -> Published | None:
         """The first diagnostics for `uri` published after `after` for `version` (or with no
         version), waiting at most `timeout` seconds; None when none came or the server is
-        `gone`."""
+        `gone`.
+
+        Some servers (typescript-language-server) publish a file only when its diagnostics
+        changed: once the server has published others' since `after` and then been quiet for
+        UNCHANGED_QUIET_S, the file's are taken as unchanged (the last ones, or none)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while True:
@@ -75,13 +84,15 @@ class DiagnosticsBoard:
             if found is not None and found.seq > after and (
                     found.version is None or found.version >= version):
                 return found
-            left = deadline - loop.time()
+            now = loop.time()
+            if self.seq > after and now - self.last_at >= UNCHANGED_QUIET_S:
+                return found if found is not None else Published(None, (), self.seq)
+            left = deadline - now
             if left <= 0 or gone():
                 return None
-            try:
-                await asyncio.wait_for(self._arrived.wait(), left)
-            except TimeoutError:
-                return None
+            wake = min(left, UNCHANGED_QUIET_S) if self.seq > after else left
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._arrived.wait(), wake)
 
     async def settle(self, quiet: float, limit: float) -> None:
         """Wait until nothing was published for `quiet` seconds, at most `limit` seconds: a

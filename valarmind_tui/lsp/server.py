@@ -77,6 +77,8 @@ class LanguageServer:
         self._lock = asyncio.Lock()
         self._down = ""
         self._ready_at: float | None = None
+        self.capabilities: dict[str, Any] = {}
+        """What the server said it can do, in its answer to `initialize`."""
 
     @property
     def pid(self) -> int | None:
@@ -121,8 +123,8 @@ class LanguageServer:
                                    on_notification=self._notified, on_gone=self.board.wake)
         self._conn.start()
         try:
-            await self._conn.request("initialize", self._initialize_params(),
-                                     self.settings.start_timeout_s)
+            answer = await self._conn.request("initialize", self._initialize_params(),
+                                              self.settings.start_timeout_s)
             await self._conn.notify("initialized", {})
         except (TimeoutError, ServerGone, ResponseError) as exc:
             detail = (f"did not answer within {self.settings.start_timeout_s:g} s"
@@ -131,6 +133,8 @@ class LanguageServer:
             await self._discard()
             self._give_up(f"{self.name} {detail}" + (f"; it said: {said}" if said else ""))
         self.started_s = time.monotonic() - begun
+        caps = answer.get("capabilities") if isinstance(answer, dict) else None
+        self.capabilities = caps if isinstance(caps, dict) else {}
         self._ready_at = time.monotonic()
         self.state = "running"
         for uri, doc in self._docs.items():  # a restart: the server gets back what it had
