@@ -97,3 +97,13 @@ async def test_a_file_no_server_serves_is_said_plainly(tool, servers: LspManager
                             context(servers))
     assert result.is_error
     assert result.output == "No language server handles .txt."
+
+
+async def test_after_a_command_the_open_files_it_changed_are_checked(
+        servers: LspManager, project: Path) -> None:
+    await servers.open("report.py")
+    assert await servers.after_change(None) == ""  # nothing changed on disk
+    (project / "report.py").write_text("x: int = 'text'\n")  # as a command would
+    said = await servers.after_change(None)
+    assert said.startswith("Diagnostics (basedpyright), report.py: 1 error:\n"
+                           '  report.py:1:10 error: Type "Literal[\'text\']" is not assignable')
