@@ -26,6 +26,8 @@ from valarmind_tui.settings.lsp import LspSettings
 QUIET_S = 0.1
 SETTLE_LIMIT_S = 0.5
 """After the edited file's diagnostics: how long the other open files' may keep coming."""
+YOUNG_DIAGNOSTICS_S = 15.0
+"""The least a server that just started gets to publish an edit's diagnostics."""
 LISTED_DIAGNOSTICS = 200
 """lsp_diagnostics lists up to this many (an edit's result shows `max_diagnostics`)."""
 
@@ -140,6 +142,8 @@ class LspManager:
             synced = [s for s in synced if s.changed]
             if not synced:
                 return ""
+        if server.young:  # its first checks load the standard library's stubs, the imports
+            timeout = max(timeout, YOUNG_DIAGNOSTICS_S)
         lines: list[str] = []
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout

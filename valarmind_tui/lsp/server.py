@@ -235,12 +235,14 @@ class LanguageServer:
         again (YOUNG_S)."""
         for _ in range(EMPTY_RETRIES):
             result = await self._request(method, params)
-            if result or not self._young():
+            if result or not self.young:
                 return result
             await asyncio.sleep(RETRY_PAUSE_S)
         return await self._request(method, params)
 
-    def _young(self) -> bool:
+    @property
+    def young(self) -> bool:
+        """Started less than YOUNG_S ago: it may still be reading the project."""
         return self._ready_at is not None and time.monotonic() - self._ready_at < YOUNG_S
 
     async def _request(self, method: str, params: dict[str, Any]) -> Any:

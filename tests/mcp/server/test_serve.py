@@ -135,8 +135,7 @@ async def test_search_and_review_run_our_agents(git_repo: Path, fake_model: Any)
     assert "hunter2hunter2" not in prompt and "F401" in prompt  # and the linter's finding
     offered = {t["function"]["name"] for t in fake_model.requests[2]["tools"]}
     assert offered == {"read_file", "read_many_files", "glob", "grep", "git_diff", "git_status",
-                       "repo_map", "lsp_definition", "lsp_references", "lsp_hover",
-                       "lsp_diagnostics"}  # the review spec's tools, nothing that writes or runs
+                       "repo_map"}  # the review spec's tools, nothing that writes or runs
 
 
 async def test_agent_tools_think_with_the_clients_model(git_repo: Path) -> None:
