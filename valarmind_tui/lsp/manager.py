@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -56,8 +56,12 @@ class LspManager:
     """The language servers of one session in one project."""
 
     def __init__(self, root: Path, settings: LspSettings, sandbox: Sandbox | None, *,
-                 trusted: bool, path_env: str | None = None) -> None:
+                 trusted: bool, path_env: str | None = None,
+                 on_problem: Callable[[str], None] = lambda problem: None) -> None:
+        """`on_problem` hears each crash, hang and failed start, in one sentence (the session
+        publishes it as a warning)."""
         self.root = root.resolve()
+        self._on_problem = on_problem
         self.settings = settings
         self.sandbox = sandbox
         self.trusted = trusted
@@ -79,7 +83,8 @@ class LspManager:
             found = find_server(spec, self.root, trusted=self.trusted,
                                 commands=self.settings.commands, path=self._path_env)
             if found is not None:
-                return LanguageServer(found, self.root, self.settings, self.sandbox)
+                return LanguageServer(found, self.root, self.settings, self.sandbox,
+                                      self._on_problem)
         return None
 
     def why_none(self, path: Path) -> str:

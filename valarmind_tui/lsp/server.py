@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -57,7 +58,8 @@ class LanguageServer:
     """A server found for one language in one project."""
 
     def __init__(self, found: Found, root: Path, settings: LspSettings,
-                 sandbox: Sandbox | None) -> None:
+                 sandbox: Sandbox | None,
+                 on_problem: Callable[[str], None] = lambda problem: None) -> None:
         self.found = found
         self.name = found.spec.name
         self.root = root
@@ -68,6 +70,7 @@ class LanguageServer:
         self.restarts = 0
         self.problems: list[str] = []
         """What went wrong, oldest first (the last PROBLEMS_KEPT)."""
+        self._on_problem = on_problem
         self.started_s: float | None = None
         """How long its last start took, to the answer to `initialize`."""
         self.board = DiagnosticsBoard()
@@ -310,3 +313,4 @@ class LanguageServer:
 
     def _note(self, problem: str) -> None:
         self.problems = [*self.problems, problem][-PROBLEMS_KEPT:]
+        self._on_problem(problem)

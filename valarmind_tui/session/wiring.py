@@ -292,7 +292,9 @@ def wire_session(
     hooks = stack.hooks
     context = ContextLoader(stack.project_root, cwd=Path.cwd())
     lsp = LspManager(stack.project_root, settings.lsp, stack.sandbox,
-                     trusted=settings.project_trusted)
+                     trusted=settings.project_trusted,
+                     on_problem=lambda text: stack.bus.publish(Notice(
+                         level="warning", message=f"Language server: {text}")))
     services = replace(ToolServices.for_gate(gate, stack.bus),
                        checkpoint=checkpoints.before_change,
                        changed=checkpoints.after_change, nested_context=context.nested,
