@@ -82,11 +82,12 @@ async def lsp(ctx: CommandContext, args: str) -> CommandResult:
         return CommandResult("Language servers are turned off (`[lsp] enabled = false` in your "
                              "config).", data=[])
     rows = ctx.lsp.status()
-    lines = ["| language | server | state | found on | pid | open files | restarts |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| language | server | state | found on | pid | open files | restarts | started in |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in rows:
+        took = f"{r.start_s:.1f} s" if r.start_s is not None else "-"
         lines.append(f"| {r.language} | {r.server or '-'} | {r.state} | {r.source or '-'} | "
-                     f"{r.pid or '-'} | {r.open_files} | {r.restarts} |")
+                     f"{r.pid or '-'} | {r.open_files} | {r.restarts} | {took} |")
     problems = [f"- {p}" for r in rows for p in r.problems]
     if problems:
         lines += ["", "What went wrong:", *problems]

@@ -46,6 +46,8 @@ class ServerStatus:
     open_files: int = 0
     restarts: int = 0
     problems: tuple[str, ...] = ()
+    start_s: float | None = None
+    """How long its last start took, to the answer to `initialize`."""
 
 
 class NoServer(Exception):
@@ -259,7 +261,7 @@ class LspManager:
             rows.append(ServerStatus(
                 language, server.name, server.state, server.found.source,
                 " ".join(server.found.argv), server.pid, server.open_count(), server.restarts,
-                tuple(server.problems)))
+                tuple(server.problems), server.started_s))
         return rows
 
     async def close(self) -> None:

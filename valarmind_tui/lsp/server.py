@@ -80,8 +80,6 @@ class LanguageServer:
         self._lock = asyncio.Lock()
         self._down = ""
         self._ready_at: float | None = None
-        self.capabilities: dict[str, Any] = {}
-        """What the server said it can do, in its answer to `initialize`."""
 
     @property
     def pid(self) -> int | None:
@@ -126,8 +124,8 @@ class LanguageServer:
                                    on_notification=self._notified, on_gone=self.board.wake)
         self._conn.start()
         try:
-            answer = await self._conn.request("initialize", self._initialize_params(),
-                                              self.settings.start_timeout_s)
+            await self._conn.request("initialize", self._initialize_params(),
+                                     self.settings.start_timeout_s)
             await self._conn.notify("initialized", {})
         except (TimeoutError, ServerGone, ResponseError) as exc:
             detail = (f"did not answer within {self.settings.start_timeout_s:g} s"
@@ -136,15 +134,14 @@ class LanguageServer:
             await self._discard()
             self._give_up(f"{self.name} {detail}" + (f"; it said: {said}" if said else ""))
         self.started_s = time.monotonic() - begun
-        caps = answer.get("capabilities") if isinstance(answer, dict) else None
-        self.capabilities = caps if isinstance(caps, dict) else {}
         self._ready_at = time.monotonic()
         self.state = "running"
-        for uri, doc in self._docs.items():  # a restart: the server gets back what it had
-            doc.version += 1
-            await self._conn.notify("textDocument/didOpen", {"textDocument": {
-                "uri": uri, "languageId": doc.language_id, "version": doc.version,
-                "text": doc.text}})
+        with contextlib.suppress(ServerGone):  # gone again: the next use sees it
+            for uri, doc in self._docs.items():  # a restart: the server gets back its files
+                doc.version += 1
+                await self._conn.notify("textDocument/didOpen", {"textDocument": {
+                    "uri": uri, "languageId": doc.language_id, "version": doc.version,
+                    "text": doc.text}})
 
     def _initialize_params(self) -> dict[str, Any]:
         root = self.root
