@@ -139,12 +139,17 @@ class LspManager:
 
     async def _report(self, server: LanguageServer, files: list[Path], *,
                       commanded: bool) -> str:
-        timeout = self.settings.diagnostics_timeout_s
+        """One server's part of an edit's result; its failure is a line, never an error."""
         try:
-            earlier = {uri: _errors(server, uri) for uri in server.open_uris()}
-            synced = [s for f in files if (s := await server.sync(f)) is not None]
-        except ServerTrouble as exc:
+            return await self._checked(server, files, commanded=commanded)
+        except (ServerTrouble, OSError) as exc:
             return f"Diagnostics ({server.name}): unavailable: {exc}."
+
+    async def _checked(self, server: LanguageServer, files: list[Path], *,
+                       commanded: bool) -> str:
+        timeout = self.settings.diagnostics_timeout_s
+        earlier = {uri: _errors(server, uri) for uri in server.open_uris()}
+        synced = [s for f in files if (s := await server.sync(f)) is not None]
         if commanded:
             synced = [s for s in synced if s.changed]
             if not synced:
