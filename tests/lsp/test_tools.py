@@ -107,3 +107,18 @@ async def test_after_a_command_the_open_files_it_changed_are_checked(
     said = await servers.after_change(None)
     assert said.startswith("Diagnostics (basedpyright), report.py: 1 error:\n"
                            '  report.py:1:10 error: Type "Literal[\'text\']" is not assignable')
+
+
+async def test_ruff_server_serves_python_when_the_person_picks_it(
+        project: Path, sandbox: Sandbox) -> None:
+    manager = LspManager(project, LspSettings(servers={"python": ["ruff"]}), sandbox,
+                         trusted=False)
+    (project / "tidy.py").write_text("import os\nx = 1\n")
+    try:
+        said = await manager.after_change(["tidy.py"])
+        (row,) = [r for r in manager.status() if r.language == "python"]
+    finally:
+        await manager.close()
+    assert row.server == "ruff" and row.command.endswith("ruff server")
+    assert said.startswith("Diagnostics (ruff), tidy.py: ")
+    assert "tidy.py:1:8 warning: `os` imported but unused" in said
