@@ -37,8 +37,8 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.fixture
 async def servers(project: Path, sandbox: Sandbox, pyright_on_path: str):  # noqa: ANN201
-    manager = LspManager(project, LspSettings(diagnostics_timeout_s=20), sandbox,
-                         trusted=False)
+    settings = LspSettings(diagnostics_timeout_s=20, request_timeout_s=60)  # a loaded machine
+    manager = LspManager(project, settings, sandbox, trusted=False)
     try:
         yield manager
     finally:
