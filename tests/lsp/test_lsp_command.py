@@ -19,14 +19,14 @@ async def test_lsp_lists_the_servers_found_and_the_one_running(
     try:
         before = await session.run_command("/lsp")
         assert "| python | basedpyright | not started | PATH | - | 0 | 0 | - |" in before.text
-        await session.lsp.after_change(["shapes.py"])
+        await session.lsp.after_change(["shapes.py"])  # opens it and report.py, its importer
         after = await session.run_command("/lsp")
     finally:
         await session.close()
     (python,) = [row for row in after.data if row.language == "python"]
     assert python.state == "running" and python.pid is not None
     assert python.start_s is not None
-    assert (f"| python | basedpyright | running | PATH | {python.pid} | 1 | 0 | "
+    assert (f"| python | basedpyright | running | PATH | {python.pid} | 2 | 0 | "
             f"{python.start_s:.1f} s |" in after.text)
     assert "runs in the sandbox with the project read-only and no network" in after.text
 

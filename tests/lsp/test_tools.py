@@ -122,3 +122,17 @@ async def test_ruff_server_serves_python_when_the_person_picks_it(
     assert row.server == "ruff" and row.command.endswith("ruff server")
     assert said.startswith("Diagnostics (ruff), tidy.py: ")
     assert "tidy.py:1:8 warning: `os` imported but unused" in said
+
+
+async def test_an_edit_checks_the_callers_the_agent_never_read(servers: LspManager,
+                                                                project: Path) -> None:
+    (project / "unrelated.py").write_text("value: int = 'not checked'\n")
+    (project / "shapes.py").write_text(
+        "def area(width: int, height: int) -> str:\n    return str(width * height)\n")
+    said = await servers.after_change(["shapes.py"])
+    assert said.splitlines()[0] == "Diagnostics (basedpyright), shapes.py: no problems."
+    assert "Errors in the files that import it, opened now (basedpyright):" in said
+    assert 'report.py:5:18 error: Type "str" is not assignable to declared type "int"' in said
+    assert "unrelated.py" not in said
+    fixed = await servers.after_change(["shapes.py"])  # nothing changed: nothing new
+    assert "report.py" not in fixed

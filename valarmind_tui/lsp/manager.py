@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from valarmind_tui.core.errors import ToolError
+from valarmind_tui.lsp.importers import importers
 from valarmind_tui.lsp.render import counts, diagnostic_line, shown, shown_path, uri_path
 from valarmind_tui.lsp.server import LanguageServer, ServerTrouble, Synced
 from valarmind_tui.lsp.servers import LANGUAGES, candidates, find_server, language_of
@@ -70,6 +71,8 @@ class LspManager:
         self._path_env = path_env
         self._servers: dict[str, LanguageServer | None] = {}
         self._background: set[asyncio.Task[None]] = set()
+        self._importers: dict[Path, list[Path]] = {}
+        """Each edited file's importers, found once a session."""
 
     # -- finding ---------------------------------------------------------------------------
     def server_for(self, path: Path) -> LanguageServer | None:
@@ -149,6 +152,7 @@ class LspManager:
                        commanded: bool) -> str:
         timeout = self.settings.diagnostics_timeout_s
         earlier = {uri: _errors(server, uri) for uri in server.open_uris()}
+        users = [] if commanded else await self._open_importers(server, files)
         synced = [s for f in files if (s := await server.sync(f)) is not None]
         if commanded:
             synced = [s for s in synced if s.changed]
@@ -168,10 +172,41 @@ class LspManager:
                              "lsp_diagnostics asks again).")
                 continue
             lines += self._file_lines(server, item.uri, published.items)
+        for user in users:  # their first check, against the edit
+            await server.diagnostics(user, max(0.0, deadline - loop.time()))
         if any(s.changed for s in synced):
             await server.board.settle(QUIET_S, SETTLE_LIMIT_S)
-        lines += self._broken_elsewhere(server, earlier, {s.uri for s in synced})
+        opened = {u.uri for u in users}
+        lines += self._importer_errors(server, opened)
+        lines += self._broken_elsewhere(server, earlier, {s.uri for s in synced} | opened)
         return "\n".join(lines)
+
+    async def _open_importers(self, server: LanguageServer, files: list[Path]) -> list[Synced]:
+        """Open the files that import the edited ones and are not open yet (importers.py)."""
+        opened = set(server.open_uris())
+        found: list[Path] = []
+        for edited in files:
+            if edited not in self._importers:
+                self._importers[edited] = await asyncio.to_thread(importers, self.root, edited)
+            found += [p for p in self._importers[edited]
+                      if p.as_uri() not in opened and p not in files and p not in found]
+        return [s for p in found if (s := await server.sync(p)) is not None]
+
+    def _importer_errors(self, server: LanguageServer, opened: set[str]) -> list[str]:
+        """The errors of the importers opened with this edit (they had no earlier state)."""
+        found: list[str] = []
+        for uri in sorted(opened):
+            published = server.board.latest.get(uri)
+            where, text = self._shown(uri), server.document_text(uri)
+            found += ["  " + diagnostic_line(d, where, text)
+                      for d in shown(published.items if published else ())
+                      if d.get("severity", 1) == 1]
+        if not found:
+            return []
+        cap = self.settings.max_diagnostics
+        head = [f"Errors in the files that import it, opened now ({server.name}):"]
+        more = [f"  … and {len(found) - cap} more"] if len(found) > cap else []
+        return head + found[:cap] + more
 
     def _file_lines(self, server: LanguageServer, uri: str, items: Sequence[dict[str, Any]],
                     cap: int | None = None) -> list[str]:
