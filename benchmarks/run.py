@@ -14,7 +14,8 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 BENCHES = ["startup_bench", "loop_bench", "ui_bench", "token_bench", "repomap_bench", "mcp_bench",
            "init_bench", "bigrepo_bench", "checkpoint_bench", "review_bench", "secret_mask_bench",
            "stall_bench", "e2e_bench", "background_bench",
-           "image_bench", "ledger_bench", "goal_bench"]
+           "image_bench", "ledger_bench", "goal_bench",
+           "lsp_bench"]
 
 
 def main(names: list[str]) -> int:

@@ -1,9 +1,9 @@
 """One tool call through the gate: the only way any face or agent runs a tool.
 
 `run_gated` checks the call (safety/gate), records a checkpoint before a write or a command,
-runs the tool, masks every secret in what it returned (safety/secrets: the model, the
-PostToolUse hooks, the store and an MCP peer all read the masked result), then lets the
-PostToolUse hooks add their feedback.
+runs the tool, adds what the language servers now say about the files it wrote (lsp/), masks
+every secret in what it returned (safety/secrets: the model, the PostToolUse hooks, the store
+and an MCP peer all read the masked result), then lets the PostToolUse hooks add their feedback.
 """
 
 from __future__ import annotations
@@ -58,7 +58,9 @@ async def run_gated(
     finally:
         if ctx.services.changed is not None and changes:
             await ctx.services.changed(tool.name, written_paths(tool, params))
-    result = mask_result(with_nested_context(tool, params, ctx, result), ctx)
+    result = await with_diagnostics(tool, params, ctx, with_nested_context(tool, params, ctx,
+                                                                           result))
+    result = mask_result(result, ctx)
     if gate.hooks is not None:
         result = await after_tool(gate.hooks, tool, params, ctx, result)
     return ("error" if result.is_error else "ok"), result
@@ -113,6 +115,27 @@ def with_nested_context(tool: Tool, params: BaseModel, ctx: ToolContext,
         return result
     extra = nested(call_paths(tool, params))
     return dataclasses.replace(result, output=f"{result.output}\n\n{extra}") if extra else result
+
+
+READ_TOOLS = frozenset({"read_file", "read_many_files"})
+"""The tools whose files are opened in their language server (warm for the edit to come)."""
+
+
+async def with_diagnostics(tool: Tool, params: BaseModel, ctx: ToolContext,
+                           result: ToolResult) -> ToolResult:
+    """After a write, the result followed by the language servers' new diagnostics for what it
+    wrote (and errors it caused in other open files); after a command, for the open files it
+    changed. A read opens its files in their server, in the background."""
+    lsp = ctx.services.lsp
+    if lsp is None or (result.is_error and tool.risk is not Risk.EXECUTE):
+        return result
+    if tool.name in READ_TOOLS:
+        lsp.touch(call_paths(tool, params))
+        return result
+    if tool.risk not in (Risk.WRITE, Risk.EXECUTE):
+        return result
+    found = await lsp.after_change(written_paths(tool, params))
+    return dataclasses.replace(result, output=f"{result.output}\n\n{found}") if found else result
 
 
 def mask_result(result: ToolResult, ctx: ToolContext) -> ToolResult:

@@ -1,4 +1,5 @@
-"""Slash commands about agents and tools: /review, /tasks, /agents, /mcp, /qa, MCP prompts."""
+"""Slash commands about agents and tools: /review, /tasks, /agents, /mcp, /lsp, /qa, MCP
+prompts."""
 
 from __future__ import annotations
 
@@ -76,6 +77,25 @@ async def mcp(ctx: CommandContext, args: str) -> CommandResult:
     return CommandResult("\n".join(lines), data=rows)
 
 
+async def lsp(ctx: CommandContext, args: str) -> CommandResult:
+    if not ctx.lsp.settings.enabled:
+        return CommandResult("Language servers are turned off (`[lsp] enabled = false` in your "
+                             "config).", data=[])
+    rows = ctx.lsp.status()
+    lines = ["| language | server | state | found on | pid | open files | restarts | started in |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        took = f"{r.start_s:.1f} s" if r.start_s is not None else "-"
+        lines.append(f"| {r.language} | {r.server or '-'} | {r.state} | {r.source or '-'} | "
+                     f"{r.pid or '-'} | {r.open_files} | {r.restarts} | {took} |")
+    problems = [f"- {p}" for r in rows for p in r.problems]
+    if problems:
+        lines += ["", "What went wrong:", *problems]
+    lines += ["", "A server starts when an agent reads or edits a file of its language; it runs "
+              "in the sandbox with the project read-only and no network."]
+    return CommandResult("\n".join(lines), data=rows)
+
+
 COMMANDS = (
     Command("review", "review the working tree, --staged, a ref range or files",
             usage="[--staged | A..B | FILES] [--json]", handler=review),
@@ -83,6 +103,7 @@ COMMANDS = (
     Command("agents", "the agents and what each may do", handler=agents),
     Command("qa", "run the project's detected build, lint and test commands", handler=qa),
     Command("mcp", "MCP servers: state, tools, prompts", handler=mcp),
+    Command("lsp", "language servers: which run, what went wrong", handler=lsp),
 )
 
 

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from valarmind_tui.core.bus import EventBus
     from valarmind_tui.core.events import RunStatus
     from valarmind_tui.hooks.process import ActiveHook
+    from valarmind_tui.lsp.manager import ServerStatus as LspServerStatus
     from valarmind_tui.mcp_client.manager import ServerStatus
     from valarmind_tui.mcp_client.sampling import SamplingHandler
     from valarmind_tui.media.images import ImageAttachment
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from valarmind_tui.safety.gate.approval import Approver, PermissionMode
     from valarmind_tui.safety.sandbox.wrap import Sandbox
     from valarmind_tui.settings.config import Settings
+    from valarmind_tui.settings.lsp import LspSettings
     from valarmind_tui.spending.meter import Spending
     from valarmind_tui.store.sessions import SessionStore
     from valarmind_tui.tools.base import ToolResult
@@ -118,6 +120,14 @@ class McpView(Protocol):
                          args: dict[str, str] | None = None) -> str: ...
 
 
+class LspView(Protocol):
+    """/lsp's view of the language servers (lsp.manager.LspManager)."""
+
+    @property
+    def settings(self) -> LspSettings: ...
+    def status(self) -> list[LspServerStatus]: ...
+
+
 class CommandContext(Protocol):
     """The session as slash commands see it."""
 
@@ -158,6 +168,8 @@ class CommandContext(Protocol):
     def hooks(self) -> ActiveHooks: ...
     @property
     def mcp(self) -> McpView: ...
+    @property
+    def lsp(self) -> LspView: ...
     @property
     def checkpoints(self) -> SessionCheckpoints: ...
     @property

@@ -42,6 +42,7 @@ from valarmind_tui.core.bus import EventBus
 from valarmind_tui.core.errors import HookStopped, ValarMindError
 from valarmind_tui.core.events import Notice, PromptFinished, RunStatus
 from valarmind_tui.hooks import HookRunner
+from valarmind_tui.lsp.manager import LspManager
 from valarmind_tui.mcp_client.catalog import schemas_by_source, servers_section
 from valarmind_tui.mcp_client.manager import McpManager
 from valarmind_tui.media.images import ImageAttachment, load_image, prepare_image
@@ -131,6 +132,8 @@ class Session:
     spending: Spending = field(default_factory=Spending)
     """Every model call in the ledger, and the budgets (spending/meter.py): a runner opens
     its own scope (`open_scope`), sets the round (`set_round`), asks `check()`."""
+    lsp: LspManager
+    """The language servers, started on first use; /lsp shows them."""
     _hook_context: str = field(default="", init=False)
     _window: int = field(default=DEFAULT_CONTEXT_WINDOW, init=False)
     """The model's context window, once a prompt asked for it (the skill listing's budget)."""
@@ -478,6 +481,7 @@ class Session:
             self._ended = True
             await self.hooks.session_end(reason)
         await self.mcp.close()
+        await self.lsp.close()
         stop_refiners()  # a map's background work ends with the session that asked for it
         if self.store is not None:
             self.store.close()

@@ -40,6 +40,7 @@ from valarmind_tui.core.bus import EventBus
 from valarmind_tui.core.events import Notice
 from valarmind_tui.core.visible_text import visible
 from valarmind_tui.hooks import HookRunner
+from valarmind_tui.lsp.manager import LspManager
 from valarmind_tui.mcp_client.config_files import (
     believed_servers,
     sampling_timeouts,
@@ -262,6 +263,8 @@ class SessionParts:
     """Masks the project's secrets; its count is the session's (/context)."""
     jobs: BackgroundJobs
     """Its background commands, checkpointed when they start and end."""
+    lsp: LspManager
+    """The session's language servers (also in `services`), started on first use."""
 
 
 def wire_session(
@@ -298,12 +301,16 @@ def wire_session(
     jobs = BackgroundJobs(jobs_folder(checkpoints.session_id), stack.bus,
                           mask=lambda text: secrets.mask(text, fresh=True))
     jobs.on_start, jobs.on_end = checkpoints.job_started, checkpoints.job_ended
+    lsp = LspManager(stack.project_root, settings.lsp, stack.sandbox,
+                     trusted=settings.project_trusted,
+                     on_problem=lambda text: stack.bus.publish(Notice(
+                         level="warning", message=f"Language server: {text}")))
     services = replace(ToolServices.for_gate(gate, stack.bus),
                        checkpoint=checkpoints.before_change,
                        changed=checkpoints.after_change, nested_context=context.nested,
-                       command_env=lambda: hooks.session_env, jobs=jobs)
+                       command_env=lambda: hooks.session_env, jobs=jobs, lsp=lsp)
     return SessionParts(session_id, history, totals, checkpoints, context, TaskList(stack.bus),
-                        MessageEditor(stack.bus), services, secrets, jobs)
+                        MessageEditor(stack.bus), services, secrets, jobs, lsp)
 
 
 def build_session(
@@ -331,7 +338,7 @@ def build_session(
         session_id=parts.session_id, history=parts.history, totals=parts.totals,
         checkpoints=parts.checkpoints, project_context=parts.context, tasks=parts.tasks,
         message_editor=parts.message_editor, secrets=parts.secrets, skills=stack.skills,
-        jobs=parts.jobs, spending=spending,
+        jobs=parts.jobs, spending=spending, lsp=parts.lsp,
         services=replace(parts.services,
                          web_search=web_searcher(settings, models, stack.mcp, stack.tools)),
     )

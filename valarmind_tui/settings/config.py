@@ -19,6 +19,7 @@ from valarmind_tui.core.errors import ConfigError
 from valarmind_tui.core.safe_files import read_regular_text
 from valarmind_tui.core.user_dirs import user_config_dir
 from valarmind_tui.settings.budget import BudgetSettings
+from valarmind_tui.settings.lsp import LspSettings
 from valarmind_tui.settings.repository import allowed_project_servers, strip_forbidden
 from valarmind_tui.settings.sections import (  # noqa: F401 - the tables are imported from here
     HOOK_EVENTS,
@@ -171,6 +172,9 @@ class Settings(BaseSettings):
     goal_max_rounds: int = Field(default=20, ge=1)
     """A goal ends `max_rounds` after this many rounds, whatever else happens. User config,
     env only."""
+    lsp: LspSettings = Field(default_factory=LspSettings)
+    """`[lsp]`: language servers' diagnostics after edits, and the lsp_* tools. User config
+    only (it names programs to run)."""
 
     _project_trusted: bool = PrivateAttr(default=False)
     _project_mcp_servers: frozenset[str] = PrivateAttr(default=frozenset())

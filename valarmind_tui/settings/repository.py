@@ -14,14 +14,14 @@ REPOSITORY_FORBIDDEN = (
     "sandbox_home", "goal_stall_rounds", "goal_max_rounds",
     "allow_project_commands", "allow_sampling", "reviewers", "checkpoints", "budget",
     "trusted_projects", "untrusted_projects", "trusted_plugin_projects", "mcp.project_env",
-    "profiles.*.api_base", "profiles.*.api_key_env", "profiles.*.model",
+    "profiles.*.api_base", "profiles.*.api_key_env", "profiles.*.model", "lsp",
     "search",
     "fallback_models", "alias_fallbacks", "status_line", "notifications", "notify_after_s",
 )
 """What a repository's config may never set, even when trusted: the mode, endpoints, key
 variables, which model a built-in agent uses or falls back to, the sandbox, the reviewers, the
-budget, the trust lists, the status line's command and how the person's terminal calls them
-back."""
+budget, the trust lists, the language servers (`[lsp]` names programs to run), the status
+line's command and how the person's terminal calls them back."""
 
 
 def strip_forbidden(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:

@@ -14,6 +14,10 @@ from valarmind_tui.tools.files.tree_view import TreeView
 from valarmind_tui.tools.files.write_file import WriteFile
 from valarmind_tui.tools.git.git_diff import GitDiff
 from valarmind_tui.tools.git.git_status import GitStatus
+from valarmind_tui.tools.lsp.lsp_definition import LspDefinition
+from valarmind_tui.tools.lsp.lsp_diagnostics import LspDiagnostics
+from valarmind_tui.tools.lsp.lsp_hover import LspHover
+from valarmind_tui.tools.lsp.lsp_references import LspReferences
 from valarmind_tui.tools.registry import ToolRegistry
 from valarmind_tui.tools.shell.bash import Bash
 from valarmind_tui.tools.shell.command_output import CommandOutput
@@ -26,9 +30,10 @@ if TYPE_CHECKING:
 def builtin_tools(sandbox: Sandbox | None = None) -> ToolRegistry:
     """read_file, read_many_files, glob, grep, tree_view, git_status, git_diff, repo_map,
     write_file, edit_file, bash and its background commands' command_output and command_stop,
+    and the language-server tools (lsp_definition, lsp_references, lsp_hover, lsp_diagnostics),
     in that order; bash runs its commands in `sandbox` (else in the call's ctx.sandbox)."""
     return ToolRegistry([
         ReadFile(), ReadManyFiles(), Glob(), Grep(), TreeView(), GitStatus(), GitDiff(),
         RepoMapTool(), WriteFile(), EditFile(), Bash(sandbox=sandbox), CommandOutput(),
-        CommandStop(),
+        CommandStop(), LspDefinition(), LspReferences(), LspHover(), LspDiagnostics(),
     ])

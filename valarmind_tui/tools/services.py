@@ -19,6 +19,7 @@ from valarmind_tui.core.events import ModeChanged, TaskItem
 from valarmind_tui.safety.gate.approval import Approver, PermissionMode
 
 if TYPE_CHECKING:
+    from valarmind_tui.lsp.manager import LspManager
     from valarmind_tui.tools.result import ToolResult
     from valarmind_tui.tools.shell.jobs import BackgroundJobs
     from valarmind_tui.tools.web.searcher import WebSearcher
@@ -105,6 +106,8 @@ class ToolServices:
     jobs: BackgroundJobs | None = None
     """The session's background commands (bash's `run_in_background`, command_output,
     command_stop)."""
+    lsp: LspManager | None = None
+    """The session's language servers: diagnostics after an edit, the lsp_* tools."""
 
     @classmethod
     def for_gate(cls, gate: ModeHolder, bus: EventBus | None = None) -> ToolServices:

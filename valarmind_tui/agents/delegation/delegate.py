@@ -46,6 +46,7 @@ from valarmind_tui.safety.gate.approval import PermissionMode
 from valarmind_tui.settings.config import Settings
 from valarmind_tui.spending.metered import LedgeredProvider
 from valarmind_tui.tools.base import ToolContext, ToolResult
+from valarmind_tui.tools.lsp import LSP_TOOLS
 from valarmind_tui.tools.services import DelegationRequest
 
 if TYPE_CHECKING:
@@ -296,6 +297,9 @@ class Delegator:
         services = parent.ctx.services.for_specialist(self if spec.permissions.spawn else None)
         if scope:
             services = replace(services, write_scope=scope)
+        if services.lsp is None:
+            for name in LSP_TOOLS:
+                tools.unregister(name)
         ctx = ToolContext(project_root=parent.ctx.project_root, agent_id=child_id,
                           cancel_event=parent.ctx.cancel_event, services=services,
                           sandbox=parent.ctx.sandbox)

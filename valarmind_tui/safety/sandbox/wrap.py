@@ -158,11 +158,13 @@ class Sandbox:
         return ProjectGuard(Path(root).resolve())
 
     def wrap(self, argv: Sequence[str], cwd: Path, *, env: Mapping[str, str] | None = None,
-             network: bool | None = None, root: Path | None = None) -> list[str]:
+             network: bool | None = None, root: Path | None = None,
+             writable: bool = True) -> list[str]:
         """`argv` run in `cwd` inside the sandbox; `root` (default `cwd`) is the writable project
         root. `env` is the whole environment the command gets (`--clearenv`, then each variable;
         pass `safety.child_env.child_env(cwd)`), by default `child_env()`; `network=True` allows
-        the network for this call even when the policy does not."""
+        the network for this call even when the policy does not. `writable=False` leaves the
+        project read-only too (a language server reads it, never writes it)."""
         if not self.active:
             return list(argv)
         assert self.bwrap is not None
@@ -177,9 +179,12 @@ class Sandbox:
         args += hide_args(homes, runtime, self.policy.home_allow, argv, env, network=allow_net)
         args += cover([p for p in (str(user_config_dir()), str(user_data_dir()))
                        if not any(within(p, h) for h in homes)])
-        args += ["--bind", str(root), str(root)]
-        if self.policy.protect_project:
-            args += project_plan(root).args
+        if not writable:
+            args += ["--ro-bind", str(root), str(root)]
+        else:
+            args += ["--bind", str(root), str(root)]
+            if self.policy.protect_project:
+                args += project_plan(root).args
         args += _hide_again(homes, root)
         args += seal_args(runtime)
         args.append("--clearenv")
