@@ -15,6 +15,7 @@ REPOSITORY_FORBIDDEN = (
     "allow_project_commands", "allow_sampling", "reviewers", "checkpoints",
     "trusted_projects", "untrusted_projects", "trusted_plugin_projects", "mcp.project_env",
     "profiles.*.api_base", "profiles.*.api_key_env", "profiles.*.model",
+    "model_daemon", "model_daemon_idle_s",
 )
 """What a repository's config may never set, even when trusted: the mode, endpoints, key
 variables, which model a built-in agent uses, the sandbox, the reviewers and the trust lists."""

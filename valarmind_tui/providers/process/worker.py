@@ -1,5 +1,6 @@
 """The model process's own side (`python -P -m valarmind_tui.providers.process.worker`): import
-litellm at once, then serve the requests of providers/model_process.py until stdin closes.
+litellm at once, then serve the requests of providers/process/client.py until stdin closes. The model daemon
+(providers/daemon/server.py) runs the same Worker on each of its connections.
 
 Messages go out on the descriptor named by $VALARMIND_MODEL_FD, not stdout, so a library's
 print can never pass for one.
@@ -121,6 +122,11 @@ class Worker:
             self._out.flush()
         except (BrokenPipeError, OSError):
             self.done.set()  # nobody reads any more
+
+    def cancel_all(self) -> None:
+        """Cancel every request still running (whoever asked is gone)."""
+        for task in list(self._tasks.values()):
+            task.cancel()
 
     def handle(self, line: bytes | None) -> None:
         """One request line (None: stdin closed)."""
