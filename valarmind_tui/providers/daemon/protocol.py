@@ -31,25 +31,29 @@ SERVED_PROVIDERS = frozenset({
 each request. Others (Bedrock, Vertex, Azure...) read credentials of their own from the
 environment or disk, which the daemon does not have: they run in the client's process."""
 
-NETWORK_ENV = frozenset({
+PROXY_ENV = frozenset({
     "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy",
-    "all_proxy", "no_proxy", "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE",
-    "CURL_CA_BUNDLE",
+    "all_proxy", "no_proxy",
 })
-"""Variables that change how a request reaches the network: a client with any of them set
-calls in-process (the daemon's environment has none, and is shared by every client)."""
+"""How a request reaches the network, and maybe a proxy's password: a client with any of them
+set calls in-process (the daemon inherits none, and serves every run of the user)."""
+CA_ENV = ("SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")
+"""Which certificates to trust (paths, no secret): the daemon inherits them, and they are part
+of its build, so a run whose certificates differ gets a daemon of its own."""
 OWN_LITELLM_ENV = frozenset({"LITELLM_LOCAL_MODEL_COST_MAP", "LITELLM_MODE", "LITELLM_LOG"})
 """LiteLLM variables ValarMind sets itself; any other `LITELLM_*` keeps the call in-process."""
 
 DAEMON_ENV = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "TZ", "TMPDIR", "XDG_RUNTIME_DIR",
-              "XDG_DATA_HOME", "XDG_CACHE_HOME", "CUSTOM_TIKTOKEN_CACHE_DIR", "TIKTOKEN_CACHE_DIR")
+              "XDG_DATA_HOME", "XDG_CACHE_HOME", "CUSTOM_TIKTOKEN_CACHE_DIR", "TIKTOKEN_CACHE_DIR",
+              *CA_ENV)
 """All the daemon inherits (and `LC_*`): no key, token or proxy of whoever started it."""
 
 
 def build() -> str:
-    """This build's identity: version, protocol and where this installation lives (two
-    checkouts of one version must not serve each other's requests)."""
-    here = f"{Path(__file__).resolve().parents[2]}\0{sys.executable}"
+    """This build's identity: version, protocol, where this installation lives (two checkouts
+    of one version must not serve each other's requests) and the certificates it trusts."""
+    certificates = "\0".join(os.environ.get(name, "") for name in CA_ENV)
+    here = f"{Path(__file__).resolve().parents[2]}\0{sys.executable}\0{certificates}"
     return f"{__version__}/{PROTOCOL}/{hashlib.sha256(here.encode()).hexdigest()[:12]}"
 
 
@@ -76,7 +80,7 @@ def may_serve(model: str | None, environ: Mapping[str, str] | None = None) -> bo
     env = os.environ if environ is None else environ
     own = f"{provider.upper()}_"
     for name in env:
-        if name in NETWORK_ENV:
+        if name in PROXY_ENV:
             return False
         if name.startswith("LITELLM_") and name not in OWN_LITELLM_ENV:
             return False
