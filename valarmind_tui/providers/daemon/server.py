@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import socket
@@ -29,6 +30,8 @@ from valarmind_tui.providers.daemon.protocol import build, peer_uid
 from valarmind_tui.providers.process.worker import Worker
 
 IDLE_CHECK_S = 1.0
+FORGET_AFTER_S = 0.05
+"""The clients are forgotten this long after the last stream ended (its end sent first)."""
 
 
 class _SocketOut:
@@ -131,8 +134,12 @@ class Daemon:
     def stream_ended(self) -> None:
         self.streams -= 1
         self.last_active = time.monotonic()
+        if self.streams == 0:  # after the answer's last line went out
+            asyncio.get_running_loop().call_later(FORGET_AFTER_S, self._forget)
+
+    def _forget(self) -> None:
         if self.streams == 0:
-            forget_clients()
+            asyncio.ensure_future(forget_clients())
 
     def should_leave(self) -> bool:
         if self.connections:
@@ -158,13 +165,27 @@ class _Worker(Worker):
             self._daemon.stream_ended()
 
 
-def forget_clients() -> None:
-    """Empty LiteLLM's cache of provider clients: each holds the key it was made with."""
+async def forget_clients() -> None:
+    """Close and drop LiteLLM's cached provider clients (each holds the key it was made with),
+    then collect them: a client and its last response's headers are cycles, kept until
+    collected."""
     litellm = sys.modules.get("litellm")
     cache = getattr(litellm, "in_memory_llm_clients_cache", None)
-    if cache is not None:
+    if cache is None:
+        return
+    closing = [_closed(client) for client in cache.cache_dict.values()]
+    with contextlib.suppress(Exception):
+        cache.flush_cache()
+    await asyncio.gather(*closing)
+    del closing
+    gc.collect()
+
+
+async def _closed(client: object) -> None:
+    close = getattr(client, "close", None)
+    if close is not None and asyncio.iscoroutinefunction(close):
         with contextlib.suppress(Exception):
-            cache.flush_cache()
+            await close()
 
 
 async def serve(path: Path, idle_s: float) -> int:
