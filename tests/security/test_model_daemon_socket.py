@@ -133,7 +133,7 @@ def test_a_socket_path_that_is_a_link_is_not_followed(git_repo: Path, fake_model
     finally:
         impostor.close()
     assert impostor.connections == 0 and impostor.heard == []
-    assert elsewhere.exists() and not elsewhere.is_symlink()  # the link was replaced, not its target
+    assert elsewhere.exists() and not elsewhere.is_symlink()  # the link replaced, not its target
     answered_by_a_daemon_of_ours(out, runtime)
 
 

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from valarmind_tui.agents.commit.chain import MessageEditor
 from valarmind_tui.agents.listings import setup_listings
 from valarmind_tui.agents.loop import LoopDeps, run_gated
 from valarmind_tui.agents.orchestrator import Orchestrator
@@ -57,6 +56,9 @@ from valarmind_tui.store.sessions import SessionStore
 from valarmind_tui.tools.base import ToolContext, ToolResult
 from valarmind_tui.tools.registry import ToolRegistry
 from valarmind_tui.tools.services import ToolServices, switch_mode
+
+if TYPE_CHECKING:
+    from valarmind_tui.agents.commit.chain import MessageEditor
 
 
 @dataclass(frozen=True)

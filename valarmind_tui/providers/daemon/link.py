@@ -24,8 +24,12 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from valarmind_tui.providers.daemon.place import UnsafePlace, private_folder, socket_path, \
-    socket_problem
+from valarmind_tui.providers.daemon.place import (
+    UnsafePlace,
+    private_folder,
+    socket_path,
+    socket_problem,
+)
 from valarmind_tui.providers.daemon.protocol import build, daemon_env, may_serve, peer_uid
 from valarmind_tui.providers.process import client as model_process
 from valarmind_tui.providers.process.client import _STOP, Channel

@@ -10,6 +10,7 @@ cannot reach the daemon, though it runs as the same user.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from pathlib import Path
@@ -49,10 +50,8 @@ def private_folder(path: Path) -> Path:
     if len(os.fsencode(path)) > MAX_SOCKET_PATH:
         raise UnsafePlace(f"{path}: longer than a socket path may be")
     folder.parent.mkdir(parents=True, exist_ok=True)
-    try:
+    with contextlib.suppress(FileExistsError):
         folder.mkdir(mode=0o700)
-    except FileExistsError:
-        pass
     info = os.lstat(folder)
     if not stat.S_ISDIR(info.st_mode):
         raise UnsafePlace(f"{folder}: not a folder (a link or a file)")

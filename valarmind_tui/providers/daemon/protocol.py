@@ -49,10 +49,12 @@ DAEMON_ENV = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "TZ", "TMPDIR", "XDG_RU
 """All the daemon inherits (and `LC_*`): no key, token or proxy of whoever started it."""
 
 
-def build() -> str:
+def build(environ: Mapping[str, str] | None = None) -> str:
     """This build's identity: version, protocol, where this installation lives (two checkouts
-    of one version must not serve each other's requests) and the certificates it trusts."""
-    certificates = "\0".join(os.environ.get(name, "") for name in CA_ENV)
+    of one version must not serve each other's requests) and the certificates it trusts (from
+    `environ`, this process's environment by default)."""
+    env = os.environ if environ is None else environ
+    certificates = "\0".join(env.get(name, "") for name in CA_ENV)
     here = f"{Path(__file__).resolve().parents[2]}\0{sys.executable}\0{certificates}"
     return f"{__version__}/{PROTOCOL}/{hashlib.sha256(here.encode()).hexdigest()[:12]}"
 

@@ -1,6 +1,6 @@
 """The model process's own side (`python -P -m valarmind_tui.providers.process.worker`): import
-litellm at once, then serve the requests of providers/process/client.py until stdin closes. The model daemon
-(providers/daemon/server.py) runs the same Worker on each of its connections.
+litellm at once, then serve the requests of providers/process/client.py until stdin closes.
+The model daemon (providers/daemon/server.py) runs the same Worker on each of its connections.
 
 Messages go out on the descriptor named by $VALARMIND_MODEL_FD, not stdout, so a library's
 print can never pass for one.
