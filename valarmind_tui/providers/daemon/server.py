@@ -154,7 +154,7 @@ class _Worker(Worker):
 
     def __init__(self, out: _SocketOut, loop: asyncio.AbstractEventLoop, daemon: Daemon
                  ) -> None:
-        super().__init__(out, loop)  # type: ignore[arg-type]
+        super().__init__(out, loop)
         self._daemon = daemon
 
     async def _stream(self, request_id: int, message: dict[str, object]) -> None:

@@ -15,11 +15,19 @@ import sys
 import threading
 from collections.abc import Callable
 from contextlib import aclosing
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 from valarmind_tui.providers.io_thread import BATCH_S
 
 Message = dict[str, Any]
+
+class Output(Protocol):
+    """Where a Worker writes its lines: the events pipe, or a daemon's connection."""
+
+    def write(self, data: bytes, /) -> int: ...
+
+    def flush(self) -> None: ...
+
 
 DELTA_FIELDS = ("content", "reasoning_content", "reasoning", "reasoning_details",
                 "thinking_blocks", "tool_calls")
@@ -86,7 +94,7 @@ class Worker:
     """Runs requests as tasks on one event loop; writes their messages in batches: a stream's
     text at most every BATCH_S (consecutive pieces merged), anything else at once."""
 
-    def __init__(self, out: IO[bytes], loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, out: Output, loop: asyncio.AbstractEventLoop) -> None:
         self._out, self._loop = out, loop
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._unsent: list[Message] = []
