@@ -45,7 +45,8 @@ class Peer:
     npm: str | None
     pypi: str | None
     wire: str
-    """openai (chat completions), anthropic (messages), or a format the fake server lacks."""
+    """openai (chat completions), anthropic (messages), or a format the fake server lacks
+    (Codex since 0.171 speaks only OpenAI's Responses API, Gemini CLI Google's)."""
     argv: Callable[[Path, str], list[str]]
     """(set-up folder, server URL) -> the command."""
     env: Callable[[str], dict[str, str]]
@@ -58,7 +59,7 @@ def _npm_bin(setup: Path, name: str) -> str:
 
 def _codex_argv(setup: Path, url: str) -> list[str]:
     provider = (f'model_providers.fake={{name="fake",base_url="{url}/v1",env_key="BENCH_KEY",'
-                'wire_api="chat"}')
+                'wire_api="responses"}')
     return [_npm_bin(setup, "codex"), "exec", "--skip-git-repo-check", "-c",
             "model_provider=fake", "-c", provider, "-m", "fake-model", PROMPT]
 
@@ -68,7 +69,7 @@ PEERS = (
          lambda setup, url: [_npm_bin(setup, "claude"), "-p", PROMPT],
          lambda url: {"ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": KEY,
                       "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1"}),
-    Peer("Codex CLI", "@openai/codex", None, "openai", _codex_argv,
+    Peer("Codex CLI", "@openai/codex", None, "openai-responses", _codex_argv,
          lambda url: {"BENCH_KEY": KEY}),
     Peer("OpenCode", "opencode-ai", None, "openai",
          lambda setup, url: [_npm_bin(setup, "opencode"), "run", "-m", "fake/fake-model",
