@@ -57,6 +57,24 @@ def test_the_second_run_is_served_by_the_daemon_the_first_started(
     assert fake_model.requests[0]["messages"] == fake_model.requests[1]["messages"]
 
 
+def test_runs_at_the_same_time_share_one_daemon(git_repo: Path, fake_model: Any,
+                                                runtime: Path) -> None:
+    """Three runs at once on a warm daemon: each gets its own answer, one daemon serves all."""
+    configure_key(git_repo)
+    fake_model.script(ScriptedTurn(text="warm"),
+                      *[ScriptedTurn(text=f"Answer {n}.", chunk_delay_s=0.05) for n in range(3)])
+    assert ask(git_repo, fake_model, daemon_on(runtime)).returncode == 0
+    pid = daemon_pid(runtime)
+    runs = [subprocess.Popen(
+        [sys.executable, "-m", "valarmind_tui", "-p", "say hi", *model_flags(fake_model)],
+        cwd=git_repo, env={**os.environ, **ENV, **daemon_on(runtime)},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    answers = [run.communicate(timeout=120) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0, 0], answers
+    assert sorted(out for out, _ in answers) == [f"Answer {n}.\n" for n in range(3)]
+    assert daemon_pid(runtime) == pid
+
+
 def test_the_config_key_turns_it_off(git_repo: Path, fake_model: Any, runtime: Path) -> None:
     configure_key(git_repo)
     fake_model.script(ScriptedTurn(text="Hello."))
