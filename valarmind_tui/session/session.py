@@ -201,8 +201,10 @@ class Session:
             self.bus.publish(Notice(level="error", message=str(exc)))
             return self._finish(RunStatus.FAILED, str(exc))
         # The tokenizer the prompt is measured with, off the loop: the warm-up may still be
-        # loading it, and waiting for it here froze the screen (0.2-0.5 s).
-        await asyncio.to_thread(count_tokens, "")
+        # loading it, and waiting for it here froze the screen (0.2-0.5 s). Only a history is
+        # measured (compaction): a first prompt, a one-shot's, never loads it (~0.1 s of CPU).
+        if self.history:
+            await asyncio.to_thread(count_tokens, "")
         self._window = await asyncio.to_thread(context_window, self.model)
         await self._compact_if_needed()
         ctx = ToolContext(project_root=self.project_root, sandbox=self.sandbox,
