@@ -116,6 +116,7 @@ class ModelDaemon:
             self._link = connect(self.path)
             if self._link is None:
                 self._spawn()
+                self._given_up = self._started is None
 
     def link(self, model: str | None) -> DaemonLink | None:
         """The link for `model`'s calls; None when the daemon may not serve it or cannot be
@@ -143,8 +144,10 @@ class ModelDaemon:
     def _wait_for_one(self) -> DaemonLink | None:
         if self._started is None or self._started.poll() is not None:
             self._spawn()
+        if self._started is None:
+            return None
         deadline = time.monotonic() + START_WAIT_S
-        while self._started is not None and time.monotonic() < deadline:
+        while time.monotonic() < deadline:
             time.sleep(0.01)
             link = connect(self.path)
             if link is not None:
