@@ -50,12 +50,14 @@ DAEMON_ENV = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "TZ", "TMPDIR", "XDG_RU
 
 
 def build(environ: Mapping[str, str] | None = None) -> str:
-    """This build's identity: version, protocol, where this installation lives (two checkouts
-    of one version must not serve each other's requests) and the certificates it trusts (from
-    `environ`, this process's environment by default)."""
+    """This build's identity: version, protocol, where this installation and its environment
+    live (two checkouts of one version must not serve each other's requests) and the
+    certificates it trusts (from `environ`, this process's environment by default)."""
     env = os.environ if environ is None else environ
     certificates = "\0".join(env.get(name, "") for name in CA_ENV)
-    here = f"{Path(__file__).resolve().parents[2]}\0{sys.executable}\0{certificates}"
+    # the environment (sys.prefix), not the interpreter's name: `python` and `python3` of
+    # one venv are one build
+    here = f"{Path(__file__).resolve().parents[2]}\0{sys.prefix}\0{certificates}"
     return f"{__version__}/{PROTOCOL}/{hashlib.sha256(here.encode()).hexdigest()[:12]}"
 
 
