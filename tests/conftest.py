@@ -62,6 +62,9 @@ def isolated_home(
     for name in list(os.environ):
         if name in KNOWN_KEYS or name.startswith("VALARMIND_"):
             monkeypatch.delenv(name, raising=False)
+    # `-p` runs call litellm themselves: a model daemon would outlive the test (tests that want
+    # one turn it on, with a runtime folder of their own: tests/providers/daemon_help.py)
+    monkeypatch.setenv("VALARMIND_MODEL_DAEMON", "0")
     return home
 
 

@@ -127,6 +127,16 @@ def goal_line(task: str, args: argparse.Namespace) -> str:
     return " ".join(["/goal", *(shlex.quote(w) for w in words), "--", task])
 
 
+def _use_model_daemon(settings: Any, args: argparse.Namespace) -> None:
+    """`-p` and `run`: model calls through the user's warm model daemon (docs/speed.md),
+    started now when none answers, unless turned off."""
+    if getattr(args, "no_daemon", False) or not settings.model_daemon:
+        return
+    from valarmind_tui.providers.daemon.link import enable
+
+    enable(settings.model_daemon_idle_s, settings.resolve_model(None))
+
+
 def entry() -> NoReturn:
     """The `valarmind` command: main(), then the exit without the interpreter's teardown (in
     `valarmind -p` 0.5 s after its last line went into freeing litellm's modules)."""
@@ -184,6 +194,8 @@ def main(argv: list[str] | None = None) -> int:
 
             return print_map(root, args.tokens, args.json, shown=visible)
         settings = _settings(args)
+        if args.command in (None, "run"):
+            _use_model_daemon(settings, args)
         if args.command == "run":
             from valarmind_tui.faces.headless import run_agent
 

@@ -47,6 +47,12 @@ def _common(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _no_daemon_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--no-daemon", dest="no_daemon", action="store_true",
+                        help="call the model from this process, not the warm model daemon "
+                             "(config: model_daemon = false)")
+
+
 def _project_commands_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--allow-project-commands", dest="allow_project_commands", action="store_true",
@@ -139,6 +145,7 @@ def build_parser() -> Parser:
     parser.add_argument("-p", "--print", dest="prompt", metavar="TASK",
                         help="run one task headless and print the answer")
     parser.add_argument("--output-format", choices=["text", "json", "jsonl"], default="text")
+    _no_daemon_flag(parser)
     parser.add_argument("--permission-mode", choices=MODES)
     _project_commands_flag(parser)
     _budget_flags(parser)
@@ -200,6 +207,7 @@ def _run(run: argparse.ArgumentParser) -> None:
     run.add_argument("--prompt", required=True, type=Path, help="system prompt file")
     run.add_argument("--output", required=True, type=Path, help="where the final answer goes")
     run.add_argument("--permission-mode", choices=MODES)
+    _no_daemon_flag(run)
     _project_commands_flag(run)
     _budget_flags(run)
     run.add_argument("paths", nargs="*", help="paths for the agent to work on (after --)")

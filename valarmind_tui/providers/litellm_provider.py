@@ -161,7 +161,7 @@ class LiteLLMProvider:
                 ) -> AsyncGenerator[Piece, None]:
         """The response's pieces from the model process when the face started one, else from
         litellm on this process's model-io thread."""
-        process = model_process.running()
+        process = model_process.running(kwargs.get("model"))
         if process is not None:
             return process.pieces(kwargs, acc, deadlines)
         return in_io_thread(partial(_here, kwargs, acc, deadlines))

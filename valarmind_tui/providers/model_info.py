@@ -13,7 +13,7 @@ def context_window(model: str | None) -> int:
     the model process when there is one (blocking: not on an event loop)."""
     from valarmind_tui.providers.process import client as model_process
 
-    process = model_process.running() if model else None
+    process = model_process.running(model) if model else None
     if process is None:
         return context_window_here(model)
     try:

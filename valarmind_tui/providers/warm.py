@@ -35,14 +35,14 @@ def import_model_library() -> None:
     """Import litellm (~2.5 s of CPU), before anyone knows which model: a face starts this at
     its first frame, while the session is still being built. Nothing to do when the model
     process imports it (providers/model_process.py)."""
-    if not model_process.running():
+    if not model_process.running(None):
         load_litellm()
 
 
 def warm_model_path(model: str | None) -> None:
     """Import litellm, then run `model`'s request path once against a refused local port; in
     the model process when there is one."""
-    process = model_process.running()
+    process = model_process.running(model)
     if process is not None:
         process.call("warm", model=model)
         return

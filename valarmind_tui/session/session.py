@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from valarmind_tui.agents.commit.chain import MessageEditor
 from valarmind_tui.agents.listings import setup_listings
 from valarmind_tui.agents.loop import LoopDeps, run_gated
 from valarmind_tui.agents.orchestrator import Orchestrator
@@ -76,6 +75,9 @@ from valarmind_tui.tools.shell.jobs import BackgroundJobs, background_command, r
 
 _HOLDER: ContextVar[bool] = ContextVar("valarmind_session_holder", default=False)
 """True in the task that holds the session (`Session.hold`): its own prompts are let through."""
+
+if TYPE_CHECKING:
+    from valarmind_tui.agents.commit.chain import MessageEditor
 
 
 @dataclass(frozen=True)
@@ -268,8 +270,10 @@ class Session:
             self.bus.publish(Notice(level="error", message=str(exc)))
             return self._finish(RunStatus.FAILED, str(exc))
         # The tokenizer the prompt is measured with, off the loop: the warm-up may still be
-        # loading it, and waiting for it here froze the screen (0.2-0.5 s).
-        await asyncio.to_thread(count_tokens, "")
+        # loading it, and waiting for it here froze the screen (0.2-0.5 s). Only a history is
+        # measured (compaction): a first prompt, a one-shot's, never loads it (~0.1 s of CPU).
+        if self.history:
+            await asyncio.to_thread(count_tokens, "")
         self._window = await asyncio.to_thread(context_window, self.model)
         await self._compact_if_needed()
         images = await self._prompt_images(typed)

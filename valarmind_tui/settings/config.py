@@ -122,6 +122,12 @@ class Settings(BaseSettings):
     """A stream silent this long between two pieces is reported as stalled."""
     max_retry_wait_s: float = 120.0
     """Cap on a 429 Retry-After wait."""
+    model_daemon: bool = True
+    """`-p` and `run` send model calls to a warm model daemon of the user's (started on first
+    use, litellm kept imported between runs: docs/speed.md); false calls litellm in each run.
+    User config, env or `--no-daemon` only."""
+    model_daemon_idle_s: float = Field(default=600.0, gt=0)
+    """The model daemon leaves after this long without a run connected."""
     mcp: McpSettings = Field(default_factory=McpSettings)
     """MCP client settings."""
     profiles: dict[str, AgentProfile] = Field(default_factory=dict)

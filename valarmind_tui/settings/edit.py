@@ -9,9 +9,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import tomlkit
-from tomlkit.exceptions import TOMLKitError
-
 from valarmind_tui.core.errors import ConfigError
 from valarmind_tui.core.safe_files import atomic_write
 from valarmind_tui.core.user_dirs import user_config_dir
@@ -37,6 +34,9 @@ def read_user_config() -> dict[str, Any]:
 
 def edit_toml(path: Path, change: Callable[[Any], None]) -> Path:
     """Apply `change` to the parsed document at `path` (created when missing) and save it."""
+    import tomlkit  # here: every run reads settings, few write them (~30 ms of import)
+    from tomlkit.exceptions import TOMLKitError
+
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -63,6 +63,8 @@ def add_allow_rule(project_root: Path, rule: str) -> Path:
     def change(doc: Any) -> None:
         permissions = doc.get("permissions")
         if permissions is None:
+            import tomlkit
+
             permissions = tomlkit.table()
             doc["permissions"] = permissions
         allow = permissions.get("allow")

@@ -17,6 +17,7 @@ REPOSITORY_FORBIDDEN = (
     "profiles.*.api_base", "profiles.*.api_key_env", "profiles.*.model", "lsp",
     "search",
     "fallback_models", "alias_fallbacks", "status_line", "notifications", "notify_after_s",
+    "model_daemon", "model_daemon_idle_s",
 )
 """What a repository's config may never set, even when trusted: the mode, endpoints, key
 variables, which model a built-in agent uses or falls back to, the sandbox, the reviewers, the

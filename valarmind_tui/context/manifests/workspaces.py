@@ -14,8 +14,6 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from valarmind_tui.context.manifests.facts import Manifests, normalize, read_text
 from valarmind_tui.context.manifests.python import split_requirement
 
@@ -83,6 +81,8 @@ def _members(root: Path, globs: list[str]) -> list[Path]:
 def _node_globs(root: Path) -> list[str]:
     workspace = root / "pnpm-workspace.yaml"
     if workspace.is_file():
+        import yaml  # here: only a pnpm workspace needs it, and every run imports this module
+
         try:
             data = yaml.safe_load(read_text(workspace, 50_000))
         except yaml.YAMLError:

@@ -33,7 +33,7 @@ import threading
 from collections import deque
 from collections.abc import AsyncGenerator, Callable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from valarmind_tui.core.errors import ProviderError
 from valarmind_tui.providers.base import Usage
@@ -78,48 +78,31 @@ def _worker_env(events_fd: int) -> dict[str, str]:
     return env
 
 
-class ModelProcess:
-    """One child process serving litellm calls, and the threads that talk to it."""
+class Channel:
+    """Requests to a model server and its events back, over two byte streams, with the threads
+    that talk to them: the model process's pipes, or a model daemon's socket
+    (providers/daemon/link.py)."""
 
-    def __init__(self, argv: list[str] | None = None) -> None:
-        events_r, events_w = os.pipe()
-        said_r, said_w = os.pipe()
-        try:
-            self._proc = subprocess.Popen(
-                argv or worker_argv(), stdin=subprocess.PIPE, stdout=said_w, stderr=said_w,
-                env=_worker_env(events_w), close_fds=True, pass_fds=(events_w,))
-        finally:
-            os.close(events_w)
-            os.close(said_w)
-        self._events = os.fdopen(events_r, "rb")
-        self._said = os.fdopen(said_r, "rb")
+    def __init__(self, events: IO[bytes], requests: IO[bytes]) -> None:
+        self._events, self._requests = events, requests
         self._ids = itertools.count(1)
         self._sinks: dict[int, Callable[[Message], None]] = {}
         self._lock = threading.Lock()
         self._outbox: queue.SimpleQueue[object] = queue.SimpleQueue()
-        self._stderr: deque[str] = deque(maxlen=20)
         self.exited = False
         self.ready = False
-        """The child imported litellm; until then, its exit is a broken install, not a blip."""
+        """The server imported litellm; until then, its exit is a broken install, not a blip."""
+
+    def _start_threads(self) -> None:
         for target, name in ((self._read, "model-process-read"),
-                             (self._write, "model-process-write"),
-                             (self._drain_stderr, "model-process-stderr")):
+                             (self._write, "model-process-write")):
             threading.Thread(target=target, name=name, daemon=True).start()
-
-    @property
-    def exit_code(self) -> int | None:
-        """The child's exit code once it has ended (negative: the signal that ended it)."""
-        return self._proc.returncode
-
-    @property
-    def pid(self) -> int:
-        return self._proc.pid
 
     # -- requests -------------------------------------------------------------------------------
 
     async def pieces(self, kwargs: dict[str, Any], acc: TurnAccumulator,
                      deadlines: Deadlines | None = None) -> AsyncGenerator[Piece, None]:
-        """Stream one `acompletion(**kwargs)` in the child, folding its events into `acc`.
+        """Stream one `acompletion(**kwargs)` in the server, folding its events into `acc`.
         Closing this iterator early cancels the request there."""
         inbox = Inbox(asyncio.get_running_loop())
 
@@ -151,7 +134,7 @@ class ModelProcess:
             self._close(request_id, cancel=not ended)
 
     def call(self, op: str, timeout_s: float = 120, **args: Any) -> Any:
-        """Ask the child something and wait for the answer (blocking: never on an event loop)."""
+        """Ask the server something and wait for the answer (blocking: never on an event loop)."""
         answered = threading.Event()
         answer: Message = {}
 
@@ -169,17 +152,6 @@ class ModelProcess:
             failure = _failure(answer)
             raise ProviderError(failure.failure.message if failure else f"`{op}` failed")
         return answer["r"]
-
-    def stop(self) -> None:
-        """Close the child's stdin (it exits), and make sure it is gone: a face quitting while
-        the child still imports litellm does not wait for that import."""
-        self._outbox.put(_STOP)
-        for wait_s, end in ((0.2, self._proc.terminate), (1.0, self._proc.kill)):
-            try:
-                self._proc.wait(timeout=wait_s)
-                return
-            except subprocess.TimeoutExpired:
-                end()
 
     def _open(self, sink: Callable[[Message], None], request: Message) -> int:
         with self._lock:
@@ -202,39 +174,90 @@ class ModelProcess:
 
     def _write(self) -> None:
         """Requests go through here so a large one never blocks its caller on a full pipe."""
-        stdin = self._proc.stdin
-        assert stdin is not None
+        out = self._requests
         try:
             while (item := self._outbox.get()) is not _STOP:
-                stdin.write(json.dumps(item).encode() + b"\n")
+                out.write(json.dumps(item).encode() + b"\n")
                 if self._outbox.empty():
-                    stdin.flush()
+                    out.flush()
         except (BrokenPipeError, OSError, ValueError):
-            pass  # the child is gone; the reader says so to whoever waits
+            pass  # the server is gone; the reader says so to whoever waits
         finally:
             with contextlib.suppress(BrokenPipeError, OSError):
-                stdin.close()
+                out.close()
 
     def _read(self) -> None:
-        for line in self._events:
-            try:
-                message = json.loads(line)
-            except ValueError:
-                continue
-            if message.get("ready"):
-                self.ready = True
-                continue
-            with self._lock:
-                sink = self._sinks.get(message.get("i"))
-            if sink is not None:
-                sink(message)
-        self._proc.wait()
+        with contextlib.suppress(OSError, ValueError):
+            for line in self._events:
+                try:
+                    message = json.loads(line)
+                except ValueError:
+                    continue
+                if message.get("ready"):
+                    self.ready = True
+                    continue
+                with self._lock:
+                    sink = self._sinks.get(message.get("i"))
+                if sink is not None:
+                    sink(message)
+        self._ended()
         with self._lock:
             self.exited = True
             sinks = list(self._sinks.values())
         gone = {"gone": self._gone_reason(), "fatal": not self.ready}
         for sink in sinks:
             sink(gone)
+
+    def _ended(self) -> None:
+        """The events stream ended (before whoever waits is told)."""
+
+    def _gone_reason(self) -> str:
+        return "the model process stopped"
+
+
+class ModelProcess(Channel):
+    """One child process serving litellm calls, and the threads that talk to it."""
+
+    def __init__(self, argv: list[str] | None = None) -> None:
+        events_r, events_w = os.pipe()
+        said_r, said_w = os.pipe()
+        try:
+            self._proc = subprocess.Popen(
+                argv or worker_argv(), stdin=subprocess.PIPE, stdout=said_w, stderr=said_w,
+                env=_worker_env(events_w), close_fds=True, pass_fds=(events_w,))
+        finally:
+            os.close(events_w)
+            os.close(said_w)
+        assert self._proc.stdin is not None
+        super().__init__(os.fdopen(events_r, "rb"), self._proc.stdin)
+        self._said = os.fdopen(said_r, "rb")
+        self._stderr: deque[str] = deque(maxlen=20)
+        self._start_threads()
+        threading.Thread(target=self._drain_stderr, name="model-process-stderr",
+                         daemon=True).start()
+
+    @property
+    def exit_code(self) -> int | None:
+        """The child's exit code once it has ended (negative: the signal that ended it)."""
+        return self._proc.returncode
+
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
+
+    def stop(self) -> None:
+        """Close the child's stdin (it exits), and make sure it is gone: a face quitting while
+        the child still imports litellm does not wait for that import."""
+        self._outbox.put(_STOP)
+        for wait_s, end in ((0.2, self._proc.terminate), (1.0, self._proc.kill)):
+            try:
+                self._proc.wait(timeout=wait_s)
+                return
+            except subprocess.TimeoutExpired:
+                end()
+
+    def _ended(self) -> None:
+        self._proc.wait()
 
     def _drain_stderr(self) -> None:
         for line in self._said:
@@ -274,9 +297,18 @@ def _failure(message: Message) -> RemoteFailure | None:
 _process: ModelProcess | None = None
 _started = False
 _guard = threading.Lock()
+_daemon: Callable[[str | None], Channel | None] | None = None
+"""The model daemon's link for a model it may serve (providers/daemon/link.py), when a face
+chose it; None for a model it may not (then the model process, or this process)."""
 
 
-def start() -> ModelProcess | None:
+def use_daemon(link: Callable[[str | None], Channel | None] | None) -> None:
+    """From here on, models the daemon may serve go to `link(model)` (None: no daemon)."""
+    global _daemon
+    _daemon = link
+
+
+def start() -> Channel | None:
     """Start the model process now; from here on every LiteLLMProvider of this process uses
     it. A face calls this first thing, before its own imports. None where no child can be
     started (not POSIX, or the spawn failed): litellm then runs in this process."""
@@ -285,10 +317,13 @@ def start() -> ModelProcess | None:
     return running()
 
 
-def running() -> ModelProcess | None:
-    """The model process, replaced if it stopped; None when no face started one, or when a
-    new one cannot be started (then litellm runs in this process, as headless)."""
+def running(model: str | None = None) -> Channel | None:
+    """Where `model`'s calls run: the model daemon when a headless face chose it and it may
+    serve `model`; else the model process, replaced if it stopped; None when no face started
+    one, or when a new one cannot be started (then litellm runs in this process)."""
     global _process, _started
+    if _daemon is not None and (link := _daemon(model)) is not None:
+        return link
     if not _started:
         return None
     with _guard:

@@ -1,5 +1,6 @@
 """The model process's own side (`python -P -m valarmind_tui.providers.process.worker`): import
-litellm at once, then serve the requests of providers/model_process.py until stdin closes.
+litellm at once, then serve the requests of providers/process/client.py until stdin closes.
+The model daemon (providers/daemon/server.py) runs the same Worker on each of its connections.
 
 Messages go out on the descriptor named by $VALARMIND_MODEL_FD, not stdout, so a library's
 print can never pass for one.
@@ -14,11 +15,19 @@ import sys
 import threading
 from collections.abc import Callable
 from contextlib import aclosing
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 from valarmind_tui.providers.io_thread import BATCH_S
 
 Message = dict[str, Any]
+
+class Output(Protocol):
+    """Where a Worker writes its lines: the events pipe, or a daemon's connection."""
+
+    def write(self, data: bytes, /) -> int: ...
+
+    def flush(self) -> None: ...
+
 
 DELTA_FIELDS = ("content", "reasoning_content", "reasoning", "reasoning_details",
                 "thinking_blocks", "tool_calls")
@@ -86,7 +95,7 @@ class Worker:
     """Runs requests as tasks on one event loop; writes their messages in batches: a stream's
     text at most every BATCH_S (consecutive pieces merged), anything else at once."""
 
-    def __init__(self, out: IO[bytes], loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, out: Output, loop: asyncio.AbstractEventLoop) -> None:
         self._out, self._loop = out, loop
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._unsent: list[Message] = []
@@ -122,6 +131,11 @@ class Worker:
             self._out.flush()
         except (BrokenPipeError, OSError):
             self.done.set()  # nobody reads any more
+
+    def cancel_all(self) -> None:
+        """Cancel every request still running (whoever asked is gone)."""
+        for task in list(self._tasks.values()):
+            task.cancel()
 
     def handle(self, line: bytes | None) -> None:
         """One request line (None: stdin closed)."""

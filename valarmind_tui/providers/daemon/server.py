@@ -1,0 +1,218 @@
+"""The model daemon: litellm imported once, serving the model calls of the next `valarmind -p`
+(`python -P -m valarmind_tui.providers.daemon.server --socket PATH --idle-s N`).
+
+Started detached by the first headless run that wants it (providers/daemon/link.py), in a
+session of its own, in `/`, with the environment of protocol.daemon_env (no key, token or proxy
+of whoever started it). It binds its socket under a temporary name, 0600, and renames it over
+the path: a stale socket, or a daemon of another build, is replaced in one step, and a client
+never meets a half-made socket. Each connection is checked (the peer's user id must be ours)
+and greeted (protocol.build), then runs providers/process/worker.py's Worker: the same requests
+and events as the TUI's model process. The key comes with each request and goes with it:
+once no request is running, LiteLLM's cache of provider clients (each holding its key) is
+emptied. The daemon leaves after `--idle-s` with no connection, and as soon as it is idle when
+its socket was replaced or a client of another build met it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import gc
+import json
+import os
+import socket
+import sys
+import time
+from pathlib import Path
+
+from valarmind_tui.providers.daemon.protocol import build, peer_uid
+from valarmind_tui.providers.process.worker import Worker
+
+IDLE_CHECK_S = 1.0
+FORGET_AFTER_S = 0.05
+"""The clients are forgotten this long after the last stream ended (its end sent first)."""
+
+
+class _SocketOut:
+    """The Worker's `out`, on a connection's transport (writes never block the loop)."""
+
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self._writer = writer
+
+    def write(self, data: bytes) -> int:
+        if self._writer.is_closing():
+            raise BrokenPipeError("the client is gone")
+        self._writer.write(data)
+        return len(data)
+
+    def flush(self) -> None:
+        """Nothing to do: the transport sends what it holds."""
+
+
+class Daemon:
+    """The connections, the running requests and when to leave."""
+
+    def __init__(self, path: Path, idle_s: float) -> None:
+        self.path, self.idle_s = path, idle_s
+        self.me = build()
+        self.connections = 0
+        self.streams = 0
+        self.last_active = time.monotonic()
+        self.retiring = False
+        self.ready = False
+        self.inode = 0
+        self._workers: set[Worker] = set()
+
+    def bind(self) -> socket.socket:
+        """Listen on a temporary name, 0600, then rename it over `path` (atomic replace)."""
+        # no longer than the socket's own name (a pid has at most 7 digits): a path that fits
+        # sun_path must not become one that does not (AF_UNIX path too long)
+        temporary = self.path.with_name(f".{os.getpid()}"[:len(self.path.name)])
+        with contextlib.suppress(FileNotFoundError):
+            temporary.unlink()
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old_umask = os.umask(0o177)
+        try:
+            sock.bind(str(temporary))
+        finally:
+            os.umask(old_umask)
+        os.chmod(temporary, 0o600)
+        sock.listen(64)
+        self.inode = os.lstat(temporary).st_ino
+        os.replace(temporary, self.path)
+        return sock
+
+    def replaced(self) -> bool:
+        """Our socket is no longer at `path` (another daemon took its place, or it was
+        removed)."""
+        try:
+            return os.lstat(self.path).st_ino != self.inode
+        except OSError:
+            return True
+
+    async def connected(self, reader: asyncio.StreamReader,
+                        writer: asyncio.StreamWriter) -> None:
+        sock = writer.get_extra_info("socket")
+        if sock is None or peer_uid(sock) != os.getuid():
+            writer.close()
+            return
+        self.connections += 1
+        worker = _Worker(_SocketOut(writer), asyncio.get_running_loop(), self)
+        try:
+            if await self._greeted(reader, writer):
+                self._workers.add(worker)
+                while line := await reader.readline():
+                    worker.handle(line)
+        except (ConnectionError, asyncio.LimitOverrunError, ValueError):
+            pass
+        finally:
+            worker.cancel_all()
+            self._workers.discard(worker)
+            self.connections -= 1
+            self.last_active = time.monotonic()
+            writer.close()
+
+    async def _greeted(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+                       ) -> bool:
+        try:
+            hello = json.loads(await asyncio.wait_for(reader.readline(), 10))
+        except (TimeoutError, ValueError):
+            return False
+        writer.write(json.dumps({"hello": self.me, "pid": os.getpid(),
+                                 "ready": self.ready}).encode() + b"\n")
+        if not isinstance(hello, dict) or hello.get("hello") != self.me:
+            self.retiring = True  # a client of another build starts its own in our place
+            return False
+        return True
+
+    def loaded(self) -> None:
+        """LiteLLM is imported: say so on every connection (a failure after this is a blip,
+        not a broken install)."""
+        self.ready = True
+        for worker in self._workers:
+            worker.send({"ready": 1})
+
+    def stream_ended(self) -> None:
+        self.streams -= 1
+        self.last_active = time.monotonic()
+        if self.streams == 0:  # after the answer's last line went out
+            asyncio.get_running_loop().call_later(FORGET_AFTER_S, self._forget)
+
+    def _forget(self) -> None:
+        if self.streams == 0:
+            asyncio.ensure_future(forget_clients())
+
+    def should_leave(self) -> bool:
+        if self.connections:
+            return False
+        if self.retiring or self.replaced():
+            return True
+        return time.monotonic() - self.last_active >= self.idle_s
+
+
+class _Worker(Worker):
+    """A Worker that tells the daemon when a stream starts and ends."""
+
+    def __init__(self, out: _SocketOut, loop: asyncio.AbstractEventLoop, daemon: Daemon
+                 ) -> None:
+        super().__init__(out, loop)
+        self._daemon = daemon
+
+    async def _stream(self, request_id: int, message: dict[str, object]) -> None:
+        self._daemon.streams += 1
+        try:
+            await super()._stream(request_id, message)
+        finally:
+            self._daemon.stream_ended()
+
+
+async def forget_clients() -> None:
+    """Close and drop LiteLLM's cached provider clients (each holds the key it was made with),
+    then collect them: a client and its last response's headers are cycles, kept until
+    collected."""
+    litellm = sys.modules.get("litellm")
+    cache = getattr(litellm, "in_memory_llm_clients_cache", None)
+    if cache is None:
+        return
+    closing = [_closed(client) for client in cache.cache_dict.values()]
+    with contextlib.suppress(Exception):
+        cache.flush_cache()
+    await asyncio.gather(*closing)
+    del closing
+    gc.collect()
+
+
+async def _closed(client: object) -> None:
+    close = getattr(client, "close", None)
+    if close is not None and asyncio.iscoroutinefunction(close):
+        with contextlib.suppress(Exception):
+            await close()
+
+
+async def serve(path: Path, idle_s: float) -> int:
+    daemon = Daemon(path, idle_s)
+    sock = daemon.bind()
+    server = await asyncio.start_unix_server(daemon.connected, sock=sock, limit=2**26)
+    from valarmind_tui.providers.litellm_call import load_litellm_async
+
+    load = asyncio.ensure_future(load_litellm_async())
+    load.add_done_callback(lambda _f: daemon.loaded())
+    while not daemon.should_leave():
+        await asyncio.sleep(IDLE_CHECK_S)
+    server.close()  # the socket file stays: the next client finds it refused and replaces it
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="valarmind model daemon")
+    parser.add_argument("--socket", type=Path, required=True)
+    parser.add_argument("--idle-s", type=float, default=600.0)
+    args = parser.parse_args(argv)
+    return asyncio.run(serve(args.socket, args.idle_s))
+
+
+if __name__ == "__main__":
+    from valarmind_tui.core.fast_exit import exit_without_teardown
+
+    exit_without_teardown(main())
