@@ -41,7 +41,11 @@ from valarmind_tui.mcp_client.catalog import schemas_by_source, servers_section
 from valarmind_tui.mcp_client.manager import McpManager
 from valarmind_tui.plugins.manager import PluginContributions
 from valarmind_tui.providers.base import Provider, UsageTotals
-from valarmind_tui.providers.model_info import DEFAULT_CONTEXT_WINDOW, context_window
+from valarmind_tui.providers.model_info import (
+    DEFAULT_CONTEXT_WINDOW,
+    context_window,
+    known_context_window,
+)
 from valarmind_tui.repomap import RepoMapResult
 from valarmind_tui.repomap.refine import build_map, stop_refiners
 from valarmind_tui.safety.gate.approval import ApprovalAnswer, Approver, PermissionMode
@@ -208,9 +212,11 @@ class Session:
             self.bus.publish(Notice(level="error", message=str(exc)))
             return self._finish(RunStatus.FAILED, str(exc))
         # The tokenizer the prompt is measured with, off the loop: the warm-up may still be
-        # loading it, and waiting for it here froze the screen (0.2-0.5 s).
+        # loading it, and waiting for it here froze the screen (0.2-0.5 s). The window is asked
+        # of the model process once per model: a round trip per prompt cost it milliseconds.
         await asyncio.to_thread(count_tokens, "")
-        self._window = await asyncio.to_thread(context_window, self.model)
+        window = known_context_window(self.model)
+        self._window = window or await asyncio.to_thread(context_window, self.model)
         await self._compact_if_needed()
         ctx = ToolContext(project_root=self.project_root, sandbox=self.sandbox,
                           services=self.services)
