@@ -5,7 +5,8 @@ PSS (proportional set size: shared pages divided among the processes sharing the
 the whole process tree from /proc/PID/smaps_rollup:
 - idle: once the session is ready and the model process has imported LiteLLM;
 - after 30 prompts, each answered with ~2,000 tokens (issue #36: 356 MB; Aider 281 MB).
-Each process's own figure is printed beside the sum (the UI process, the model process).
+Each process's own figure is printed beside the sum (the UI process, the model process), and,
+after the 30 prompts, Enter -> answer drawn for the last five (a later prompt of a long session).
 
 Run alone: `.ci/with-env python benchmarks/memory_bench.py [--idle]`
 (or `benchmarks/run.py memory_bench`, which measures idle only).
@@ -13,6 +14,7 @@ Run alone: `.ci/with-env python benchmarks/memory_bench.py [--idle]`
 
 from __future__ import annotations
 
+import statistics
 import sys
 import tempfile
 import time
@@ -90,16 +92,22 @@ def launch(prompts: int) -> list[dict[str, float]]:
             pid = term.pid()
             results = [measure(pid)]
             if prompts:
+                drawn = []
                 for n in range(1, prompts + 1):
-                    term.type(f"explain app.py, part {n}")
+                    prompt = f"explain app.py, part {n}"
+                    term.type(prompt)
+                    term.wait(lambda lines, p=prompt: any(p in line for line in lines), 10,
+                              "the typed prompt")
+                    enter = time.time()
                     term.key("Enter")
                     marker = f"{END_MARKER}-{n}"
-                    term.wait(lambda lines, m=marker: any(m in line for line in lines), 60,
-                              f"answer {n}")
+                    drawn.append(term.wait(lambda lines, m=marker: any(m in line for line in lines),
+                                           60, f"answer {n}") - enter)
                     term.wait(lambda lines: _status(lines).lstrip().startswith("○"), 30,
                               "the turn to finish")
                 time.sleep(2.0)
                 results.append(measure(pid))
+                results[-1]["enter_to_drawn_last5_ms"] = statistics.median(drawn[-5:]) * 1000
             return results
         finally:
             if term is not None:
@@ -114,7 +122,11 @@ def _rows(label: str, figures: dict[str, float]) -> list[dict]:
     rows = [{"name": f"TUI memory {label}: PSS of the process tree", "value": figures["total"],
              "unit": "MB", "target": "<= 186 (Aider)" if label == "idle" else "<= 281 (Aider)"}]
     rows += [{"name": f"TUI memory {label}: PSS of {name}", "value": value, "unit": "MB",
-              "target": "-"} for name, value in figures.items() if name != "total"]
+              "target": "-"} for name, value in figures.items()
+             if name not in ("total", "enter_to_drawn_last5_ms")]
+    if "enter_to_drawn_last5_ms" in figures:
+        rows.append({"name": f"{label}: Enter -> answer drawn, median of the last 5",
+                     "value": figures["enter_to_drawn_last5_ms"], "unit": "ms", "target": "-"})
     return rows
 
 
