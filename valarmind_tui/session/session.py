@@ -216,7 +216,9 @@ class Session:
         # of the model process once per model: a round trip per prompt cost it milliseconds.
         await asyncio.to_thread(count_tokens, "")
         window = known_context_window(self.model)
-        self._window = window or await asyncio.to_thread(context_window, self.model)
+        if window is None:
+            window = await asyncio.to_thread(context_window, self.model)
+        self._window = window
         await self._compact_if_needed()
         ctx = ToolContext(project_root=self.project_root, sandbox=self.sandbox,
                           services=self.services)
