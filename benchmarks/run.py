@@ -15,7 +15,8 @@ BENCHES = ["startup_bench", "loop_bench", "ui_bench", "token_bench", "repomap_be
            "init_bench", "bigrepo_bench", "checkpoint_bench", "review_bench", "secret_mask_bench",
            "stall_bench", "e2e_bench", "background_bench",
            "image_bench", "ledger_bench", "goal_bench",
-           "lsp_bench", "oneshot_bench"]
+           "lsp_bench", "oneshot_bench",
+           "turn_bench", "memory_bench"]
 
 
 def main(names: list[str]) -> int:

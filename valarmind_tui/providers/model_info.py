@@ -8,18 +8,31 @@ from valarmind_tui.core.errors import ProviderError
 DEFAULT_CONTEXT_WINDOW = 128_000
 
 
+_known: dict[str, int] = {}
+"""Windows the model process answered: its offline model info does not change while it runs."""
+
+
+def known_context_window(model: str | None) -> int | None:
+    """`context_window(model)` when it was asked already, without blocking; else None."""
+    return _known.get(model) if model else None
+
+
 def context_window(model: str | None) -> int:
     """The model's input window from LiteLLM's offline model info; 128k when unknown. Asked of
-    the model process when there is one (blocking: not on an event loop)."""
+    the model process when there is one, once per model (blocking: not on an event loop)."""
     from valarmind_tui.providers.process import client as model_process
 
     process = model_process.running(model) if model else None
-    if process is None:
+    if process is None or model is None:
         return context_window_here(model)
+    if model in _known:
+        return _known[model]
     try:
-        return int(process.call("context_window", model=model))
+        window = int(process.call("context_window", model=model))
     except (ProviderError, TypeError, ValueError):
         return DEFAULT_CONTEXT_WINDOW
+    _known[model] = window
+    return window
 
 
 def context_window_here(model: str | None) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from valarmind_tui.providers.base import (
@@ -209,11 +209,27 @@ class TurnAccumulator:
             used.add(call_id)
             calls.append(ToolCall(id=call_id, name=slot.name,
                                   arguments=arguments, raw_arguments=raw, parse_error=error))
+        reasoning = "".join(self.reasoning)
         return AssistantTurn(
-            text="".join(self.text), reasoning="".join(self.reasoning), tool_calls=tuple(calls),
-            usage=self.usage, finish_reason=self.finish_reason,
-            thinking_blocks=tuple(self.thinking_blocks),
+            text="".join(self.text), reasoning=reasoning, tool_calls=tuple(calls),
+            usage=with_reasoning_estimate(self.usage, reasoning),
+            finish_reason=self.finish_reason, thinking_blocks=tuple(self.thinking_blocks),
         )
+
+
+CHARS_PER_TOKEN = 4
+"""What a reasoning text is estimated at when its provider does not count it apart."""
+
+
+def with_reasoning_estimate(usage: Usage, reasoning: str) -> Usage:
+    """`usage` with its reasoning tokens estimated from the streamed reasoning text when the
+    provider billed thinking inside the completion without counting it apart (Anthropic, some
+    OpenAI-compatible servers): ~4 characters a token, never more than the completion. No
+    tokenizer is loaded for it (the model process and a one-shot keep none)."""
+    if usage.reasoning_tokens or not reasoning or usage.completion_tokens <= 0:
+        return usage
+    estimate = max(1, round(len(reasoning) / CHARS_PER_TOKEN))
+    return replace(usage, reasoning_tokens=min(estimate, usage.completion_tokens))
 
 
 def tool_calls_of(delta: Any) -> list[Any]:

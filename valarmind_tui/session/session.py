@@ -51,6 +51,7 @@ from valarmind_tui.providers.call_origin import calls_for
 from valarmind_tui.providers.model_info import (
     DEFAULT_CONTEXT_WINDOW,
     context_window,
+    known_context_window,
     supports_vision,
 )
 from valarmind_tui.repomap import RepoMapResult
@@ -272,9 +273,13 @@ class Session:
         # The tokenizer the prompt is measured with, off the loop: the warm-up may still be
         # loading it, and waiting for it here froze the screen (0.2-0.5 s). Only a history is
         # measured (compaction): a first prompt, a one-shot's, never loads it (~0.1 s of CPU).
+        # The window is asked of the model process once per model (a round trip per prompt).
         if self.history:
             await asyncio.to_thread(count_tokens, "")
-        self._window = await asyncio.to_thread(context_window, self.model)
+        window = known_context_window(self.model)
+        if window is None:
+            window = await asyncio.to_thread(context_window, self.model)
+        self._window = window
         await self._compact_if_needed()
         images = await self._prompt_images(typed)
         ctx = ToolContext(project_root=self.project_root, sandbox=self.sandbox,

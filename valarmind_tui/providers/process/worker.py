@@ -184,12 +184,10 @@ class Worker:
         self.send({"i": request_id, "end": 1})
 
     async def _warm(self, request_id: int, message: Message) -> None:
-        from valarmind_tui.providers.warm import warm_request, warm_tokenizer
+        from valarmind_tui.providers.warm import warm_request
 
-        model = message.get("model")
-        await warm_request(model)
-        # in a thread: a real request arriving meanwhile is not held up by the tokenizer load
-        await asyncio.to_thread(warm_tokenizer, model)
+        # no tokenizer to warm here: this process never loads one (without_token_estimates)
+        await warm_request(message.get("model"))
         self.send({"i": request_id, "r": True})
 
     async def _context_window(self, request_id: int, message: Message) -> None:
@@ -214,6 +212,16 @@ class Worker:
         self.send({"i": request_id, "r": supports_vision_here(message.get("model"))})
 
 
+def without_token_estimates(litellm: Any) -> None:
+    """Switch off LiteLLM's own token counting in this process. It counts only to estimate the
+    usage and price of a response whose provider reported none, and every stream's first
+    chunk loaded a tiktoken encoding for it: 41 MB resident here for as long as the process
+    lives, beside the face's own copy (the face measures prompts itself). A stream's usage is
+    what the provider reported (litellm_call.py ignores LiteLLM's estimates), priced from the
+    cost map, which needs no tokenizer."""
+    litellm.disable_token_counter = True
+
+
 def _read_requests(stdin: IO[bytes], loop: asyncio.AbstractEventLoop,
                    handle: Callable[[bytes | None], None]) -> None:
     for line in stdin:
@@ -230,7 +238,7 @@ def main() -> int:
                      name="requests", daemon=True).start()
     from valarmind_tui.providers.litellm_call import load_litellm
 
-    load_litellm()
+    without_token_estimates(load_litellm())
     worker.send({"ready": 1})
     loop.run_until_complete(worker.done.wait())
     return 0

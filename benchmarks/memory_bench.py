@@ -1,0 +1,143 @@
+"""TUI memory, as the system counts it: `valarmind` in tmux (120x40) with a fresh HOME and a
+small git project, a model server on 127.0.0.1 (OpenAI-style SSE through LiteLLM over HTTP).
+
+PSS (proportional set size: shared pages divided among the processes sharing them) summed over
+the whole process tree from /proc/PID/smaps_rollup:
+- idle: once the session is ready and the model process has imported LiteLLM;
+- after 30 prompts, each answered with ~2,000 tokens (issue #36: 356 MB; Aider 281 MB).
+Each process's own figure is printed beside the sum (the UI process, the model process), and,
+after the 30 prompts, Enter -> answer drawn for the last five (a later prompt of a long session).
+
+Run alone: `.ci/with-env python benchmarks/memory_bench.py [--idle]`
+(or `benchmarks/run.py memory_bench`, which measures idle only).
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.e2e_bench import PacedServer, _command, _env, _project, _status  # noqa: E402
+from benchmarks.e2e_server import END_MARKER  # noqa: E402
+from benchmarks.e2e_terminal import Terminal  # noqa: E402
+
+ANSWER_TOKENS = 2000
+RATE = 20_000
+PROMPTS = 30
+SETTLE_S = 8.0
+"""After the session is ready: LiteLLM's import in the model process and the warm-up end."""
+
+
+def tree(pid: int) -> list[int]:
+    """`pid` and its descendants."""
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        try:
+            for task in Path(f"/proc/{current}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+    return found
+
+
+def pss_kb(pid: int) -> int:
+    """The PSS of one process in kB (0 once it has gone)."""
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except (FileNotFoundError, ProcessLookupError):
+        pass
+    return 0
+
+
+def _name(pid: int) -> str:
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except FileNotFoundError:
+        return "?"
+    return "model process" if b"valarmind_tui.providers.process.worker" in argv else (
+        "UI" if any(b"valarmind" in a for a in argv) else argv[0].decode(errors="replace"))
+
+
+def measure(pid: int) -> dict[str, float]:
+    """MB of PSS per process of the tree (by role), and "total"."""
+    figures: dict[str, float] = {}
+    for member in tree(pid):
+        name = _name(member)
+        figures[name] = figures.get(name, 0.0) + pss_kb(member) / 1024
+    figures["total"] = sum(figures.values())
+    return figures
+
+
+def launch(prompts: int) -> list[dict[str, float]]:
+    """Idle figures, then (with `prompts`) the figures after that many answered prompts."""
+    with tempfile.TemporaryDirectory(prefix="valarmind-memory-") as tmp:
+        home = Path(tmp)
+        server = PacedServer(RATE, ANSWER_TOKENS)
+        term: Terminal | None = None
+        try:
+            root = _project(home, server.port)
+            term = Terminal(_command(), root, _env(home))
+            term.wait(lambda lines: "mode:" in _status(lines), 60, "the session")
+            time.sleep(SETTLE_S)
+            pid = term.pid()
+            results = [measure(pid)]
+            if prompts:
+                drawn = []
+                for n in range(1, prompts + 1):
+                    prompt = f"explain app.py, part {n}"
+                    term.type(prompt)
+                    term.wait(lambda lines, p=prompt: any(p in line for line in lines), 10,
+                              "the typed prompt")
+                    enter = time.time()
+                    term.key("Enter")
+                    marker = f"{END_MARKER}-{n}"
+                    drawn.append(term.wait(lambda lines, m=marker: any(m in line for line in lines),
+                                           60, f"answer {n}") - enter)
+                    term.wait(lambda lines: _status(lines).lstrip().startswith("○"), 30,
+                              "the turn to finish")
+                time.sleep(2.0)
+                results.append(measure(pid))
+                results[-1]["enter_to_drawn_last5_ms"] = statistics.median(drawn[-5:]) * 1000
+            return results
+        finally:
+            if term is not None:
+                term.key("C-c")
+                term.key("C-c")
+                time.sleep(0.3)
+                term.close()
+            server.stop()
+
+
+def _rows(label: str, figures: dict[str, float]) -> list[dict]:
+    rows = [{"name": f"TUI memory {label}: PSS of the process tree", "value": figures["total"],
+             "unit": "MB", "target": "<= 186 (Aider)" if label == "idle" else "<= 281 (Aider)"}]
+    rows += [{"name": f"TUI memory {label}: PSS of {name}", "value": value, "unit": "MB",
+              "target": "-"} for name, value in figures.items()
+             if name not in ("total", "enter_to_drawn_last5_ms")]
+    if "enter_to_drawn_last5_ms" in figures:
+        rows.append({"name": f"{label}: Enter -> answer drawn, median of the last 5",
+                     "value": figures["enter_to_drawn_last5_ms"], "unit": "ms", "target": "-"})
+    return rows
+
+
+def run(prompts: int = 0) -> list[dict]:
+    got = launch(prompts)
+    rows = _rows("idle", got[0])
+    if prompts:
+        rows += _rows(f"after {prompts} prompts of ~{ANSWER_TOKENS:,} tokens", got[1])
+    return rows
+
+
+if __name__ == "__main__":
+    for row in run(0 if "--idle" in sys.argv else PROMPTS):
+        print(f"{row['name']:<64} {row['value']:>8.1f} {row['unit']:<3} target {row['target']}")

@@ -1,0 +1,104 @@
+"""The short turn, as a person meets it after a few prompts: `valarmind` in tmux (120x40), a model
+server on 127.0.0.1 streaming a short OpenAI-style answer (~20 tokens) through LiteLLM over HTTP.
+
+Per later prompt (the 2nd to the 5th of one launch, each typed once the last one finished):
+- Enter -> request: from Enter until the model server reads the request;
+- last chunk -> screen: from the server writing the answer's last chunk until the screen shows it;
+- Enter -> answer drawn: from Enter until the screen shows the answer's last words (issue #36's
+  "short turn": 461 ms before this was measured, Claude Code 147 ms on the same machine).
+and the CPU seconds the process tree (UI and model process) spent per turn.
+
+Run alone: `.ci/with-env python benchmarks/turn_bench.py` (or `benchmarks/run.py turn_bench`).
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.e2e_bench import PacedServer, _command, _env, _project, _status  # noqa: E402
+from benchmarks.e2e_server import END_MARKER  # noqa: E402
+from benchmarks.e2e_terminal import Terminal, cpu_seconds  # noqa: E402
+
+TOKENS = 20
+RATE = 1000
+PROMPTS = 5
+
+
+def _idle(lines: list[str]) -> bool:
+    return _status(lines).lstrip().startswith("○") and "mode:" in _status(lines)
+
+
+def _turn(term: Terminal, server: PacedServer, n: int) -> dict[str, float]:
+    prompt = f"explain app.py, part {n}"
+    term.type(prompt)
+    term.wait(lambda lines: any(prompt in line for line in lines), 10, "the typed prompt")
+    marker = f"{END_MARKER}-{n}"
+    pid = term.pid()
+    cpu = cpu_seconds(pid)
+    enter = time.time()
+    term.key("Enter")
+    drawn = term.wait(lambda lines: any(marker in line for line in lines), 30, "the answer")
+    idle = term.wait(_idle, 30, "the turn to finish")
+    request = float(server.wait("REQUEST", n)[0])
+    last = float(server.wait("LAST", n)[0])
+    return {"enter_to_request": (request - enter) * 1000, "last_to_screen": (drawn - last) * 1000,
+            "enter_to_drawn": (drawn - enter) * 1000,
+            "enter_to_idle": (idle - enter) * 1000, "cpu": cpu_seconds(pid) - cpu}
+
+
+def launch(prompts: int = PROMPTS) -> list[dict[str, float]]:
+    """One fresh `valarmind` (fresh HOME, small git project); the figures of each prompt."""
+    with tempfile.TemporaryDirectory(prefix="valarmind-turn-") as tmp:
+        home = Path(tmp)
+        server = PacedServer(RATE, TOKENS)
+        term: Terminal | None = None
+        try:
+            root = _project(home, server.port)
+            term = Terminal(_command(), root, _env(home))
+            term.wait(lambda lines: "mode:" in _status(lines), 60, "the session")
+            time.sleep(1.0)  # the warm-up (litellm's import in the model process) settles
+            turns = []
+            for n in range(1, prompts + 1):
+                turns.append(_turn(term, server, n))
+            return turns
+        finally:
+            if term is not None:
+                term.key("C-c")
+                term.key("C-c")
+                time.sleep(0.3)
+                term.close()
+            server.stop()
+
+
+def run() -> list[dict]:
+    later = launch()[1:]
+
+    def median(key: str) -> float:
+        return statistics.median(t[key] for t in later)
+
+    return [
+        {"name": "short turn, later prompt: Enter -> request", "value": median("enter_to_request"),
+         "unit": "ms", "target": "-"},
+        {"name": "short turn, later prompt: last chunk -> screen",
+         "value": median("last_to_screen"), "unit": "ms", "target": "<= 19 (Gemini CLI)"},
+        {"name": "short turn, later prompt: Enter -> answer drawn",
+         "value": median("enter_to_drawn"), "unit": "ms", "target": "<= 147 (Claude Code)"},
+        {"name": "short turn, later prompt: CPU of the process tree", "value": median("cpu") * 1000,
+         "unit": "ms", "target": "-"},
+    ]
+
+
+if __name__ == "__main__":
+    if "--each" in sys.argv:
+        for i, figures in enumerate(launch(), 1):
+            print(i, {k: round(v, 1) for k, v in figures.items()})
+    else:
+        for row in run():
+            print(f"{row['name']:<56} {row['value']:>9.1f} {row['unit']:<4} target {row['target']}")
