@@ -75,6 +75,7 @@ exit codes:
   0 done   1 failed   2 usage or configuration error   3 stopped by a limit before done
   4 escalated (the same intent denied three times)   130 interrupted
   (valarmind commit adds 5 and 6: see valarmind commit --help)
+  7 nothing merged (--best-of, worktrees merge: no attempt passed, a conflict, failing checks)
 
 examples:
   valarmind                                   the TUI in this folder
@@ -82,6 +83,8 @@ examples:
   valarmind -p "add a test for greet" --output-format jsonl
   valarmind review --staged --fail-on major   static review, as a pre-commit hook
   valarmind init --yes                        write VALARMIND.md without asking
+  valarmind --worktree feature                a session in a worktree of its own
+  valarmind -p "fix the flaky test" --best-of 3 --check "pytest -q"
 """
 
 
@@ -102,6 +105,7 @@ def build_parser() -> Parser:
                         help="resume a stored session (the last one by default)")
     parser.add_argument("-c", "--continue", dest="continue_last", action="store_true",
                         help="continue the last session in this project")
+    _worktree_flags(parser)
     sub = parser.add_subparsers(dest="command")
     for command in SUBCOMMANDS.values():
         one = sub.add_parser(command.name, help=command.help, description=command.description)
@@ -216,6 +220,37 @@ def _trust(trust: argparse.ArgumentParser) -> None:
                            help="show what changed since you trusted it; trust nothing")
 
 
+def _worktree_flags(parser: Parser) -> None:
+    parser.add_argument("--worktree", metavar="NAME", nargs="?", const="",
+                        help="run in a git worktree of its own (made from HEAD and your "
+                             "uncommitted changes; reopened when it exists)")
+    parser.takes_value["--worktree"] = True  # `--worktree NAME` names it, never a task
+    parser.add_argument("--best-of", dest="best_of", type=int, metavar="N",
+                        help="with -p: N attempts in N worktrees at once, compared, the pick "
+                             "merged back")
+    parser.add_argument("--models", metavar="A,B,C",
+                        help="with --best-of: one model or alias per attempt")
+    _check_flag(parser)
+    parser.add_argument("--pick", choices=["first-passing", "cheapest-passing"],
+                        default="first-passing", help="with --best-of: which passing attempt")
+
+
+def _check_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--check", action="append", metavar="CMD",
+                        help="a command that must pass (repeatable; default: the project's "
+                             "detected test command)")
+
+
+def _worktrees(parser: argparse.ArgumentParser) -> None:
+    _common(parser)
+    parser.add_argument("action", nargs="?", default="list",
+                        choices=["list", "preview", "merge", "remove"])
+    parser.add_argument("name", nargs="?", help="the worktree")
+    _check_flag(parser)
+    parser.add_argument("--force", action="store_true",
+                        help="remove even with changes never merged")
+
+
 SUBCOMMANDS = {command.name: command for command in (
     Subcommand("run", "run one agent profile on files and write its answer to a file (for "
                       "scripts)", _run),
@@ -235,6 +270,10 @@ SUBCOMMANDS = {command.name: command for command in (
     Subcommand("sessions", "the stored sessions of this project", _sessions),
     Subcommand("setup", "what of your Claude Code, Codex or Gemini setup loads", _setup),
     Subcommand("trust", "trust this folder's own configuration, or take it back", _trust),
+    Subcommand("worktrees", "list, preview, merge or remove ValarMind's worktrees",
+               _worktrees, "A merge predicts conflicts with your tree and the "
+               "other worktrees, runs the checks on the merged tree, then writes it onto your "
+               "files (never your index); see docs/worktrees.md."),
 )}
 """Every subcommand, in the order --help lists them."""
 

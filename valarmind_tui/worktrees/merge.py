@@ -15,16 +15,16 @@ they were.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from valarmind_tui.safety.sandbox.wrap import Sandbox
-from valarmind_tui.worktrees.checks import CheckVerdict, passed, run_checks
+from valarmind_tui.worktrees.checks import CheckVerdict, passed
 from valarmind_tui.worktrees.conflicts import Prediction, Side, predict
-from valarmind_tui.worktrees.git import RepoGit, WorktreeError, remove_tree
-from valarmind_tui.worktrees.worktree import Worktree, get, list_all, worktrees_home
+from valarmind_tui.worktrees.git import RepoGit, WorktreeError
+from valarmind_tui.worktrees.scratch import check_tree
+from valarmind_tui.worktrees.worktree import Worktree, get, list_all
 
 
 @dataclass
@@ -88,21 +88,6 @@ def merge(project_root: Path, name: str, checks: Sequence[str], sandbox: Sandbox
     report.why = (f"merged worktree {name} into your working tree: {how}; review and commit "
                   f"it. Its branch {worktree.branch} stays until you remove the worktree")
     return report
-
-
-def check_tree(git: RepoGit, tree: str, checks: Sequence[str],
-               sandbox: Sandbox) -> list[CheckVerdict]:
-    """Run the checks on `tree` checked out in a scratch worktree, removed afterwards."""
-    scratch = worktrees_home(git.root) / f".scratch-{uuid.uuid4().hex[:8]}"
-    scratch.parent.mkdir(parents=True, exist_ok=True)
-    git.run("worktree", "add", "--detach", "--no-checkout", str(scratch), git.head())
-    try:
-        RepoGit.of(scratch).run("read-tree", "-u", "--reset", tree)
-        return run_checks(scratch, checks, sandbox)
-    finally:
-        git.call("worktree", "remove", "--force", "--force", str(scratch))
-        remove_tree(scratch)
-        git.call("worktree", "prune")
 
 
 def _predict(git: RepoGit, worktree: Worktree, tree: str, yours: str) -> Prediction:
