@@ -83,7 +83,7 @@ def worktrees_command(root: Path, args: argparse.Namespace, settings: Settings) 
 
 def best_of_command(root: Path, args: argparse.Namespace, settings: Settings) -> int:
     """`valarmind -p TASK --best-of N [--models a,b] [--check CMD] [--pick POLICY]`."""
-    from valarmind_tui.worktrees.attempts import AttemptPlan
+    from valarmind_tui.worktrees.attempts import AttemptPlan, child_flags
     from valarmind_tui.worktrees.best_of import attempt_prefix, best_of
     from valarmind_tui.worktrees.worktree import main_root
 
@@ -93,17 +93,13 @@ def best_of_command(root: Path, args: argparse.Namespace, settings: Settings) ->
         raise UsageError("--best-of takes 1 to 8 attempts")
     origin = main_root(root)
     models = tuple(m.strip() for m in (args.models or "").split(",") if m.strip())
-    flags = [f"--permission-mode={args.permission_mode or 'accept-edits'}"]
-    if args.api_base:
-        flags.append(f"--api-base={args.api_base}")
-    if args.allow_project_commands:
-        flags.append("--allow-project-commands")
-    if settings.project_trusted:
-        flags.append("--trust-project")
+    flags = child_flags(mode=args.permission_mode, api_base=args.api_base,
+                        trusted=settings.project_trusted,
+                        allow_project_commands=bool(args.allow_project_commands))
     if args.model and not models:
         models = (args.model,)
-    plan = AttemptPlan(args.prompt, args.best_of, models, _checks(origin, args), tuple(flags),
+    plan = AttemptPlan(args.prompt, args.best_of, models, _checks(origin, args), flags,
                        attempt_prefix())
-    result = asyncio.run(best_of(origin, plan, _sandbox(settings), args.pick))  # type: ignore[arg-type]
+    result = asyncio.run(best_of(origin, plan, _sandbox(settings), args.pick))
     print(visible("\n".join(result.lines)))
     return 0 if result.merged else EXIT_NOT_MERGED

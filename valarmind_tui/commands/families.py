@@ -4,10 +4,19 @@
 
 from __future__ import annotations
 
-from valarmind_tui.commands import agent, commit, export, general, knowledge, rewind, undo
+from valarmind_tui.commands import (
+    agent,
+    commit,
+    export,
+    general,
+    knowledge,
+    rewind,
+    undo,
+    worktrees,
+)
 from valarmind_tui.commands.api import Command
 
-FAMILIES = (general, knowledge, agent, undo, export, rewind, commit)
+FAMILIES = (general, knowledge, agent, undo, export, rewind, commit, worktrees)
 
 
 def builtin_commands() -> list[Command]:

@@ -71,6 +71,21 @@ class Attempt:
         return self.exit_code == 0 and bool(self.changed) and passed(self.verdicts)
 
 
+def child_flags(*, mode: str | None, api_base: str | None, trusted: bool,
+                allow_project_commands: bool = False) -> tuple[str, ...]:
+    """What every attempt's `valarmind -p` is told: the mode (accept-edits unless said: an
+    attempt that may not edit is no attempt), the endpoint, whether the project's own config
+    loads (as it does for the person's run)."""
+    flags = [f"--permission-mode={mode or 'accept-edits'}"]
+    if api_base:
+        flags.append(f"--api-base={api_base}")
+    if allow_project_commands:
+        flags.append("--allow-project-commands")
+    if trusted:
+        flags.append("--trust-project")
+    return tuple(flags)
+
+
 def child_command() -> list[str]:
     """How an attempt starts ValarMind: this interpreter, this package."""
     return [sys.executable, "-m", "valarmind_tui"]
