@@ -60,7 +60,8 @@ async def test_fork_compares_attempts_and_the_person_picks(
         assert "attempts disagree on: app.py" in result.text
         passing = result.text.rsplit("(passing: ", 1)[1].rstrip(")")
         assert (git_repo / "app.py").read_text().count("Hello ") == 1  # nothing merged yet
-        merged = await session.run_command(f"/worktree merge {passing} --check {shlex.quote(CHECK)}")
+        merged = await session.run_command(
+            f"/worktree merge {passing} --check {shlex.quote(CHECK)}")
         assert merged.ok, merged.text
         assert "'Hello, ' + name + '!'" in (git_repo / "app.py").read_text()
     finally:
