@@ -13,7 +13,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 BENCHES = ["startup_bench", "loop_bench", "ui_bench", "token_bench", "repomap_bench", "mcp_bench",
            "init_bench", "bigrepo_bench", "checkpoint_bench", "review_bench", "secret_mask_bench",
-           "stall_bench", "e2e_bench"]
+           "stall_bench", "e2e_bench", "worktree_bench"]
 
 
 def main(names: list[str]) -> int:

@@ -61,7 +61,9 @@ def describe(attempts: Sequence[Attempt], disagree: Sequence[str]) -> list[str]:
         lines.append(f"{a.name} [{a.model or 'configured model'}]: {verdict}; {ran}, "
                      f"{a.seconds:.1f} s, {cost}{tokens}")
         for v in a.verdicts:
-            lines.append(f"  check `{v.command}`: {'passed' if v.passed else 'failed'}")
+            last = (v.tail.strip().splitlines() or [""])[-1]
+            lines.append(f"  check `{v.command}`: "
+                         + ("passed" if v.passed else f"failed{': ' + last if last else ''}"))
         if not a.changed:
             lines.append("  changed no file")
         else:
