@@ -25,11 +25,11 @@ def enter_worktree(root: Path, args: argparse.Namespace) -> Path:
     is trusted only when the person's project is and the two still hold the same."""
     from valarmind_tui.settings.trust.content import fingerprint
     from valarmind_tui.settings.trust.decision import decide
-    from valarmind_tui.worktrees.worktree import create, find, main_root
+    from valarmind_tui.worktrees.worktree import main_root, open_or_create
 
     origin = main_root(root)
     name = args.worktree or time.strftime("wt-%m%d-%H%M%S")
-    worktree = find(origin, name) or create(origin, name)
+    worktree = open_or_create(origin, name)
     trusted = decide(origin, flag=getattr(args, "trust_project", False)).trusted
     same = fingerprint(origin).digests == fingerprint(worktree.path).digests
     args.trust_project = trusted and same

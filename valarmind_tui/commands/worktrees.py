@@ -4,6 +4,7 @@ a session, and best-of-N attempts compared for the person to pick (docs/worktree
 from __future__ import annotations
 
 import asyncio
+import io
 import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -45,8 +46,7 @@ async def worktree(ctx: CommandContext, args: str) -> CommandResult:
             gone = await asyncio.to_thread(worktrees.remove, origin, name,
                                            force="--force" in words)
             return CommandResult(f"removed worktree {gone.name} and its branch {gone.branch}")
-        made = worktrees.find(origin, action) or await asyncio.to_thread(
-            worktrees.create, origin, action)
+        made = await asyncio.to_thread(worktrees.open_or_create, origin, action)
     except (ValarMindError, ValueError) as exc:
         return CommandResult(str(exc), ok=False)
     return CommandResult(
@@ -76,12 +76,13 @@ def _option_values(words: list[str], option: str) -> list[str]:
 def _fork_options(text: str) -> tuple[tuple[str, ...], list[str], str]:
     """(models, checks, task): `--models A,B` and `--check CMD` (shell-quoted) before the task,
     which is the rest of the line as typed."""
-    lexer = shlex.shlex(text, posix=True)
+    stream = io.StringIO(text)
+    lexer = shlex.shlex(stream, posix=True)
     lexer.whitespace_split = True
     models: tuple[str, ...] = ()
     checks: list[str] = []
     while True:
-        at = lexer.instream.tell()
+        at = stream.tell()
         option = lexer.get_token()
         if option not in ("--models", "--check"):
             return models, checks, text[at:].strip()

@@ -116,6 +116,11 @@ def list_all(project_root: Path) -> list[Worktree]:
     return sorted(found, key=lambda w: w.name)
 
 
+def open_or_create(project_root: Path, name: str) -> Worktree:
+    """Worktree NAME, made now when it does not exist yet."""
+    return find(project_root, valid_name(name)) or create(project_root, name)
+
+
 def find(project_root: Path, name: str) -> Worktree | None:
     return next((w for w in list_all(project_root) if w.name == name), None)
 
