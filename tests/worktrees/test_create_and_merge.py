@@ -134,3 +134,13 @@ def test_a_merged_worktree_is_removed_without_force(project: Path) -> None:
     assert merge(project, "w", [], NO_SANDBOX).merged
     remove(project, "w")
     assert not worktree.path.exists()
+
+
+def test_a_tree_changed_while_the_checks_ran_is_not_written_over(project: Path) -> None:
+    worktree = create(project, "w")
+    (worktree.path / "app.py").write_text("from the worktree\n")
+    typed = f"echo 'typed meanwhile' >> {project}/notes.txt"  # the person, during the checks
+    report = merge(project, "w", [typed], NO_SANDBOX)
+    assert not report.merged and "changed while the checks ran" in report.why
+    assert (project / "notes.txt").read_text() == "untracked\ntyped meanwhile\n"
+    assert "Hi " in (project / "app.py").read_text()  # the merge wrote nothing

@@ -116,6 +116,9 @@ async def _run_one(attempt: Attempt, plan: AttemptPlan, sandbox: Sandbox,
     except TimeoutError:
         process.kill()
         out, err = await process.communicate()
+    finally:
+        if process.returncode is None:  # cancelled (ctrl+c, /fork stopped): no orphan left
+            process.kill()
     attempt.seconds = time.monotonic() - started
     attempt.said = err.decode(errors="replace")[-OUTPUT_TAIL:]
     _read_summary(attempt, out)
