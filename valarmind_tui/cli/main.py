@@ -133,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
 
         sweep()  # the half-written files of a run that was killed (core/left_writes.py)
         root = _root(args)
+        if args.command == "worktrees" and args.action == "open":  # = valarmind --worktree NAME
+            args.command, args.worktree = None, args.name or ""
         if getattr(args, "worktree", None) is not None and not args.best_of:
             from valarmind_tui.cli.worktrees import enter_worktree
 

@@ -244,7 +244,7 @@ def _check_flag(parser: argparse.ArgumentParser) -> None:
 def _worktrees(parser: argparse.ArgumentParser) -> None:
     _common(parser)
     parser.add_argument("action", nargs="?", default="list",
-                        choices=["list", "preview", "merge", "remove"])
+                        choices=["list", "open", "preview", "merge", "remove"])
     parser.add_argument("name", nargs="?", help="the worktree")
     _check_flag(parser)
     parser.add_argument("--force", action="store_true",
@@ -270,7 +270,7 @@ SUBCOMMANDS = {command.name: command for command in (
     Subcommand("sessions", "the stored sessions of this project", _sessions),
     Subcommand("setup", "what of your Claude Code, Codex or Gemini setup loads", _setup),
     Subcommand("trust", "trust this folder's own configuration, or take it back", _trust),
-    Subcommand("worktrees", "list, preview, merge or remove ValarMind's worktrees",
+    Subcommand("worktrees", "list, open, preview, merge or remove ValarMind's worktrees",
                _worktrees, "A merge predicts conflicts with your tree and the "
                "other worktrees, runs the checks on the merged tree, then writes it onto your "
                "files (never your index); see docs/worktrees.md."),
