@@ -53,3 +53,16 @@ def test_the_repositorys_config_and_hooks_stay_read_only_from_a_worktree(
     admin = Path(git(worktree.path, "rev-parse", "--absolute-git-dir").strip())
     assert not (admin / "config.worktree").exists()
     assert "Hi " in (project / "app.py").read_text()  # the person's tree is not even visible
+
+
+def test_commands_in_several_worktrees_at_once_share_no_placeholder(project: Path) -> None:
+    """Parallel attempts run sandboxed commands in several worktrees of one repository: none of
+    them may need a placeholder mount in the shared git dir, which another command's guard
+    would remove under it."""
+    from valarmind_tui.safety.sandbox.project import project_plan
+
+    worktree = create(project, "w")
+    common = project / ".git"
+    plan = project_plan(worktree.path).args
+    placeholders = [plan[i + 1] for i, arg in enumerate(plan) if arg == "--tmpfs"]
+    assert not [p for p in placeholders if Path(p).is_relative_to(common)], placeholders

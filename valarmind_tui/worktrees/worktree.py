@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from valarmind_tui.core.user_dirs import user_data_dir
+from valarmind_tui.safety.sandbox.project import GIT_PLACEHOLDER_DIRS
 from valarmind_tui.worktrees.git import RepoGit, WorktreeError, remove_tree, valid_name
 
 BRANCH_PREFIX = "valarmind/"
@@ -70,6 +71,7 @@ def create(project_root: Path, name: str) -> Worktree:
         raise WorktreeError(f"a worktree or branch named {name} exists already: open it, or "
                             f"remove it first (valarmind worktrees remove {name})")
     head = git.head()
+    _settle_git_dir(git.common_dir())
     state = git.state()
     base = git.commit_tree(state.full, head, f"valarmind worktree {name}: the working tree")
     path = worktrees_home(git.root) / name
@@ -80,12 +82,23 @@ def create(project_root: Path, name: str) -> Worktree:
     try:
         git.run("update-ref", f"{REF_PREFIX}{name}/base", base)
         inside = RepoGit.of(path)
+        _settle_git_dir(inside.git_dir)
         inside.run("read-tree", "-u", "--reset", state.full)
         inside.run("read-tree", state.staged)
     except Exception:
         discard(git, path, branch, name)
         raise
     return Worktree(name, path, branch, base)
+
+
+def _settle_git_dir(git_dir: Path) -> None:
+    """Give a git dir (the repository's, a worktree's own) the folders the sandbox would otherwise stand in for with
+    a placeholder mount (`modules`, `remotes`, `branches`: empty, as `git init` of old made
+    them). A placeholder is made and removed around each command; with attempts' commands
+    running at once in several worktrees of one repository, one command's placeholder was
+    another's read-only bind, gone before that command started ("Can't find source path")."""
+    for name in GIT_PLACEHOLDER_DIRS:
+        (git_dir / name).mkdir(exist_ok=True)
 
 
 def discard(git: RepoGit, path: Path, branch: str, name: str) -> None:
