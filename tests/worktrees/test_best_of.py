@@ -77,3 +77,25 @@ def test_best_of_three_merges_the_one_that_passes_and_keeps_the_others(
     assert f"valarmind/{names[0]}" not in git(git_repo, "branch", "--list", "valarmind/*")
     after = every_byte(git_repo)
     assert {k: v for k, v in before.items() if names[0] not in k} == after
+
+
+def test_no_passing_attempt_merges_nothing_and_exits_7_with_a_json_summary(
+        git_repo: Path, fake_model: Any) -> None:
+    write_user_config('api_key_env = "FAKE_API_KEY"\n')
+    fake_model.script(ScriptedTurn(text="I would rather not change anything."))
+    before = every_byte(git_repo)
+    done = subprocess.run(
+        [sys.executable, "-m", "valarmind_tui", "-p", "do nothing", "--best-of", "1",
+         "--model", "openai/fake-model", "--check", "true", "--output-format", "json",
+         "--api-base", fake_model.openai_base],
+        cwd=git_repo, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "FAKE_API_KEY": "sk-test"})
+    assert done.returncode == 7, done.stdout + done.stderr
+    summary = json.loads(done.stdout)
+    (attempt,) = summary["attempts"]
+    assert attempt["passed"] is False and attempt["changed"] == [] and attempt["checks"] == []
+    assert attempt["exit_code"] == 0 and attempt["model"] == "openai/fake-model"
+    assert summary["picked"] is None and summary["merged"] is False
+    after = every_byte(git_repo)
+    assert after.pop(".git/refs/heads/valarmind/" + attempt["worktree"])
+    assert after == before

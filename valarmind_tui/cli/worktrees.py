@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,6 +16,7 @@ from valarmind_tui.core.visible_text import visible
 if TYPE_CHECKING:
     from valarmind_tui.safety.sandbox.wrap import Sandbox
     from valarmind_tui.settings.config import Settings
+    from valarmind_tui.worktrees.best_of import BestOfResult
 
 EXIT_NOT_MERGED = 7
 
@@ -101,5 +103,25 @@ def best_of_command(root: Path, args: argparse.Namespace, settings: Settings) ->
     plan = AttemptPlan(args.prompt, args.best_of, models, _checks(origin, args), flags,
                        attempt_prefix())
     result = asyncio.run(best_of(origin, plan, _sandbox(settings), args.pick))
-    print(visible("\n".join(result.lines)))
+    if args.output_format == "json":
+        print(json.dumps(_summary(result)))
+    else:
+        print(visible("\n".join(result.lines)))
     return 0 if result.merged else EXIT_NOT_MERGED
+
+
+def _summary(result: BestOfResult) -> dict[str, object]:
+    """`--output-format json`: the comparison and what was merged, for scripts."""
+    return {
+        "attempts": [{"worktree": a.name, "branch": a.worktree.branch, "path": str(a.worktree.path),
+                      "model": a.model, "passed": a.passed, "exit_code": a.exit_code,
+                      "seconds": round(a.seconds, 2), "cost_usd": a.cost_usd,
+                      "tokens": a.tokens, "changed": list(a.changed),
+                      "checks": [{"command": v.command, "passed": v.passed,
+                                  "exit_code": v.exit_code} for v in a.verdicts]}
+                     for a in result.attempts],
+        "disagree": result.disagree,
+        "picked": result.picked.name if result.picked else None,
+        "merged": result.merged,
+        "merge": result.merge.lines() if result.merge else [],
+    }

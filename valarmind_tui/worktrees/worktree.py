@@ -92,11 +92,12 @@ def create(project_root: Path, name: str) -> Worktree:
 
 
 def _settle_git_dir(git_dir: Path) -> None:
-    """Give a git dir (the repository's, a worktree's own) the folders the sandbox would otherwise stand in for with
-    a placeholder mount (`modules`, `remotes`, `branches`: empty, as `git init` of old made
-    them). A placeholder is made and removed around each command; with attempts' commands
-    running at once in several worktrees of one repository, one command's placeholder was
-    another's read-only bind, gone before that command started ("Can't find source path")."""
+    """Give a git dir (the repository's, a worktree's own) the folders the sandbox would
+    otherwise stand in for with a placeholder mount (`modules`, `remotes`, `branches`: empty,
+    as `git init` of old made them). A placeholder is made and removed around each command:
+    with attempts' commands running at once in several worktrees of one repository, one
+    command's placeholder was another's read-only bind, gone before that command started
+    ("Can't find source path")."""
     for name in GIT_PLACEHOLDER_DIRS:
         (git_dir / name).mkdir(exist_ok=True)
 
@@ -147,6 +148,8 @@ def get(project_root: Path, name: str) -> Worktree:
 
 def unmerged(project_root: Path, worktree: Worktree) -> list[str]:
     """Files the worktree changed that were never merged back (empty: nothing to lose)."""
+    if not (worktree.path / ".git").exists():
+        return [f"(its folder {worktree.path} is gone; its branch {worktree.branch} is left)"]
     git, inside = RepoGit.of(project_root), RepoGit.of(worktree.path)
     now = inside.state().full
     merged = git.call("rev-parse", "--verify", "-q", worktree.merged_ref)
