@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import write_user_config
 from tests.fakes.model_server import ScriptedTurn
 from tests.worktrees.conftest import every_byte
@@ -57,3 +59,32 @@ def test_a_run_in_a_worktree_keeps_its_sessions_and_undo_there(
     assert undone.returncode == 0, undone.stderr
     assert (path / "app.py").read_text() == "def greet(name):\n    return 'Hello ' + name\n"
     assert (git_repo / "app.py").read_text() == "def greet(name):\n    return 'Hello ' + name\n"
+
+
+async def test_the_bash_tool_commits_inside_a_worktree_under_the_sandbox(
+        git_repo: Path) -> None:
+    """`!git commit` in a session opened in a worktree: the bash tool, through the gate, in the
+    session's sandbox (which binds the worktree's admin dir and the common objects and refs)."""
+    from valarmind_tui.safety.gate.approval import PermissionMode
+    from valarmind_tui.session.wiring import open_session
+    from valarmind_tui.settings.config import Settings
+    from valarmind_tui.worktrees.worktree import create
+
+    worktree = create(git_repo, "c")
+    (worktree.path / "test_app.py").write_text("def test_one():\n    assert True\n")
+    session = open_session(Settings(), worktree.path)
+    try:
+        if not session.sandbox.active:
+            pytest.skip(f"bubblewrap cannot run here: {session.sandbox.reason}")
+        session.set_mode(PermissionMode.BYPASS)
+        done = await session.run_shell(
+            "git add -A && git -c user.name=agent -c user.email=agent@example.com "
+            "commit -qm 'agent commit' && git log -1 --format=%s")
+    finally:
+        await session.close()
+    assert not done.is_error, done.output
+    assert "agent commit" in done.output
+    log = subprocess.run(["git", "log", "-1", "--format=%s", "valarmind/c"], cwd=git_repo,
+                         capture_output=True, text=True).stdout
+    assert log.strip() == "agent commit"
+    assert not (git_repo / "test_app.py").exists()

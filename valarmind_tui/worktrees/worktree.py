@@ -84,7 +84,8 @@ def create(project_root: Path, name: str) -> Worktree:
         inside = RepoGit.of(path)
         _settle_git_dir(inside.git_dir)
         inside.run("read-tree", "-u", "--reset", state.full)
-        inside.run("read-tree", state.staged)
+        if state.staged != state.full:  # -m: the stat data of the same files stays
+            inside.run("read-tree", "-m", state.staged)
     except Exception:
         discard(git, path, branch, name)
         raise
