@@ -5,9 +5,10 @@ Creation is measured through `worktrees.worktree.create`, the path `valarmind --
 `/worktree` take (the snapshot of the working tree through a copy of the index, the base commit,
 `git worktree add --no-checkout`, the checkout of that tree), on the temp dir's disk and on
 tmpfs (/dev/shm: the disk out of the figure). References: plain `git worktree add` of HEAD, and
-writing the same files with Python (the disk's floor). Three attempts: `valarmind -p TASK --best-of 3` against the
-local fake model (one script per model), the whole process tree sampled from /proc every 50 ms:
-the peak of the summed RSS, and the CPU time of every process (RUSAGE_CHILDREN).
+writing the same files with Python (the disk's floor). Three attempts: `valarmind -p TASK
+--best-of 3` against the local fake model (one script per model), the whole process tree
+sampled from /proc every 50 ms: the peak of the summed RSS, and the CPU time of every process
+(RUSAGE_CHILDREN).
 """
 
 from __future__ import annotations
