@@ -46,11 +46,12 @@ def _sandbox(settings: Settings) -> Sandbox:
                           home_allow=settings.sandbox_home)
 
 
-def _checks(root: Path, args: argparse.Namespace) -> tuple[str, ...]:
+def _checks(root: Path, args: argparse.Namespace, settings: Settings) -> tuple[str, ...]:
     from valarmind_tui.worktrees.checks import default_checks
 
     given = tuple(getattr(args, "check", None) or ())
-    return given or default_checks(root)
+    allowed = settings.project_trusted or settings.allow_project_commands
+    return given or default_checks(root, allowed=allowed)
 
 
 def worktrees_command(root: Path, args: argparse.Namespace, settings: Settings) -> int:
@@ -78,7 +79,7 @@ def worktrees_command(root: Path, args: argparse.Namespace, settings: Settings) 
         gone = worktrees.remove(origin, args.name, force=args.force)
         print(visible(f"removed worktree {gone.name} and its branch {gone.branch}"))
         return 0
-    report = merging.merge(origin, args.name, _checks(origin, args), _sandbox(settings))
+    report = merging.merge(origin, args.name, _checks(origin, args, settings), _sandbox(settings))
     print(visible("\n".join(report.lines())))
     return 0 if report.merged else EXIT_NOT_MERGED
 
@@ -100,7 +101,7 @@ def best_of_command(root: Path, args: argparse.Namespace, settings: Settings) ->
                         allow_project_commands=bool(args.allow_project_commands))
     if args.model and not models:
         models = (args.model,)
-    plan = AttemptPlan(args.prompt, args.best_of, models, _checks(origin, args), flags,
+    plan = AttemptPlan(args.prompt, args.best_of, models, _checks(origin, args, settings), flags,
                        attempt_prefix())
     result = asyncio.run(best_of(origin, plan, _sandbox(settings), args.pick))
     if args.output_format == "json":

@@ -39,7 +39,7 @@ async def worktree(ctx: CommandContext, args: str) -> CommandResult:
             found = await asyncio.to_thread(merging.preview, origin, name)
             return CommandResult("\n".join(found.lines()))
         if action == "merge":
-            checks = tuple(_option_values(words[2:], "--check")) or default_checks(origin)
+            checks = tuple(_option_values(words[2:], "--check")) or _detected(ctx, origin)
             report = await asyncio.to_thread(merging.merge, origin, name, checks, ctx.sandbox)
             return CommandResult("\n".join(report.lines()), ok=report.merged, data=report)
         if action == "remove":
@@ -54,6 +54,11 @@ async def worktree(ctx: CommandContext, args: str) -> CommandResult:
         f"uncommitted changes. This session stays in {ctx.project_root}; open one there with "
         f"`valarmind --worktree {made.name}`, and bring it back with "
         f"`/worktree merge {made.name}`.")
+
+
+def _detected(ctx: CommandContext, origin: Path) -> tuple[str, ...]:
+    allowed = ctx.settings.project_trusted or ctx.settings.allow_project_commands
+    return default_checks(origin, allowed=allowed)
 
 
 def _listing(root: Path) -> str:
@@ -111,7 +116,7 @@ async def fork(ctx: CommandContext, args: str) -> CommandResult:
         flags = child_flags(mode=None, api_base=ctx.settings.api_base,
                             trusted=ctx.settings.project_trusted)
         plan = AttemptPlan(task, int(count_text), models or ((ctx.model,) if ctx.model else ()),
-                           tuple(checks) or default_checks(origin), flags, attempt_prefix())
+                           tuple(checks) or _detected(ctx, origin), flags, attempt_prefix())
         result = await compare_attempts(origin, plan, ctx.sandbox)
     except ValarMindError as exc:
         return CommandResult(str(exc), ok=False)

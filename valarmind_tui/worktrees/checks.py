@@ -31,11 +31,19 @@ class CheckVerdict:
     """The end of its output (stdout and stderr), for the person."""
 
 
-def default_checks(root: Path) -> tuple[str, ...]:
-    """The project's detected test command, when there is one."""
+def default_checks(root: Path, *, allowed: bool) -> tuple[str, ...]:
+    """The project's detected test command, when there is one and running it unasked is
+    `allowed` (a trusted project, or `--allow-project-commands`): a repository's own commands
+    run only with the person's say-so, as everywhere else."""
+    if not allowed:
+        return ()
     from valarmind_tui.context.project_commands import commands_of, detect_commands
 
     return commands_of(detect_commands(root), "test")
+
+
+NO_CHECKS = ("no checks ran: give --check CMD (the project's detected test command runs only "
+             "for a trusted project or with --allow-project-commands)")
 
 
 def run_checks(root: Path, commands: Sequence[str], sandbox: Sandbox, *,

@@ -60,6 +60,8 @@ def describe(attempts: Sequence[Attempt], disagree: Sequence[str]) -> list[str]:
                else "done" if a.exit_code == 0 else f"exit {a.exit_code}")
         lines.append(f"{a.name} [{a.model or 'configured model'}]: {verdict}; {ran}, "
                      f"{a.seconds:.1f} s, {cost}{tokens}")
+        if a.changed and a.exit_code == 0 and not a.verdicts:
+            lines.append("  no checks ran")
         for v in a.verdicts:
             last = (v.tail.strip().splitlines() or [""])[-1]
             lines.append(f"  check `{v.command}`: "

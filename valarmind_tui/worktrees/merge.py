@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from valarmind_tui.safety.sandbox.wrap import Sandbox
-from valarmind_tui.worktrees.checks import CheckVerdict, passed
+from valarmind_tui.worktrees.checks import NO_CHECKS, CheckVerdict, passed
 from valarmind_tui.worktrees.conflicts import Prediction, Side, predict
 from valarmind_tui.worktrees.git import RepoGit, WorktreeError
 from valarmind_tui.worktrees.scratch import check_tree
@@ -36,6 +36,8 @@ class MergeReport:
     prediction: Prediction | None = None
     verdicts: list[CheckVerdict] = field(default_factory=list)
     fast_forward: bool = False
+    checked: bool = True
+    """False: no check was given or allowed (said in the lines)."""
 
     def lines(self) -> list[str]:
         out = list(self.prediction.lines()) if self.prediction else []
@@ -43,6 +45,8 @@ class MergeReport:
             state = "passed" if v.passed else (
                 "timed out" if v.exit_code is None else f"failed (exit {v.exit_code})")
             out.append(f"check `{v.command}` on the merged tree: {state} in {v.seconds:.1f} s")
+        if not self.checked:
+            out.append(NO_CHECKS)
         out.append(self.why)
         return out
 
@@ -69,6 +73,7 @@ def merge(project_root: Path, name: str, checks: Sequence[str], sandbox: Sandbox
         report.why = ("not merged: it conflicts with your working tree (above); nothing was "
                       "written. Resolve it in the worktree or in your tree, then merge again")
         return report
+    report.checked = bool(checks)
     if checks:
         report.verdicts = check_tree(git, merged, checks, sandbox)
         if not passed(report.verdicts):
