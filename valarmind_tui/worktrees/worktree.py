@@ -62,7 +62,7 @@ def main_root(root: Path) -> Path:
 
 def create(project_root: Path, name: str) -> Worktree:
     """A new worktree NAME from the person's HEAD and working tree; nothing of theirs written
-    but objects and refs (WorktreeError when NAME is taken)."""
+    but objects, refs and the git dir's empty folders (WorktreeError when NAME is taken)."""
     git = RepoGit.of(project_root)
     valid_name(name)
     branch = BRANCH_PREFIX + name
