@@ -3,6 +3,7 @@ undo belong to the worktree, and the person's tree never changes."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -65,21 +66,21 @@ async def test_the_bash_tool_commits_inside_a_worktree_under_the_sandbox(
         git_repo: Path) -> None:
     """`!git commit` in a session opened in a worktree: the bash tool, through the gate, in the
     session's sandbox (which binds the worktree's admin dir and the common objects and refs)."""
-    from valarmind_tui.safety.gate.approval import PermissionMode
+    from valarmind_tui.safety.gate.approval import PolicyApprover
     from valarmind_tui.session.wiring import open_session
     from valarmind_tui.settings.config import Settings
     from valarmind_tui.worktrees.worktree import create
 
+    (Path.home() / ".gitconfig").write_text("[user]\n\tname = agent\n\temail = a@example.com\n")
     worktree = create(git_repo, "c")
     (worktree.path / "test_app.py").write_text("def test_one():\n    assert True\n")
-    session = open_session(Settings(), worktree.path)
+    session = open_session(Settings(), worktree.path,
+                           approver=PolicyApprover(allow_writes=True, allow_execute=True))
     try:
         if not session.sandbox.active:
             pytest.skip(f"bubblewrap cannot run here: {session.sandbox.reason}")
-        session.set_mode(PermissionMode.BYPASS)
-        done = await session.run_shell(
-            "git add -A && git -c user.name=agent -c user.email=agent@example.com "
-            "commit -qm 'agent commit' && git log -1 --format=%s")
+        done = await asyncio.wait_for(session.run_shell(
+            "git add -A && git commit -qm 'agent commit' && git log -1 --format=%s"), 60)
     finally:
         await session.close()
     assert not done.is_error, done.output
