@@ -86,6 +86,7 @@ class FakeModelServer:
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
         self._queue: deque[ScriptedTurn | ReplayCase] = deque()
+        self._by_model: dict[str, deque[ScriptedTurn]] = {}
         self._lock = threading.Lock()
         self.requests: list[dict[str, Any]] = []
         self.request_paths: list[str] = []
@@ -147,6 +148,15 @@ class FakeModelServer:
                 self._queue.append(ScriptedTurn.from_dict(turn) if isinstance(turn, dict) else turn)
         return self
 
+    def script_for(self, model: str, *turns: ScriptedTurn | dict[str, Any]) -> FakeModelServer:
+        """Queue responses for requests naming `model` (the body's `model`, e.g. `fake-a` for
+        `openai/fake-a`), served before the shared queue: parallel clients, each its own script."""
+        with self._lock:
+            queue = self._by_model.setdefault(model, deque())
+            for turn in turns:
+                queue.append(ScriptedTurn.from_dict(turn) if isinstance(turn, dict) else turn)
+        return self
+
     def replay(self, case: dict[str, Any], times: int = 1) -> FakeModelServer:
         """Queue a recorded case (a provider-wire fixture dict), served verbatim `times` times."""
         with self._lock:
@@ -169,6 +179,9 @@ class FakeModelServer:
                 with self.requests_log.open("a", encoding="utf-8") as fh:
                     fh.write(json.dumps({"path": path, "body": body}) + "\n")
             number = len(self.requests)
+            own = self._by_model.get(str(body.get("model")))
+            if own:
+                return own.popleft()
             return self._queue.popleft() if self._queue else number
 
 

@@ -171,6 +171,12 @@ def main(argv: list[str] | None = None) -> int:
 
         sweep()  # the half-written files of a run that was killed (core/left_writes.py)
         root = _root(args)
+        if args.command == "worktrees" and args.action == "open":  # = valarmind --worktree NAME
+            args.command, args.worktree = None, args.name or ""
+        if getattr(args, "worktree", None) is not None and not args.best_of:
+            from valarmind_tui.cli.worktrees import enter_worktree
+
+            root = enter_worktree(root, args)
         if args.command is None and args.prompt is None and not args.plain and sys.stdout.isatty():
             return _full_screen(root, args)
         if args.command == "trust":
@@ -194,6 +200,14 @@ def main(argv: list[str] | None = None) -> int:
 
             return print_map(root, args.tokens, args.json, shown=visible)
         settings = _settings(args)
+        if args.command == "worktrees":
+            from valarmind_tui.cli.worktrees import worktrees_command
+
+            return worktrees_command(root, args, settings)
+        if args.command is None and args.best_of:
+            from valarmind_tui.cli.worktrees import best_of_command
+
+            return best_of_command(root, args, settings)
         if args.command in (None, "run"):
             _use_model_daemon(settings, args)
         if args.command == "run":

@@ -124,6 +124,7 @@ exit codes:
   goals (valarmind goal, -p --goal): 0 done (every check passed on the final tree)
   1 failed or cancelled   8 budget   9 stalled   10 weakened (a round weakened the checks)
   11 max rounds
+  12 nothing merged (--best-of, worktrees merge: no attempt passed, a conflict, failing checks)
 
 examples:
   valarmind                                   the TUI in this folder
@@ -132,6 +133,8 @@ examples:
   valarmind review --staged --fail-on major   static review, as a pre-commit hook
   valarmind init --yes                        write VALARMIND.md without asking
   valarmind goal "make the tests pass" --check "pytest -q"   rounds until the check passes
+  valarmind --worktree feature                a session in a worktree of its own
+  valarmind -p "fix the flaky test" --best-of 3 --check "pytest -q"
 """
 
 
@@ -157,6 +160,7 @@ def build_parser() -> Parser:
                         help="resume a stored session (the last one by default)")
     parser.add_argument("-c", "--continue", dest="continue_last", action="store_true",
                         help="continue the last session in this project")
+    _worktree_flags(parser)
     sub = parser.add_subparsers(dest="command")
     for command in SUBCOMMANDS.values():
         one = sub.add_parser(command.name, help=command.help, description=command.description)
@@ -176,9 +180,9 @@ class Subcommand:
 
 def _goal_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--check", dest="checks", action="append", metavar="CMD",
-                        help="a goal's check, run by ValarMind after each round (repeatable; "
-                             "default: the project's detected lint, type-check and test "
-                             "commands)")
+                        help="a check ValarMind runs itself: after each round of a goal, on "
+                             "each --best-of attempt (repeatable; default: the project's "
+                             "detected commands)")
     parser.add_argument("--approve-weakening", dest="approve_weakening", action="store_true",
                         help="let a goal go on when a round weakens its checks (skips, "
                              "removed assertions, `|| true`); without it the goal stops as "
@@ -311,6 +315,36 @@ def _trust(trust: argparse.ArgumentParser) -> None:
                            help="show what changed since you trusted it; trust nothing")
 
 
+def _worktree_flags(parser: Parser) -> None:
+    parser.add_argument("--worktree", metavar="NAME", nargs="?", const="",
+                        help="run in a git worktree of its own (made from HEAD and your "
+                             "uncommitted changes; reopened when it exists)")
+    parser.takes_value["--worktree"] = True  # `--worktree NAME` names it, never a task
+    parser.add_argument("--best-of", dest="best_of", type=int, metavar="N",
+                        help="with -p: N attempts in N worktrees at once, compared, the pick "
+                             "merged back")
+    parser.add_argument("--models", metavar="A,B,C",
+                        help="with --best-of: one model or alias per attempt")
+    parser.add_argument("--pick", choices=["first-passing", "cheapest-passing"],
+                        default="first-passing", help="with --best-of: which passing attempt")
+
+
+def _check_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--check", dest="checks", action="append", metavar="CMD",
+                        help="a command that must pass (repeatable; default: the project's "
+                             "detected test command)")
+
+
+def _worktrees(parser: argparse.ArgumentParser) -> None:
+    _common(parser)
+    parser.add_argument("action", nargs="?", default="list",
+                        choices=["list", "open", "preview", "merge", "remove"])
+    parser.add_argument("name", nargs="?", help="the worktree")
+    _check_flag(parser)
+    parser.add_argument("--force", action="store_true",
+                        help="remove even with changes never merged")
+
+
 SUBCOMMANDS = {command.name: command for command in (
     Subcommand("run", "run one agent profile on files and write its answer to a file (for "
                       "scripts)", _run),
@@ -339,6 +373,10 @@ SUBCOMMANDS = {command.name: command for command in (
                        "reviewer, round", _cost),
     Subcommand("setup", "what of your Claude Code, Codex or Gemini setup loads", _setup),
     Subcommand("trust", "trust this folder's own configuration, or take it back", _trust),
+    Subcommand("worktrees", "list, open, preview, merge or remove ValarMind's worktrees",
+               _worktrees, "A merge predicts conflicts with your tree and the "
+               "other worktrees, runs the checks on the merged tree, then writes it onto your "
+               "files (never your index); see docs/worktrees.md."),
 )}
 """Every subcommand, in the order --help lists them."""
 

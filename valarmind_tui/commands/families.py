@@ -17,11 +17,12 @@ from valarmind_tui.commands import (
     rewind,
     styles,
     undo,
+    worktrees,
 )
 from valarmind_tui.commands.api import Command
 
 FAMILIES = (general, knowledge, agent, undo, export, rewind, commit, jobs, memory, styles,
-            image, goal)
+            image, goal, worktrees)
 
 
 def builtin_commands() -> list[Command]:

@@ -177,8 +177,11 @@ class Sandbox:
             args.append("--unshare-net")
         homes, runtime = home_folders(env), runtime_folders(env)
         args += hide_args(homes, runtime, self.policy.home_allow, argv, env, network=allow_net)
-        args += cover([p for p in (str(user_config_dir()), str(user_data_dir()))
-                       if not any(within(p, h) for h in homes)])
+        ours = [p for p in (str(user_config_dir()), str(user_data_dir()))
+                if not any(within(p, h) for h in homes)]
+        holding = [p for p in ours if root.is_relative_to(p) and os.path.isdir(p)]
+        args += cover([p for p in ours if p not in holding])
+        args += [arg for p in holding for arg in ("--tmpfs", p)]  # a worktree of ours lives there
         if not writable:
             args += ["--ro-bind", str(root), str(root)]
         else:
@@ -187,6 +190,7 @@ class Sandbox:
                 args += project_plan(root).args
         args += _hide_again(homes, root)
         args += seal_args(runtime)
+        args += [arg for p in holding for arg in ("--remount-ro", p)]
         args.append("--clearenv")
         for name, value in {**env, **SANDBOX_ENV}.items():
             args += ["--setenv", name, value]
