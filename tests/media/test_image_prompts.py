@@ -99,6 +99,35 @@ async def test_an_image_outside_the_project_is_refused_with_the_reason(
                for n in notices(events))
 
 
+async def test_a_screenshot_from_outside_the_project_goes_with_the_image_command(
+        git_repo: Path, tmp_path: Path, fake_model: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The common case: a screenshot lives in ~/Desktop or /tmp. A prompt's text may come from
+    elsewhere (a check's output in a goal round, a command file), so a path in it stays in the
+    project and the notice says how; `/image PATH`, the person's own command, takes it. A key
+    folder's picture and a file that is not an image by its bytes are refused even so."""
+    desktop = tmp_path / "Desktop"
+    desktop.mkdir()
+    shot = write_png(desktop / "Screenshot 2026-11-28.png", (1200, 800), "blue")
+    (tmp_path / ".ssh").mkdir()
+    key_shot = write_png(tmp_path / ".ssh" / "key.png", (10, 10))
+    fake = desktop / "notes.png"
+    fake.write_text("not an image at all\n")
+    fake_model.script(ScriptedTurn(text="Nothing."), ScriptedTurn(text="Blue."))
+    session, events = session_on(git_repo, fake_model, monkeypatch, "openai/gpt-4o")
+    pasted = str(shot).replace(" ", "\\ ")  # how a terminal pastes a dropped file
+    await session.submit(f"{pasted} what colour is this?")
+    assert openai_images(fake_model.requests[0]) == []
+    assert any("not attached" in n and "/image" in n for n in notices(events))
+    result = await session.run_command(f"/image {pasted}")
+    assert result.ok, result.text
+    for refused in (key_shot, fake):
+        assert not (await session.run_command(f"/image {refused}")).ok
+    await session.submit("what colour is this?")
+    (image,) = openai_images(fake_model.requests[1])
+    assert image.size == (1200, 800) and image.getpixel((5, 5))[:3] == (0, 0, 255)
+
+
 async def test_image_command_attaches_to_the_next_prompt(
         git_repo: Path, fake_model: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     write_png(git_repo / "mock.png", (640, 480))

@@ -4,6 +4,7 @@ downscaled (Pillow, imported when an image is first read)."""
 from __future__ import annotations
 
 import io
+import os
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
@@ -56,6 +57,29 @@ def load_image(project_root: Path, path: str) -> ImageAttachment:
         raise UsageError(not_regular_reason(resolved, path) or f"{path}: not a file")
     data = read_regular_bytes(resolved, path, MAX_FILE_BYTES + 1)
     return prepare_image(data, PurePath(path).name)
+
+
+def load_persons_image(project_root: Path, path: str) -> ImageAttachment:
+    """An image the person attached by name with `/image PATH`: a project file as `load_image`
+    reads it, or, outside the project, a regular image file wherever the person keeps it (a
+    screenshot in ~/Desktop or /tmp), never a sensitive path (`.ssh/`, keys...) and never what
+    is not an image by its own bytes. Paths in a prompt's text (which may be a check's output
+    or a command file's) and a model's go through `load_image`, which stays in the project."""
+    expanded = Path(path).expanduser()
+    where = Path(os.path.normpath(expanded if expanded.is_absolute() else project_root / expanded))
+    root = project_root.resolve()
+    if where.is_relative_to(root) or where.is_relative_to(project_root):
+        # named in the project: its checks hold (a link leading out of it is refused there)
+        return load_image(project_root, path)
+    resolved = where.resolve()
+    if not is_image_path(resolved):
+        raise UsageError(f"{path}: not an image file (png, jpg, gif, webp)")
+    if is_sensitive(resolved):
+        raise UsageError(f"{path}: a sensitive path, not attached")
+    if not resolved.is_file():
+        raise UsageError(not_regular_reason(resolved, path) or f"{path}: not a file")
+    data = read_regular_bytes(resolved, path, MAX_FILE_BYTES + 1)
+    return prepare_image(data, resolved.name)
 
 
 def prepare_image(data: bytes, name: str) -> ImageAttachment:

@@ -13,6 +13,7 @@ from valarmind_tui.core.errors import ValarMindError
 from valarmind_tui.core.events import Notice
 from valarmind_tui.media.images import ImageAttachment, load_image
 from valarmind_tui.media.parts import image_line
+from valarmind_tui.safety.paths import PathOutsideProject
 
 
 async def images_for_prompt(
@@ -25,6 +26,10 @@ async def images_for_prompt(
     for path in image_paths(prompt, root):
         try:
             images.append(await asyncio.to_thread(load_image, root, path))
+        except PathOutsideProject as exc:  # the prompt's text may come from elsewhere
+            bus.publish(Notice(level="warning", message=(
+                f"{path} not attached: {exc} An image of yours elsewhere (a screenshot in "
+                f"~/Desktop) goes with `/image {path}`.")))
         except (ValarMindError, OSError) as exc:
             bus.publish(Notice(level="warning", message=f"{path} not attached: {exc}"))
     if not images:

@@ -44,7 +44,7 @@ from valarmind_tui.hooks import HookRunner
 from valarmind_tui.lsp.manager import LspManager
 from valarmind_tui.mcp_client.catalog import schemas_by_source, servers_section
 from valarmind_tui.mcp_client.manager import McpManager
-from valarmind_tui.media.images import ImageAttachment, load_image, prepare_image
+from valarmind_tui.media.images import ImageAttachment, load_persons_image, prepare_image
 from valarmind_tui.plugins.manager import PluginContributions
 from valarmind_tui.providers.base import Provider, UsageTotals
 from valarmind_tui.providers.call_origin import calls_for
@@ -424,8 +424,9 @@ class Session:
         return read_attachment(self.project_root, path)
 
     def attach_image(self, path: str) -> ImageAttachment:
-        """Read a project image (checked like any attachment) for the next prompt."""
-        image = load_image(self.project_root, path)
+        """Read an image the person named (media.images.load_persons_image) for the next
+        prompt."""
+        image = load_persons_image(self.project_root, path)
         self.pending_images.append(image)
         return image
 
