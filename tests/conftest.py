@@ -65,6 +65,9 @@ def isolated_home(
     # `-p` runs call litellm themselves: a model daemon would outlive the test (tests that want
     # one turn it on, with a runtime folder of their own: tests/providers/daemon_help.py)
     monkeypatch.setenv("VALARMIND_MODEL_DAEMON", "0")
+    # basedpyright is on the venv's PATH: every session of every test would start one, and a
+    # test that never closes its session left it running (tests/lsp turns them on)
+    monkeypatch.setenv("VALARMIND_LSP__ENABLED", "0")
     return home
 
 

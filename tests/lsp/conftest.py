@@ -13,6 +13,12 @@ from valarmind_tui.safety.sandbox.wrap import Sandbox
 from valarmind_tui.settings.lsp import LspSettings
 
 
+@pytest.fixture(autouse=True)
+def servers_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Language servers as a person has them: on (tests elsewhere turn them off)."""
+    monkeypatch.delenv("VALARMIND_LSP__ENABLED", raising=False)
+
+
 @pytest.fixture
 def pyright_on_path() -> str:
     found = shutil.which("basedpyright-langserver")

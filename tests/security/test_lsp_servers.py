@@ -25,6 +25,13 @@ NO_SERVERS_PATH = "/usr/bin:/bin"
 """PATH without any language server: only what the project brings could run."""
 
 
+@pytest.fixture(autouse=True)
+def servers_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Language servers as a person has them: on (tests elsewhere turn them off)."""
+    monkeypatch.delenv("VALARMIND_LSP__ENABLED", raising=False)
+
+
+
 def plant(path: Path, script: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(script)
