@@ -123,7 +123,8 @@ async def test_the_orchestrator_sees_and_delegates_to_them(git_repo: Path, model
     assert specialist["messages"][0]["content"].startswith(
         "You are a senior code reviewer ensuring high standards")
     assert {t["function"]["name"] for t in specialist["tools"]} == {
-        "read_file", "read_many_files", "grep", "glob", "bash"}
+        "read_file", "read_many_files", "grep", "glob", "bash",
+        "command_output", "command_stop"}  # bash's background commands come with it
 
 
 async def test_a_scoped_bash_stays_scoped(git_repo: Path, model_settings, fake_model) -> None:

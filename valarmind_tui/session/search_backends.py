@@ -23,10 +23,10 @@ def web_searcher(settings: Settings, models: ModelChoice, mcp: McpManager,
 
     def model_search() -> SearchCall | None:
         try:
-            config = getattr(models.provider(), "config", None)
+            config = _config_of(models.provider())
         except ValarMindError:  # no model or no key: the MCP tool may still search
             return None
-        if not isinstance(config, ProviderConfig):
+        if config is None:
             return None
         other = search.model is not None and _prefix(search.model) != _prefix(config.model)
         return SearchCall(model=config.model, search_model=search.model,
@@ -42,6 +42,19 @@ def web_searcher(settings: Settings, models: ModelChoice, mcp: McpManager,
         return await mcp.call_tool(tool.server, tool.mcp_name, arguments)
 
     return WebSearcher(search, model_search, call_mcp)
+
+
+def _config_of(provider: object) -> ProviderConfig | None:
+    """The LiteLLM provider's config under the wrappers a session puts around it (the ledger's
+    meter, the fallback models)."""
+    for _ in range(4):
+        config = getattr(provider, "config", None)
+        if isinstance(config, ProviderConfig):
+            return config
+        provider = getattr(provider, "inner", None) or getattr(provider, "primary", None)
+        if provider is None:
+            return None
+    return None
 
 
 def _prefix(model: str) -> str:

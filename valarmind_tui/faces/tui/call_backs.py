@@ -32,12 +32,21 @@ def attach(app: App[Any], router: EventRouter, session: Session,
     status = app.query_one(StatusBar)
 
     async def state() -> dict[str, Any]:
+        """Never waits for the model's window: the model process may still be importing its
+        library (seconds on a loaded machine); the line shows at once and again with it."""
         model = session.model
-        if model not in windows:
+        if model and model not in windows:
             from valarmind_tui.providers.model_info import context_window
 
-            windows[model] = await asyncio.to_thread(context_window, model) if model else None
-        return session_state(session, status, router.context_tokens, windows[model])
+            windows[model] = None
+            asked = asyncio.ensure_future(asyncio.to_thread(context_window, model))
+            asked.add_done_callback(lambda done: _known(done, model))
+        return session_state(session, status, router.context_tokens, windows.get(model))
+
+    def _known(done: asyncio.Future[int], model: str) -> None:
+        if not done.cancelled() and done.exception() is None:
+            windows[model] = done.result()
+            line.changed()
 
     def show(line: str | None) -> None:
         status.custom = line

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from valarmind_tui.faces.tui.widgets.status import StatusBar
     from valarmind_tui.session.session import Session
 
+RETRY_S = 10.0
+"""A command that failed (slow on a loaded machine, say) is run again after this long."""
 MIN_INTERVAL_S = 0.3
 TIMEOUT_S = 2.0
 MAX_CHARS = 160
@@ -61,6 +63,7 @@ class StatusLine:
         self._scheduled: asyncio.Task[None] | None = None
         self._warned = False
         self._stale = False
+        self._retry: asyncio.TimerHandle | None = None
 
     def changed(self) -> None:
         """The state may have changed: run the command soon (once for a burst of changes; a
@@ -84,6 +87,8 @@ class StatusLine:
             if not self._warned:
                 self._warned = True
                 self._warn(f"status_line failed ({problem}): the built-in status bar is shown")
+            if not self._stale:  # an idle session changes nothing: try again in a while
+                self._retry = asyncio.get_running_loop().call_later(RETRY_S, self.changed)
 
     async def run_once(self, state: dict[str, Any]) -> tuple[str | None, str | None]:
         """(its first line, None) or (None, why it failed)."""
@@ -111,3 +116,5 @@ class StatusLine:
     def stop(self) -> None:
         if self._scheduled is not None:
             self._scheduled.cancel()
+        if self._retry is not None:
+            self._retry.cancel()

@@ -19,6 +19,9 @@ _FIT_ORDER = tuple(frozenset(f) for f in (
     {"labels"}, set()))
 """What a narrow bar leaves out first: the key hint, the branch, the spend, then the long
 labels, and last the model's name is cut; the mode and the sandbox's state always stay."""
+_FIT_ORDER_CUSTOM = tuple(frozenset(f) for f in (
+    {"hint", "spend", "labels"}, {"spend", "labels"}, {"spend"}, set()))
+"""With the person's own status line (in the spend's place): the long labels go before it."""
 
 
 def _clip(text: str, width: int) -> str:
@@ -61,7 +64,7 @@ class StatusBar(Widget):
                 parts += [sep, ("⎇ " + self.branch, "$secondary")]
             return Content.assemble(*parts)
         width = self.content_size.width
-        for fields in _FIT_ORDER:
+        for fields in _FIT_ORDER if self.custom is None else _FIT_ORDER_CUSTOM:
             line = self._line(sep, fields, self.model or "no model")
             if line.cell_length <= width:
                 return line
