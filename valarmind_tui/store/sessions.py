@@ -296,34 +296,19 @@ class SessionStore:
               ) -> list[LedgerEntry]:
         """The ledger's calls, oldest first: one session's, or every session's; from `since`
         (a time.time()) on when given."""
-        where: list[str] = []
-        args: list[Any] = []
-        if session_id is not None:
-            where.append("session_id = ?")
-            args.append(session_id)
-        if since is not None:
-            where.append("at >= ?")
-            args.append(since)
-        query = SELECT + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY at, seq"
+        where, args = _calls_where(session_id, since)
+        query = SELECT + where + " ORDER BY at, seq"
         return [entry_from_row(row) for row in self._db.execute(query, args)]
 
     def spent(self, session_id: str | None = None, since: float | None = None) -> Tally:
         """What the ledger's calls add up to (one session's, or all since `since`), summed in
         SQLite: a budget asks this before every model call."""
-        where: list[str] = []
-        args: list[Any] = []
-        if session_id is not None:
-            where.append("session_id = ?")
-            args.append(session_id)
-        if since is not None:
-            where.append("at >= ?")
-            args.append(since)
+        where, args = _calls_where(session_id, since)
         row = self._db.execute(
             "SELECT COUNT(*), COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), "
             "0), COALESCE(SUM(cached_tokens), 0), COALESCE(SUM(reasoning_tokens), 0), "
             "COALESCE(SUM(cost_usd), 0), COUNT(*) - COUNT(cost_usd), "
-            "COALESCE(SUM(kind = 'agent'), 0) FROM model_calls"
-            + (" WHERE " + " AND ".join(where) if where else ""), args).fetchone()
+            "COALESCE(SUM(kind = 'agent'), 0) FROM model_calls" + where, args).fetchone()
         calls, prompt, completion, cached, reasoning, cost, unpriced, agent_calls = row
         return Tally(calls, prompt, completion, cached, reasoning, cost, unpriced, agent_calls)
 
@@ -440,3 +425,17 @@ class SessionStore:
 
     def close(self) -> None:
         self._db.close()
+
+
+def _calls_where(session_id: str | None, since: float | None) -> tuple[str, list[Any]]:
+    """The ledger query's WHERE clause (or "") and its arguments: one session's calls, those
+    from `since` on, or both."""
+    where: list[str] = []
+    args: list[Any] = []
+    if session_id is not None:
+        where.append("session_id = ?")
+        args.append(session_id)
+    if since is not None:
+        where.append("at >= ?")
+        args.append(since)
+    return (" WHERE " + " AND ".join(where) if where else ""), args
