@@ -17,6 +17,7 @@ from typing import Literal
 
 from valarmind_tui.core.errors import ValarMindError
 from valarmind_tui.core.safe_files import atomic_write, read_regular_text
+from valarmind_tui.safety.paths import PathOutsideProject, resolve_in_project
 
 MemoryPlace = Literal["project", "local", "user"]
 PLACES: tuple[MemoryPlace, ...] = ("project", "local", "user")
@@ -104,12 +105,13 @@ def with_note(text: str, note: str) -> str:
 
 def _check_inside(path: Path, base: Path, shown: str) -> None:
     """The file and its folders are where they seem: no link leading out of `base`."""
-    resolved, root = path.resolve(), base.resolve()
-    if not resolved.is_relative_to(root):
-        raise NoteNotSaved(f"{shown} leads outside {base} (a symbolic link); the note was not "
-                           "saved")
     if path.is_symlink():
         raise NoteNotSaved(f"{shown} is a symbolic link; the note was not saved")
+    try:
+        resolve_in_project(base, path)
+    except PathOutsideProject as exc:
+        raise NoteNotSaved(f"{shown} leads outside {base} ({exc}); the note was not saved"
+                           ) from None
 
 
 def _exclude_from_git(project_root: Path) -> None:
