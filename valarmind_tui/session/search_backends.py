@@ -8,7 +8,6 @@ from typing import Any
 from valarmind_tui.core.errors import ValarMindError
 from valarmind_tui.mcp_client.manager import McpManager
 from valarmind_tui.mcp_client.tools import McpTool
-from valarmind_tui.providers.litellm_provider import ProviderConfig
 from valarmind_tui.providers.web_search import SearchCall
 from valarmind_tui.session.model_choice import ModelChoice
 from valarmind_tui.settings.config import Settings
@@ -23,9 +22,10 @@ def web_searcher(settings: Settings, models: ModelChoice, mcp: McpManager,
 
     def model_search() -> SearchCall | None:
         try:
-            config = _config_of(models.provider())
+            models.provider()
         except ValarMindError:  # no model or no key: the MCP tool may still search
             return None
+        config = models.config
         if config is None:
             return None
         other = search.model is not None and _prefix(search.model) != _prefix(config.model)
@@ -42,19 +42,6 @@ def web_searcher(settings: Settings, models: ModelChoice, mcp: McpManager,
         return await mcp.call_tool(tool.server, tool.mcp_name, arguments)
 
     return WebSearcher(search, model_search, call_mcp)
-
-
-def _config_of(provider: object) -> ProviderConfig | None:
-    """The LiteLLM provider's config under the wrappers a session puts around it (the ledger's
-    meter, the fallback models)."""
-    for _ in range(4):
-        config = getattr(provider, "config", None)
-        if isinstance(config, ProviderConfig):
-            return config
-        provider = getattr(provider, "inner", None) or getattr(provider, "primary", None)
-        if provider is None:
-            return None
-    return None
 
 
 def _prefix(model: str) -> str:
