@@ -20,8 +20,8 @@ def make_session(git_repo: Path, fake_model: Any, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("FAKE_API_KEY", "sk-test")
 
     def make(**overrides: Any) -> Session:
-        settings = Settings(model="openai/fake-model", api_base=fake_model.openai_base,
-                            api_key_env="FAKE_API_KEY", **overrides)
+        settings = Settings(**{"model": "openai/fake-model", "api_base": fake_model.openai_base,
+                               "api_key_env": "FAKE_API_KEY", **overrides})
         return build_session(settings, git_repo)
 
     return make

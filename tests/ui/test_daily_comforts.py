@@ -137,3 +137,21 @@ async def test_an_approval_rings_only_while_the_terminal_is_not_focused(
         assert written == ["\a"]
         await pilot.press("n")
         await wait_for(pilot, lambda: not app.working, timeout=20)
+
+
+async def test_a_model_without_a_known_price_shows_an_unknown_cost_not_zero(
+    make_session: Any, make_app: Any, fake_model: Any
+) -> None:
+    usage = {"prompt_tokens": 1000, "completion_tokens": 200}
+    fake_model.script(ScriptedTurn(text="one", usage=usage), ScriptedTurn(text="two", usage=usage))
+    unpriced = make_app(make_session())  # openai/fake-model is in no price list
+    async with unpriced.run_test(size=(140, 40)) as pilot:
+        await _send(pilot, "hello")
+        await wait_for(pilot, lambda: "1,200 tok" in _bar(unpriced), timeout=20)
+        assert "1,200 tok · $?" in _bar(unpriced) and "$0.0000" not in _bar(unpriced)
+    priced = make_app(make_session(model="openai/gpt-4o-mini"))
+    async with priced.run_test(size=(140, 40)) as pilot:
+        await _send(pilot, "hello")
+        await wait_for(pilot, lambda: "1,200 tok" in _bar(priced), timeout=20)
+        assert "$?" not in _bar(priced) and "+?" not in _bar(priced)
+        assert "1,200 tok · $0.0003" in _bar(priced)  # 1000 x $0.15/M + 200 x $0.60/M

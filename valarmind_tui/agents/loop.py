@@ -284,7 +284,8 @@ class AgentLoop:
         self.deps.bus.publish(UsageUpdated(
             agent_id=self.agent_id, prompt_tokens=usage.prompt_tokens,
             completion_tokens=usage.completion_tokens, cost_usd=usage.cost_usd,
-            session_tokens=totals.tokens, session_cost_usd=totals.cost_usd))
+            session_tokens=totals.tokens, session_cost_usd=totals.cost_usd,
+            session_unpriced=totals.unpriced))
 
     async def _act_together(self, calls: list[ToolCall]) -> list[str]:
         """Run the calls at once (one call: as is); the first exception (a denial escalated,

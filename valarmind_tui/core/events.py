@@ -197,6 +197,8 @@ class UsageUpdated(EventBase):
     """Cost of this response, None when the model is not in LiteLLM's cost map."""
     session_tokens: int = 0
     session_cost_usd: float = 0.0
+    session_unpriced: int = 0
+    """The session's responses without a known price (not in `session_cost_usd`)."""
 
 
 @dataclass(frozen=True, kw_only=True)

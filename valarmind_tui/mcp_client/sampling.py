@@ -368,4 +368,5 @@ class SamplingHandler:
             completion_tokens=usage.completion_tokens, cost_usd=usage.cost_usd,
             session_tokens=totals.tokens if totals is not None else 0,
             session_cost_usd=totals.cost_usd if totals is not None else 0.0,
+            session_unpriced=totals.unpriced if totals is not None else 0,
         ))

@@ -90,7 +90,8 @@ def session_usage(agents: UsageTotals, reviewers: SpendingReviewers | None) -> S
     """The session's combined usage: `agents` (Session.totals) plus what each reviewer of the
     gate (None: none configured) spent."""
     spent: Mapping[str, Any] = reviewers.usage() if reviewers is not None else {}
-    snapshot = UsageTotals(agents.prompt_tokens, agents.completion_tokens, agents.cost_usd)
+    snapshot = UsageTotals(agents.prompt_tokens, agents.completion_tokens, agents.cost_usd,
+                           agents.unpriced)
     return SessionUsage(snapshot, {
         label: ReviewerSpend(int(u.calls), int(u.prompt_tokens), int(u.completion_tokens),
                              float(u.cost_usd or 0.0))

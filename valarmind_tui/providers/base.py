@@ -50,6 +50,9 @@ class UsageTotals:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
+    """The sum of the known prices; `unpriced` calls add nothing to it."""
+    unpriced: int = 0
+    """Responses whose model LiteLLM has no price for."""
 
     @property
     def tokens(self) -> int:
@@ -59,6 +62,8 @@ class UsageTotals:
         self.prompt_tokens += usage.prompt_tokens
         self.completion_tokens += usage.completion_tokens
         self.cost_usd += usage.cost_usd or 0.0
+        if usage.cost_usd is None and usage.prompt_tokens + usage.completion_tokens:
+            self.unpriced += 1
 
 
 @dataclass(frozen=True)

@@ -411,6 +411,7 @@ class ValarMindApp(App[int]):
         self.query_one(Sidebar).reset()
         status = self.query_one(StatusBar)
         status.tokens, status.cost = opened.totals.tokens, opened.totals.cost_usd
+        status.unpriced = opened.totals.unpriced
         await self.attach(opened)
 
     @work(group="shell", exit_on_error=False)

@@ -90,6 +90,7 @@ class EventRouter:
                     self.context_tokens = event.prompt_tokens + event.completion_tokens
                 status = app.query_one(StatusBar)
                 status.tokens, status.cost = event.session_tokens, event.session_cost_usd
+                status.unpriced = event.session_unpriced
                 self.on_state_changed()
                 status.budget = self._session().spending.status_line()
             case ReviewerRan():  # a reviewer's call spends the budget too

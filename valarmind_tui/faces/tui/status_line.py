@@ -43,6 +43,7 @@ def session_state(session: Session, status: StatusBar, context_tokens: int,
         "tokens": {"prompt": totals.prompt_tokens, "completion": totals.completion_tokens,
                    "total": totals.tokens},
         "cost_usd": round(totals.cost_usd, 6),
+        "unpriced_calls": totals.unpriced,
         "context": {"used_tokens": last_prompt, "window": window,
                     "used_share": round(last_prompt / window, 4) if window else None},
     }

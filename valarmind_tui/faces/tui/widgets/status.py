@@ -39,6 +39,8 @@ class StatusBar(Widget):
     mode: reactive[str] = reactive("default")
     tokens: reactive[int] = reactive(0)
     cost: reactive[float] = reactive(0.0)
+    unpriced: reactive[int] = reactive(0)
+    """Responses of a model without a known price: `cost` leaves them out."""
     budget: reactive[str] = reactive("")
     """Spent / budget of each limit set (`prompt $0.42/$1.00 · day ...`); "" without one."""
     branch: reactive[str | None] = reactive(None)
@@ -95,7 +97,7 @@ class StatusBar(Widget):
             if "spend" in fields:
                 parts += [sep, self.custom]
         elif "spend" in fields:
-            parts += [sep, f"{self.tokens:,} tok · ${self.cost:.4f}"]
+            parts += [sep, f"{self.tokens:,} tok · {self._cost_text()}"]
             if self.budget:
                 parts += [(" · budget ", "$text-muted"), self.budget]
         if self.branch and "branch" in fields and self.custom is None:
@@ -103,6 +105,12 @@ class StatusBar(Widget):
         if not self.sandbox_alert:
             parts += sandbox
         return Content.assemble(*parts)
+
+    def _cost_text(self) -> str:
+        """`$?` when no response had a known price, `$0.0123+?` when some had none."""
+        if not self.unpriced:
+            return f"${self.cost:.4f}"
+        return f"${self.cost:.4f}+?" if self.cost else "$?"
 
     def _sandbox_part(self, long: bool = True) -> tuple[str, str]:
         label = self.sandbox or ""
