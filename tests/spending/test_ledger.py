@@ -146,3 +146,30 @@ def test_valarmind_cost_json_agrees_with_the_servers_count(git_repo: Path,
     assert f"Session {session_id}: 2 model calls. Tokens: 1,500 in, 78 out." in text.stdout
     bad = valarmind("cost", "--since", "yesterday", cwd=git_repo)
     assert bad.returncode == 2 and "--since 'yesterday'" in bad.stderr
+
+
+async def test_the_ledger_names_the_skill_a_call_follows(
+        git_repo: Path, fake_model: FakeModelServer, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FAKE_API_KEY", "sk-test")
+    skill = Path.home() / ".config/valarmind/skills/notes"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: notes\ndescription: Write release notes\n---\nList the changes.\n")
+    fake_model.script(
+        ScriptedTurn(text="Notes written."),
+        ScriptedTurn(tool_calls=[{"name": "skill", "arguments": {"name": "notes"}}]),
+        ScriptedTurn(text="Following the skill."),
+    )
+    store = SessionStore(tmp_path / "sessions.db")
+    session = _session(git_repo, fake_model, store)
+    await session.start()
+    typed = await session.run_command("/notes for 1.2")
+    assert typed.ok, typed.text
+    loaded = await session.submit("write the release notes")
+    assert loaded.status == "done", loaded.text
+    rows = store.calls(session.session_id)
+    assert [r.skill for r in rows] == ["notes", None, "notes"]
+    cost = await session.run_command("/cost")
+    assert "By skill:\n- notes: 2 calls" in cost.text
+    await session.close()

@@ -63,6 +63,7 @@ from valarmind_tui.tools.common import cap_middle
 from valarmind_tui.tools.registry import ToolRegistry
 
 MAX_TOOL_OUTPUT_CHARS = 30_000
+SKILL_TOOL = "skill"
 CANCELLED_MARK = "\n\n[cancelled by the user]"
 TIMEOUT = "timeout"
 """The message a time limit cancels an agent's task with (`task.cancel(TIMEOUT)`), so its open
@@ -134,6 +135,8 @@ class AgentLoop:
         self._tool_images: list[ImageAttachment] = []
         """Images the running turn's tool calls returned, sent after their results."""
         self._vision: bool | None = None
+        self._skill: str | None = None
+        """The skill the model loaded (the `skill` tool): the ledger names it on later calls."""
         self._last_text = ""
         """The last complete turn's text: what a budget stop keeps as the answer."""
 
@@ -243,6 +246,11 @@ class AgentLoop:
             messages=self.messages, tools=self.deps.tools.schemas(), model=self.model
         )
         self._partial = ""
+        with calls_for(**({"skill": self._skill} if self._skill else {})):
+            return await self._stream(request)
+
+    async def _stream(self, request: ModelRequest) -> AssistantTurn:
+        bus = self.deps.bus
         turn: AssistantTurn | None = None
         finished = False
         async for chunk in self.deps.provider.stream(request):
@@ -332,6 +340,8 @@ class AgentLoop:
         finally:
             CURRENT_CALL_ID.reset(call_token)
         self._finish(call, status, result, ran=ran and status != "denied")
+        if call.name == SKILL_TOOL and status == "ok" and not call.arguments.get("file"):
+            self._skill = str(call.arguments.get("name"))  # its later calls follow the skill
         output = cap_middle(result.output, MAX_TOOL_OUTPUT_CHARS)
         if result.images:
             output += await self._images_for_model(result.images)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from valarmind_tui.commands.registry import Command, CommandRegistry, CommandResult, Handler
 from valarmind_tui.context.attachments import read_attachment
 from valarmind_tui.core.errors import ToolError, ValarMindError
+from valarmind_tui.providers.call_origin import calls_for
 from valarmind_tui.setup.command_text import expand
 from valarmind_tui.setup.commands import CustomCommand
 from valarmind_tui.setup.report import Scope
@@ -110,7 +111,8 @@ def _skill_handler(skill: Skill) -> Handler:
         except ToolError as exc:  # the file changed or went since the session started
             return CommandResult(f"/{skill.name}: {exc}", ok=False)
         request = args or "Apply this skill to the task at hand."
-        answer = await ctx.submit(f"Use the skill {skill.name}:\n\n{text}\n\n{request}")
+        with calls_for(skill=skill.name):  # the ledger names the skill on the prompt's calls
+            answer = await ctx.submit(f"Use the skill {skill.name}:\n\n{text}\n\n{request}")
         return CommandResult(answer.text, ok=answer.status == "done")
 
     return run
