@@ -5,6 +5,7 @@ within one model call of the limit, the work kept and the session resumable."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,16 @@ def reading(n: int, prompt_tokens: int = 1000, completion_tokens: int = 50,
                          usage={"prompt_tokens": prompt_tokens,
                                 "completion_tokens": completion_tokens}, **extra)
             for _ in range(n)]
+
+
+def _running(command: str) -> bool:
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if command in cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace"):
+                return True
+        except OSError:  # gone meanwhile
+            continue
+    return False
 
 
 def run_json(repo: Path, fake_model: Any, *flags: str, model: str | None = None) -> Any:
@@ -108,6 +119,32 @@ def test_a_time_budget_stops_within_one_call(git_repo: Path, fake_model: Any) ->
     # every call made started within the limit (the clock starts before the first): the stop
     # came at the first call after it
     assert times[-1] - times[0] < 3.0
+
+
+def test_a_time_budget_stops_a_command_that_outlasts_it(git_repo: Path,
+                                                       fake_model: Any) -> None:
+    """The clock runs out during a tool call: the call is stopped then, not after it ends."""
+    write_user_config('api_key_env = "FAKE_API_KEY"\n')
+    agents = Path.home() / ".config/valarmind/agents"
+    agents.mkdir(parents=True)
+    (agents / "runner.md").write_text(
+        "---\nname: runner\ndescription: Runs commands.\ntools: [bash]\n"
+        "permissions: {read: true, execute: true}\n---\nRun what you are asked to.\n")
+    fake_model.script(
+        ScriptedTurn(tool_calls=[{"name": "delegate", "arguments": {
+            "agent": "runner", "task": "run the slow script"}}]),
+        ScriptedTurn(tool_calls=[{"name": "bash", "arguments": {
+            "command": "sleep 41.2345; touch late"}}]),
+        ScriptedTurn(text="ran it"), ScriptedTurn(text="finished"))
+    start = time.monotonic()
+    out = run_json(git_repo, fake_model, "--max-time", "2s", "--permission-mode", "bypass")
+    took = time.monotonic() - start
+    assert out.returncode == EXIT_BUDGET, out.stdout
+    summary = json.loads(out.stdout)
+    assert summary["status"] == "budget" and "time budget is spent" in summary["result"]
+    assert took < 20  # not the 40 s the command asked for
+    assert len(fake_model.requests) == 2  # nothing was asked after the command started
+    assert not _running("sleep 41.2345")  # the command was stopped, not left running
 
 
 def test_a_specialists_calls_count_and_stop_the_prompt(git_repo: Path,

@@ -1,7 +1,8 @@
 """An agent run under a time limit that stops while a person reads an approval.
 
 The delegator bounds every specialist with it, the orchestrator its own run: the ApprovalClock
-does not run while an approval is pending, the agent's maximum (wall time) always does.
+does not run while an approval is pending, the agent's maximum (wall time) always does. A
+prompt's time budget (`--max-time`, a goal's) bounds the whole run in wall time.
 """
 
 from __future__ import annotations
@@ -9,11 +10,13 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable
+from dataclasses import replace
 
 from valarmind_tui.agents.approval_clock import ApprovalClock
 from valarmind_tui.agents.loop import TIMEOUT, AgentOutcome
 from valarmind_tui.core.events import RunStatus
 from valarmind_tui.providers.base import Usage
+from valarmind_tui.spending.meter import Spending
 
 
 async def bounded(
@@ -60,3 +63,18 @@ async def bounded(
     if task.cancelled():
         return AgentOutcome(RunStatus.CANCELLED, "", [], 0, Usage()), True
     return task.result(), True
+
+
+async def within_time_budget(spending: Spending, run: Awaitable[AgentOutcome]) -> AgentOutcome:
+    """The run, stopped when a time budget is spent, even in the middle of a tool call (its
+    command is stopped); the other budgets stop a run before its next model call."""
+    left = spending.time_left()
+    if left is None:
+        return await run
+    outcome, timed_out = await bounded(run, max(left, 0.0), keep_partial_on_cancel=True)
+    stop = spending.check() if timed_out else None
+    if stop is None:
+        return outcome
+    message = stop.message()
+    text = f"## BUDGET\n\n{message}" + (f"\n\n{outcome.text}" if outcome.text else "")
+    return replace(outcome, status=RunStatus.BUDGET, text=text, error=message)

@@ -24,6 +24,7 @@ from valarmind_tui.agents.side_question import answer_side_question
 from valarmind_tui.agents.spec import AgentSpec
 from valarmind_tui.agents.steering import SteeringQueue
 from valarmind_tui.agents.tasks import TaskList
+from valarmind_tui.agents.time_limit import within_time_budget
 from valarmind_tui.checkpoints import SessionCheckpoints
 from valarmind_tui.commands.agent import register_mcp_prompts
 from valarmind_tui.commands.registry import CommandRegistry, CommandResult
@@ -297,10 +298,10 @@ class Session:
         self.checkpoints.begin(prompt)
         self.spending.begin_prompt()
         try:
-            outcome = await orchestrator.run(
+            outcome = await within_time_budget(self.spending, orchestrator.run(
                 prompt, history=self.history or None,
                 system_prompt=self.system_prompt(orchestrator.spec), images=images,
-            )
+            ))
         finally:
             self._turn_messages = []
             self.spending.end_scope("prompt")

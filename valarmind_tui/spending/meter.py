@@ -121,6 +121,13 @@ class Spending:
         """The Session, before each prompt: the `prompt` scope with `[budget] prompt_*`."""
         self.open_scope("prompt", prompt_limits(self.budget))
         self._day = None  # other sessions may have spent meanwhile: read the day again
+    def time_left(self) -> float | None:
+        """Seconds until the first running time budget is spent (None: none runs)."""
+        now = self._monotonic()
+        left = [scope.limits.time_s - (now - scope.started) for scope in self._scopes.values()
+                if scope.ended is None and scope.limits.time_s is not None]
+        return min(left) if left else None
+
     def check(self) -> BudgetStop | None:
         """The first spent budget, or None; tells the nearly spent ones (once each)."""
         gauges = self.gauges(live=True)
