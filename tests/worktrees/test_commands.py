@@ -11,6 +11,7 @@ import pytest
 
 from tests.conftest import write_user_config
 from tests.worktrees.test_best_of import CHECK, _attempt_script
+from valarmind_tui.core.events import AgentFinished, AgentSpawned
 from valarmind_tui.session.wiring import open_session
 from valarmind_tui.settings.config import Settings
 
@@ -50,6 +51,8 @@ async def test_fork_compares_attempts_and_the_person_picks(
     settings = Settings(model="openai/fake-a", api_base=fake_model.openai_base,
                         api_key_env="FAKE_API_KEY")
     session = open_session(settings, git_repo)
+    seen: list[Any] = []
+    session.bus.add_listener(seen.append)
     try:
         result = await session.run_command(
             f"/fork 2 --models openai/fake-a,openai/fake-b --check {shlex.quote(CHECK)} greet "
@@ -58,6 +61,12 @@ async def test_fork_compares_attempts_and_the_person_picks(
         assert "[openai/fake-b]: PASSED" in result.text
         assert "[openai/fake-a]: failed" in result.text
         assert "attempts disagree on: app.py" in result.text
+        # the agent monitor shows each attempt: started, then passed (done) or not (failed)
+        started = {e.agent_id: e.task for e in seen if isinstance(e, AgentSpawned)}
+        ended = {e.agent_id: e.status for e in seen if isinstance(e, AgentFinished)}
+        assert sorted(started.values()) == ["openai/fake-a", "openai/fake-b"]
+        by_model = {started[agent]: status for agent, status in ended.items()}
+        assert by_model == {"openai/fake-a": "failed", "openai/fake-b": "done"}
         passing = result.text.rsplit("(passing: ", 1)[1].rstrip(")")
         assert (git_repo / "app.py").read_text().count("Hello ") == 1  # nothing merged yet
         merged = await session.run_command(

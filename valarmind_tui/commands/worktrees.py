@@ -12,14 +12,16 @@ from typing import TYPE_CHECKING
 from valarmind_tui.commands.api import Command
 from valarmind_tui.commands.result import CommandResult
 from valarmind_tui.core.errors import ValarMindError
+from valarmind_tui.core.events import AgentFinished, AgentSpawned, RunStatus
 from valarmind_tui.worktrees import merge as merging
 from valarmind_tui.worktrees import worktree as worktrees
-from valarmind_tui.worktrees.attempts import AttemptPlan, child_flags
+from valarmind_tui.worktrees.attempts import Attempt, AttemptPlan, AttemptWatcher, child_flags
 from valarmind_tui.worktrees.best_of import attempt_prefix, compare_attempts
 from valarmind_tui.worktrees.checks import default_checks
 
 if TYPE_CHECKING:
     from valarmind_tui.commands.api import CommandContext
+    from valarmind_tui.core.bus import EventBus
 
 WORKTREE_USAGE = "[NAME | list | preview NAME | merge NAME [--check CMD] | remove NAME [--force]]"
 FORK_USAGE = "N [--models A,B,C] [--check CMD] TASK"
@@ -117,13 +119,29 @@ async def fork(ctx: CommandContext, args: str) -> CommandResult:
                             trusted=ctx.settings.project_trusted)
         plan = AttemptPlan(task, int(count_text), models or ((ctx.model,) if ctx.model else ()),
                            tuple(checks) or _detected(ctx, origin), flags, attempt_prefix())
-        result = await compare_attempts(origin, plan, ctx.sandbox)
+        result = await compare_attempts(origin, plan, ctx.sandbox, watch=_monitor(ctx.bus))
     except ValarMindError as exc:
         return CommandResult(str(exc), ok=False)
     passing = [a.name for a in result.attempts if a.passed]
     advice = (f"Pick one: /worktree merge NAME (passing: {', '.join(passing)})" if passing
               else "No attempt passed its checks; /worktree preview NAME shows one")
     return CommandResult("\n".join([*result.lines, advice]), data=result)
+
+
+def _monitor(bus: EventBus) -> AttemptWatcher:
+    """Each attempt in the agent monitor: started, then passed (done) or not (failed)."""
+    def watch(attempt: Attempt, ended: bool) -> None:
+        agent_id = f"fork:{attempt.name}"
+        if not ended:
+            bus.publish(AgentSpawned(agent_id=agent_id, parent_id=None, name=attempt.name,
+                                     task=attempt.model or "the session's model"))
+            return
+        summary = ", ".join(attempt.changed[:3]) or "changed nothing"
+        bus.publish(AgentFinished(
+            agent_id=agent_id, name=attempt.name,
+            status=RunStatus.DONE if attempt.passed else RunStatus.FAILED, summary=summary))
+
+    return watch
 
 
 COMMANDS = (

@@ -13,7 +13,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -91,19 +91,26 @@ def child_command() -> list[str]:
     return [sys.executable, "-m", "valarmind_tui"]
 
 
+AttemptWatcher = Callable[[Attempt, bool], None]
+"""Told (attempt, False) when an attempt starts and (attempt, True) when its checks ended."""
+
+
 async def run_attempts(project_root: Path, plan: AttemptPlan, sandbox: Sandbox, *,
-                       command: Sequence[str] | None = None) -> list[Attempt]:
+                       command: Sequence[str] | None = None,
+                       watch: AttemptWatcher | None = None) -> list[Attempt]:
     """Create the worktrees, run every attempt at once, check each; in attempt order."""
     attempts = [Attempt(create(project_root, f"{plan.prefix}-{i + 1}"), plan.model_of(i))
                 for i in range(plan.count)]
     argv = list(command or child_command())
-    await asyncio.gather(*(_run_one(a, plan, sandbox, argv) for a in attempts))
+    await asyncio.gather(*(_run_one(a, plan, sandbox, argv, watch) for a in attempts))
     return attempts
 
 
 async def _run_one(attempt: Attempt, plan: AttemptPlan, sandbox: Sandbox,
-                   argv: list[str]) -> None:
+                   argv: list[str], watch: AttemptWatcher | None) -> None:
     path = attempt.worktree.path
+    if watch is not None:
+        watch(attempt, False)
     flags = [f"--print={plan.task}", "--cwd", str(path), "--output-format", "json",
              *plan.child_flags, *([f"--model={attempt.model}"] if attempt.model else [])]
     started = time.monotonic()
@@ -124,6 +131,8 @@ async def _run_one(attempt: Attempt, plan: AttemptPlan, sandbox: Sandbox,
     _read_summary(attempt, out)
     await asyncio.to_thread(_finish, attempt, plan.checks, sandbox)
     attempt.ended_at = time.monotonic()
+    if watch is not None:
+        watch(attempt, True)
 
 
 def _read_summary(attempt: Attempt, out: bytes) -> None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from valarmind_tui.safety.sandbox.wrap import Sandbox
-from valarmind_tui.worktrees.attempts import Attempt, AttemptPlan, run_attempts
+from valarmind_tui.worktrees.attempts import Attempt, AttemptPlan, AttemptWatcher, run_attempts
 from valarmind_tui.worktrees.comparison import Policy, describe, disagreements, pick
 from valarmind_tui.worktrees.git import RepoGit
 from valarmind_tui.worktrees.merge import MergeReport, merge
@@ -36,9 +36,10 @@ def attempt_prefix(now: float | None = None) -> str:
 
 
 async def compare_attempts(project_root: Path, plan: AttemptPlan, sandbox: Sandbox, *,
-                           command: Sequence[str] | None = None) -> BestOfResult:
+                           command: Sequence[str] | None = None,
+                           watch: AttemptWatcher | None = None) -> BestOfResult:
     """Run the attempts and compare them; nothing merged."""
-    attempts = await run_attempts(project_root, plan, sandbox, command=command)
+    attempts = await run_attempts(project_root, plan, sandbox, command=command, watch=watch)
     disagree = disagreements(RepoGit.of(project_root), attempts)
     return BestOfResult(attempts, disagree, lines=describe(attempts, disagree))
 
