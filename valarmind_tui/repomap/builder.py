@@ -92,6 +92,8 @@ class BuildStats:
         when draft tags stood in for a big parse, draft-result when a draft map was cached."""
         self.workers = 0
         """Processes that parsed (1: in-process; 0: nothing to parse)."""
+        self.in_child = False
+        """The parse ran in a child process (`parse_child.py`: this process runs threads)."""
         self.unsettled = False
         """A racy file changed between the scan and its parse: this build's graph and result
         are not cached."""
