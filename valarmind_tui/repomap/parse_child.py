@@ -15,25 +15,36 @@ from __future__ import annotations
 import marshal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 CHILD_TIMEOUT_S = 600.0
 
 
 def parse_in_child(root: Path, cache_path: Path, references: str,
-                   todo: list[tuple[str, int, int, int, int]], racy: dict[str, str]) -> bool:
-    """Parse `todo` in a child process into the cache at `cache_path`; whether it finished."""
+                   todo: list[tuple[str, int, int, int, int]], racy: dict[str, str],
+                   meanwhile: Callable[[], None] | None = None) -> bool:
+    """Parse `todo` in a child process into the cache at `cache_path`, running `meanwhile`
+    while it parses; whether the child finished."""
     from valarmind_tui.repomap.refine import refiner_env
 
     request = marshal.dumps((str(root), references, str(cache_path.parent), todo, racy))
     try:
-        done = subprocess.run(
-            [sys.executable, "-P", "-m", "valarmind_tui.repomap.parse_child"], input=request,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=refiner_env(), cwd="/",
-            timeout=CHILD_TIMEOUT_S, close_fds=True, check=False)
-    except (OSError, subprocess.SubprocessError):
+        child = subprocess.Popen(
+            [sys.executable, "-P", "-m", "valarmind_tui.repomap.parse_child"],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            env=refiner_env(), cwd="/", close_fds=True)
+    except OSError:
         return False
-    return done.returncode == 0
+    try:
+        if meanwhile is not None:
+            meanwhile()
+        child.communicate(request, timeout=CHILD_TIMEOUT_S)
+    except (OSError, subprocess.SubprocessError):
+        child.kill()
+        child.wait()
+        return False
+    return child.returncode == 0
 
 
 def main() -> int:

@@ -80,7 +80,8 @@ def file_tags(root: Path, cache: TagCache, entries: list[Entry], references: str
         stats.level = "draft"
     plan = _pool_plan(todo, workers)
     if plan[0] == "child":
-        todo = _parse_in_child(root, cache, references, todo, racy, tags, skipped, stats)
+        todo = _parse_in_child(root, cache, references, todo, racy, tags, skipped, stats,
+                               to_render)
         plan = ("", 1)
     if todo:  # else the drafting processes, or none
         stats.workers = plan[1]
@@ -105,13 +106,14 @@ def file_tags(root: Path, cache: TagCache, entries: list[Entry], references: str
 
 
 def _parse_in_child(root: Path, cache: TagCache, references: str, todo: list[Entry],
-                    racy: Mapping[str, str], tags: Tags, skipped: dict[str, int], stats: Any
-                    ) -> list[Entry]:
+                    racy: Mapping[str, str], tags: Tags, skipped: dict[str, int], stats: Any,
+                    to_render: bool) -> list[Entry]:
     """Parse `todo` in a child process (`parse_child.py`) and collect what it cached; the
-    entries left to parse here."""
+    entries left to parse here. The map's tokenizer loads meanwhile."""
     from valarmind_tui.repomap.parse_child import parse_in_child
 
-    if not parse_in_child(root, cache.path, references, todo, dict(racy)):
+    if not parse_in_child(root, cache.path, references, todo, dict(racy),
+                          _load_budget_encodings if to_render else None):
         return todo
     stats.in_child = True
     rows = cache.file_rows()
@@ -339,12 +341,28 @@ def _parse_all(root: Path, todo: Sequence[Entry], references: str, plan: tuple[s
     ctx = multiprocessing.get_context(method)
     _warm_queries({j[1] for j in jobs})
     jobs.sort(key=lambda j: -j[2][1])  # big files first: better load balance
+    # the big files first, a few per message; thousands of tiny ones in bigger messages
+    size = max(8, min(256, len(jobs) // (workers * 16)))
+    chunks = [[j[1:3] + j[4:] for j in jobs[i:i + size]] for i in range(0, len(jobs), size)]
+    global _chunk_context
+    _chunk_context = (str(root), references)  # the forked workers inherit it
     tokenizer = threading.Thread(target=_load_budget_encodings, name="tokenizer", daemon=True)
     with ctx.Pool(workers) as pool:
         if to_render:  # started after the workers: a fork must not copy a running thread
             tokenizer.start()
-        # the big files first, a few per message; thousands of tiny ones in bigger messages
-        chunks = max(8, min(256, len(jobs) // (workers * 16)))
-        yield from pool.imap_unordered(_parse_one, jobs, chunksize=chunks)
+        for blob in pool.imap_unordered(_parse_chunk, chunks):
+            yield from marshal.loads(blob)
     if to_render:
         tokenizer.join()
+
+
+_chunk_context = ("", "query")
+"""(root, references) of the pool being forked: a chunk's jobs carry only file and stamp."""
+
+
+def _parse_chunk(jobs: list[tuple[str, Stamp, bool]]) -> bytes:
+    """A pool worker's share: its results in one marshal message (a pickled tuple per file
+    cost the parent as much CPU as a tiny file's parse)."""
+    root, references = _chunk_context
+    return marshal.dumps([_parse_one((root, rel, stamp, references, racy))
+                          for rel, stamp, racy in jobs])
