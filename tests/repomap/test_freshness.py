@@ -115,6 +115,69 @@ def test_a_file_ignored_later_leaves_the_map(tmp_path: Path, settled: None) -> N
     assert "run_app" not in _map(root, cache)[0]
 
 
+def _commit(root: Path) -> None:
+    """Commit every file, aged 10 s first: git then trusts their stat data (a file as new as
+    git's index is "racily clean", and git reads it whatever its stamp says)."""
+    old = os.stat(root).st_mtime_ns - 10 * 10**9
+    for path in root.rglob("*"):
+        if ".git" not in path.parts:
+            os.utime(path, ns=(old, old), follow_symlinks=False)
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@e"}
+    for argv in (["git", "add", "-A"], ["git", "commit", "-qm", "c"]):
+        subprocess.run(argv, cwd=root, check=True, env=env, capture_output=True)
+
+
+def _same_size_same_mtime_edit(path: Path, text: str) -> None:
+    before = path.stat()
+    path.write_text(text)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert (path.stat().st_size, path.stat().st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+
+
+def test_the_repositorys_config_cannot_blind_the_warm_check(tmp_path: Path,
+                                                            settled: None) -> None:
+    """A committed file's same-size edit that puts the mtime back is seen whatever the
+    repository tells git about stat data (git itself, with core.checkStat=minimal and
+    core.trustctime=false, would call the file unchanged)."""
+    root = _project(tmp_path, git=True)
+    _commit(root)
+    for key, value in (("core.checkStat", "minimal"), ("core.trustctime", "false")):
+        subprocess.run(["git", "config", key, value], cwd=root, check=True)
+    cache = tmp_path / "cache"
+    _map(root, cache)
+    _same_size_same_mtime_edit(root / "core.py", "def compute_other(x):\n    return x\n")
+    assert "compute_other" in _map(root, cache)[0]
+
+
+def test_an_assume_unchanged_file_is_still_checked(tmp_path: Path, settled: None) -> None:
+    """git would skip an assume-unchanged entry; the map stats it like any file."""
+    root = _project(tmp_path, git=True)
+    _commit(root)
+    subprocess.run(["git", "update-index", "--assume-unchanged", "core.py"], cwd=root,
+                   check=True)
+    cache = tmp_path / "cache"
+    _map(root, cache)
+    _same_size_same_mtime_edit(root / "core.py", "def compute_other(x):\n    return x\n")
+    assert "compute_other" in _map(root, cache)[0]
+
+
+def test_a_tracked_symlink_to_an_ignored_file_follows_its_target(tmp_path: Path,
+                                                                 settled: None) -> None:
+    """The link is stamped by its target, so an edit of the (ignored) target is seen."""
+    root = _project(tmp_path, git=True)
+    (root / ".gitignore").write_text("local/\n")
+    (root / "local").mkdir()
+    (root / "local" / "impl.py").write_text("def local_impl():\n    return 0\n")
+    (root / "shim.py").symlink_to("local/impl.py")
+    _commit(root)
+    cache = tmp_path / "cache"
+    assert "local_impl" in _map(root, cache)[0]
+    _same_size_same_mtime_edit(root / "local" / "impl.py",
+                               "def local_imp2():\n    return 0\n")
+    assert "local_imp2" in _map(root, cache)[0]
+
+
 def test_a_cache_from_an_older_build_is_never_read(tmp_path: Path, settled: None) -> None:
     root = _project(tmp_path, git=False)
     cache = tmp_path / "cache"
