@@ -147,16 +147,17 @@ class RepoMap:
             return RepoMapResult(**marshal.loads(blob))
         from valarmind_tui.repomap import pipeline
 
-        graph_blob = cache.get_graph(fingerprint)
-        if graph_blob is not None:
-            self.stats.level = "graph"
-            state = marshal.loads(graph_blob)
-        else:
-            state = pipeline.graph_state(*self._tags(entries, draft, to_render=True,
-                                                     racy=racy))
-            if self.stats.level != "draft" and not self.stats.unsettled:
-                cache.put_graph(fingerprint, marshal.dumps(state))
-        fields = pipeline.rank_and_render(state, token_budget, chat, mentioned)
+        with pipeline.gc_paused():
+            graph_blob = cache.get_graph(fingerprint)
+            if graph_blob is not None:
+                self.stats.level = "graph"
+                state = marshal.loads(graph_blob)
+            else:
+                state = pipeline.graph_state(*self._tags(entries, draft, to_render=True,
+                                                         racy=racy))
+                if self.stats.level != "draft" and not self.stats.unsettled:
+                    cache.put_graph(fingerprint, marshal.dumps(state))
+            fields = pipeline.rank_and_render(state, token_budget, chat, mentioned)
         fields["draft"] = self.stats.level == "draft"
         if not self.stats.unsettled:
             cache.put_result(draft_key if fields["draft"] else key, marshal.dumps(fields),
@@ -171,7 +172,10 @@ class RepoMap:
         entries = self._scan()
         self.stats = BuildStats(files_seen=len(entries))
         racy = self._racy_digests(entries, started)
-        return {f: (t[0], t[1]) for f, t in self._tags(entries, racy=racy)[0].items()}
+        from valarmind_tui.repomap.pipeline import gc_paused
+
+        with gc_paused():
+            return {f: (t[0], t[1]) for f, t in self._tags(entries, racy=racy)[0].items()}
 
     def close(self) -> None:
         if self._cache is not None:

@@ -50,13 +50,14 @@ def parse_in_child(root: Path, cache_path: Path, references: str,
 def main() -> int:
     from valarmind_tui.repomap.builder import BuildStats
     from valarmind_tui.repomap.cache import TagCache
-    from valarmind_tui.repomap.pipeline import file_tags
+    from valarmind_tui.repomap.pipeline import file_tags, gc_paused
 
     root, references, cache_dir, todo, racy = marshal.loads(sys.stdin.buffer.read())
     cache = TagCache(Path(root), Path(cache_dir))
     try:
-        file_tags(Path(root), cache, [tuple(e) for e in todo], references, None, BuildStats(),
-                  only=lambda _: False, racy=racy)
+        with gc_paused():
+            file_tags(Path(root), cache, [tuple(e) for e in todo], references, None,
+                      BuildStats(), only=lambda _: False, racy=racy)
     finally:
         cache.close()
     return 0
