@@ -48,16 +48,13 @@ def parse_in_child(root: Path, cache_path: Path, references: str,
 
 
 def main() -> int:
-    from valarmind_tui.repomap.builder import BuildStats
     from valarmind_tui.repomap.cache import TagCache
-    from valarmind_tui.repomap.pipeline import file_tags, gc_paused
+    from valarmind_tui.repomap.pipeline import store_tags
 
     root, references, cache_dir, todo, racy = marshal.loads(sys.stdin.buffer.read())
     cache = TagCache(Path(root), Path(cache_dir))
     try:
-        with gc_paused():
-            file_tags(Path(root), cache, [tuple(e) for e in todo], references, None,
-                      BuildStats(), only=lambda _: False, racy=racy)
+        store_tags(Path(root), cache, [tuple(e) for e in todo], references, racy)
     finally:
         cache.close()
     return 0

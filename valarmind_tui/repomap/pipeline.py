@@ -134,6 +134,16 @@ def file_tags(root: Path, cache: TagCache, entries: list[Entry], references: str
     return tags, skipped
 
 
+def store_tags(root: Path, cache: TagCache, todo: list[Entry], references: str,
+               racy: Mapping[str, str]) -> None:
+    """Parse `todo` (in a pool when it pays) into the per-file cache, decoding nothing: what a
+    child process does for a parent that runs threads (`parse_child.py`)."""
+    plan = _pool_plan(todo, None)
+    rows = ((rel, *stamp, digest, reason, data) for rel, stamp, reason, data, digest
+            in _parse_all(root, todo, references, plan, False, racy) if reason != "changed")
+    cache.put_files(rows)
+
+
 def _parse_in_child(root: Path, cache: TagCache, references: str, todo: list[Entry],
                     racy: Mapping[str, str], tags: Tags, skipped: dict[str, int], stats: Any,
                     to_render: bool) -> list[Entry]:
