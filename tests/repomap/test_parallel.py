@@ -99,3 +99,14 @@ def test_beside_another_thread_the_map_is_parsed_in_a_child_process(
         beside, repo_map = pool.submit(build_beside).result(120)
     assert repo_map.stats.in_child and repo_map.stats.parsed == 24 and parsed_here == []
     assert beside.text == serial.text and beside.ranked == serial.ranked
+
+
+def test_when_the_child_process_fails_the_parse_runs_here(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _project(tmp_path / "p")
+    serial, _ = _build(root, tmp_path / "c1", 1)
+    monkeypatch.setattr(builder, "_POOL_MIN_BYTES", 1)
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "no-such-python"))
+    with ThreadPoolExecutor(1) as pool:
+        beside, _ = pool.submit(_build, root, tmp_path / "c2", 2).result(120)
+    assert beside.text == serial.text
