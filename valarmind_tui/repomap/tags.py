@@ -106,11 +106,11 @@ def extract(src: bytes, lang: str, references: str = "query") -> FileTags:
     refs: dict[str, int] = {}
     if ref_query is not None:
         # counted in a plain dict, in order of first use (Counter costs a tiny file ~1 us)
-        counts: dict[bytes, int] = {}
+        uses: dict[bytes, int] = {}
         for n in QueryCursor(ref_query).captures(root).get("name", ()):
             raw = src[n.start_byte:n.end_byte]
-            counts[raw] = counts.get(raw, 0) + 1
-        for raw, count in counts.items():
+            uses[raw] = uses.get(raw, 0) + 1
+        for raw, count in uses.items():
             text = raw.decode("utf-8", "replace")
             refs[text] = refs.get(text, 0) + count
     return FileTags(definitions, refs, extract_imports(src, lang))
