@@ -7,7 +7,7 @@ from __future__ import annotations
 import gc
 import threading
 
-from valarmind_tui.repomap.pipeline import gc_paused
+from valarmind_tui.repomap.gc_pause import gc_paused
 
 
 def test_overlapping_builds_keep_it_off_until_the_last_ends() -> None:

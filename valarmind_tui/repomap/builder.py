@@ -28,6 +28,7 @@ from valarmind_tui.repomap.files import (
     read_checked,
     scan,
 )
+from valarmind_tui.repomap.gc_pause import gc_paused
 from valarmind_tui.repomap.languages import EXTENSIONS, language_for
 
 DRAFT_ABOVE_BYTES = 4_000_000
@@ -126,6 +127,11 @@ class RepoMap:
         """The map within `token_budget`, personalized to chat files and mentioned names.
         With `draft`, a big parse is replaced by draft tags (`result.draft`): seconds sooner
         on a cold sympy-size tree; `refine.py` then builds the exact map."""
+        with gc_paused():
+            return self._build(token_budget, chat_files, mentioned_idents, draft)
+
+    def _build(self, token_budget: int, chat_files: Iterable[str],
+               mentioned_idents: Iterable[str], draft: bool) -> RepoMapResult:
         chat = sorted({self._relative(p) for p in chat_files})
         mentioned = sorted(set(mentioned_idents))
         started = time.time_ns()
@@ -147,17 +153,15 @@ class RepoMap:
             return RepoMapResult(**marshal.loads(blob))
         from valarmind_tui.repomap import pipeline
 
-        with pipeline.gc_paused():
-            graph_blob = cache.get_graph(fingerprint)
-            if graph_blob is not None:
-                self.stats.level = "graph"
-                state = marshal.loads(graph_blob)
-            else:
-                state = pipeline.graph_state(*self._tags(entries, draft, to_render=True,
-                                                         racy=racy))
-                if self.stats.level != "draft" and not self.stats.unsettled:
-                    cache.put_graph(fingerprint, marshal.dumps(state))
-            fields = pipeline.rank_and_render(state, token_budget, chat, mentioned)
+        graph_blob = cache.get_graph(fingerprint)
+        if graph_blob is not None:
+            self.stats.level = "graph"
+            state = marshal.loads(graph_blob)
+        else:
+            state = pipeline.graph_state(*self._tags(entries, draft, to_render=True, racy=racy))
+            if self.stats.level != "draft" and not self.stats.unsettled:
+                cache.put_graph(fingerprint, marshal.dumps(state))
+        fields = pipeline.rank_and_render(state, token_budget, chat, mentioned)
         fields["draft"] = self.stats.level == "draft"
         if not self.stats.unsettled:
             cache.put_result(draft_key if fields["draft"] else key, marshal.dumps(fields),
@@ -168,14 +172,15 @@ class RepoMap:
         """Every parsed file's (definitions, reference counts), through the per-file cache
         (only changed files are parsed). A definition is (name, line, kind, signature, parent),
         as in `FileTags.dumps`."""
+        with gc_paused():
+            return self._file_tags()
+
+    def _file_tags(self) -> dict[str, tuple[list, dict[str, int]]]:
         started = time.time_ns()
         entries = self._scan()
         self.stats = BuildStats(files_seen=len(entries))
         racy = self._racy_digests(entries, started)
-        from valarmind_tui.repomap.pipeline import gc_paused
-
-        with gc_paused():
-            return {f: (t[0], t[1]) for f, t in self._tags(entries, racy=racy)[0].items()}
+        return {f: (t[0], t[1]) for f, t in self._tags(entries, racy=racy)[0].items()}
 
     def close(self) -> None:
         if self._cache is not None:

@@ -5,8 +5,6 @@ cache misses, so a warm map never loads tree-sitter, the graph or the tokenizer.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import marshal
 import os
 import threading
@@ -41,33 +39,6 @@ Tags = dict[str, tuple[list, dict[str, int], list]]
 """file -> (definitions, reference counts, imports) as cached."""
 Row = tuple[str, int, int, int, int, str | None, str | None, bytes | None]
 """A file's cache row: path, stamp, digest, skipped reason, tags."""
-
-
-_gc_lock = threading.Lock()
-_gc_pausers = 0
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while a map is built. The build allocates a few
-    containers per file and frees none of them until it ends, so each automatic collection
-    walks everything built so far: on 90,000 files that was ~0.9 s of the cold map's CPU
-    (40% of the ranking's). Process-wide, so a count keeps it off until the last of
-    overlapping builds ends; the collector resumes as before afterwards."""
-    global _gc_pausers
-    with _gc_lock:
-        ours = _gc_pausers > 0 or gc.isenabled()  # else someone else turned it off: leave it
-        if ours:
-            _gc_pausers += 1
-            gc.disable()
-    try:
-        yield
-    finally:
-        if ours:
-            with _gc_lock:
-                _gc_pausers -= 1
-                if _gc_pausers == 0:
-                    gc.enable()
 
 
 def file_tags(root: Path, cache: TagCache, entries: list[Entry], references: str,
