@@ -10,13 +10,15 @@ time does. The third row builds the cold map beside another thread, as the TUI's
 Run alone: `.venv/bin/python benchmarks/bigrepo_bench.py [files]`.
 
 Before/after issue #36's work (docs/repomap-scale.md), one sitting on the 2 shared cores at load
-3.5-5, the same tree, old and new code alternating, two rounds:
+3.4-3.8, the same tree, old and new code alternating, two rounds:
 
 | | before | after |
 | --- | --- | --- |
-| cold | 8.28 / 6.58 s wall, 5.41 / 5.25 s CPU | 5.63 / 4.78 s wall, 4.42 / 4.34 s CPU |
-| warm (best of 3) | 0.55 / 0.56 s wall, 0.53-0.55 s CPU | 0.56 / 0.46 s wall, 0.45-0.48 s CPU |
-| beside a thread | 5.28 / 5.78 s wall, 4.69 / 4.94 s CPU | 5.38 / 5.95 s wall, 4.60 / 4.84 s CPU |
+| cold | 5.98 / 5.61 s wall, 5.83 / 5.48 s CPU | 3.37 / 4.36 s wall, 4.13 / 4.22 s CPU |
+| warm, best of 3 | 0.58 / 0.57 s wall, 0.56-0.57 s CPU | 0.45 / 0.44 s wall, 0.43-0.44 s CPU |
+| beside a thread | 4.98 / 5.35 s wall, 4.68 / 4.85 s CPU | 4.41 / 4.46 s wall, 4.23 / 4.31 s CPU |
+
+This script itself at load 5-8.6 (a fresh tree): cold 12.1 s / 4.6 s CPU, warm 1.30 s / 0.50 s.
 
 At load 6-7 the same code measured 36.5 s cold / 2.2 s warm before: wall time there is set by
 the other work on the machine; the warm map's floor is ~0.45 s of CPU (a stat per file, git).
