@@ -47,3 +47,15 @@ def test_an_exception_turns_it_back_on_and_someone_elses_off_is_kept() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_build_waiting_for_its_child_hands_the_collector_back() -> None:
+    from valarmind_tui.repomap.gc_pause import gc_resumed
+
+    with gc_paused():
+        with gc_resumed():
+            assert gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with gc_resumed():  # no pause held: nothing to hand back
+        assert gc.isenabled()

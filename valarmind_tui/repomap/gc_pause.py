@@ -14,6 +14,8 @@ from collections.abc import Iterator
 
 _gc_lock = threading.Lock()
 _gc_pausers = 0
+_held = threading.local()
+"""Whether this thread's build holds a pause (`gc_resumed` hands it back while it waits)."""
 
 
 @contextlib.contextmanager
@@ -27,11 +29,36 @@ def gc_paused() -> Iterator[None]:
         if ours:
             _gc_pausers += 1
             gc.disable()
+    held = getattr(_held, "pause", False)
+    _held.pause = ours
     try:
         yield
     finally:
+        _held.pause = held
         if ours:
-            with _gc_lock:
-                _gc_pausers -= 1
-                if _gc_pausers == 0:
-                    gc.enable()
+            _release()
+
+
+@contextlib.contextmanager
+def gc_resumed() -> Iterator[None]:
+    """This thread's pause handed back for the block: a build that waits seconds for a child
+    process leaves the collector to the rest of the process (the TUI) meanwhile."""
+    global _gc_pausers
+    if not getattr(_held, "pause", False):
+        yield
+        return
+    _release()
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_pausers += 1
+            gc.disable()
+
+
+def _release() -> None:
+    global _gc_pausers
+    with _gc_lock:
+        _gc_pausers -= 1
+        if _gc_pausers == 0:
+            gc.enable()

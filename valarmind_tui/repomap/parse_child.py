@@ -26,6 +26,7 @@ def parse_in_child(root: Path, cache_path: Path, references: str,
                    meanwhile: Callable[[], None] | None = None) -> bool:
     """Parse `todo` in a child process into the cache at `cache_path`, running `meanwhile`
     while it parses; whether the child finished."""
+    from valarmind_tui.repomap.gc_pause import gc_resumed
     from valarmind_tui.repomap.refine import refiner_env
 
     request = marshal.dumps((str(root), references, str(cache_path.parent), todo, racy))
@@ -39,7 +40,8 @@ def parse_in_child(root: Path, cache_path: Path, references: str,
     try:
         if meanwhile is not None:
             meanwhile()
-        child.communicate(request, timeout=CHILD_TIMEOUT_S)
+        with gc_resumed():
+            child.communicate(request, timeout=CHILD_TIMEOUT_S)
     except (OSError, subprocess.SubprocessError):
         child.kill()
         child.wait()
