@@ -1,6 +1,6 @@
 """A cold map parsed by a forked process pool is the same map as one parsed in-process; beside
-other threads (as in the app) it is parsed in-process (tests/security: a forkserver put the
-project first on its import path)."""
+other threads (as in the app) a big parse is handed to a child process that has no other thread
+(never a forkserver: tests/security, it put the project first on its import path)."""
 
 from __future__ import annotations
 
@@ -77,13 +77,36 @@ def test_pooled_cold_map_equals_in_process_map(tmp_path: Path) -> None:
     assert (pooled["tags_count"], pooled["skipped"]) == (serial.tags_count, serial.skipped)
 
 
-def test_beside_another_thread_the_map_is_parsed_in_process(
+def test_beside_another_thread_the_map_is_parsed_in_a_child_process(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """tests/security/test_project_code_on_import_path.py: no forkserver beside threads."""
+    """The TUI builds its map in a worker thread: the parse runs in a child process (which
+    forks its own pool when it pays), none of it in this process, and the map is the same."""
     root = _project(tmp_path / "p")
     serial, _ = _build(root, tmp_path / "c1", 1)
     monkeypatch.setattr(builder, "_POOL_MIN_BYTES", 1)
+    parsed_here: list[str] = []
+    real = builder.extract
+    monkeypatch.setattr(builder, "extract", lambda *a: parsed_here.append("x") or real(*a))
+
+    def build_beside() -> tuple[RepoMapResult, RepoMap]:
+        repo_map = RepoMap(root, cache_dir=tmp_path / "c2", workers=2)
+        try:
+            return repo_map.build(token_budget=2048, chat_files=["mod0.py"]), repo_map
+        finally:
+            repo_map.close()
+
     with ThreadPoolExecutor(1) as pool:
-        beside, workers = pool.submit(_build, root, tmp_path / "c2", 2).result(60)
-    assert workers == 1
+        beside, repo_map = pool.submit(build_beside).result(120)
+    assert repo_map.stats.in_child and repo_map.stats.parsed == 24 and parsed_here == []
     assert beside.text == serial.text and beside.ranked == serial.ranked
+
+
+def test_when_the_child_process_fails_the_parse_runs_here(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _project(tmp_path / "p")
+    serial, _ = _build(root, tmp_path / "c1", 1)
+    monkeypatch.setattr(builder, "_POOL_MIN_BYTES", 1)
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "no-such-python"))
+    with ThreadPoolExecutor(1) as pool:
+        beside, _ = pool.submit(_build, root, tmp_path / "c2", 2).result(120)
+    assert beside.text == serial.text

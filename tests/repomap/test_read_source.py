@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from valarmind_tui.repomap.pipeline import _parse_one, _read_source
+from valarmind_tui.repomap.files import read_checked as _read_source
+from valarmind_tui.repomap.pipeline import _parse_one
 from valarmind_tui.repomap.tags import MAX_FILE_BYTES
 
 
@@ -29,20 +30,29 @@ def test_a_fifo_or_a_folder_is_refused_at_once(tmp_path: Path) -> None:
     (tmp_path / "folder.py").mkdir()
     code = ("import sys\nfrom valarmind_tui.repomap.pipeline import _parse_one\n"
             "for name in ('pipe.py', 'folder.py'):\n"
-            "    print(_parse_one((sys.argv[1], name, 0, 0, 'query'))[3])\n")
+            "    print(_parse_one((sys.argv[1], name, (0, 0, 0, 0), 'query', False))[2])\n")
     done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
                           text=True, timeout=30, check=True)  # a blocked open would time out
     assert done.stdout.split() == ["unreadable", "unreadable"]
 
 
-def test_a_file_grown_past_the_limit_since_the_scan_is_skipped_as_huge(tmp_path: Path) -> None:
+def test_a_file_grown_since_the_scan_is_not_parsed(tmp_path: Path) -> None:
+    """Read up to one byte past the limit; a file that is no longer what the scan stamped is
+    reported changed (not parsed, not cached: the next build parses it)."""
     (tmp_path / "big.py").write_bytes(b"x = 1\n" * (MAX_FILE_BYTES // 6 + 10))
     assert len(_read_source(str(tmp_path / "big.py"))) == MAX_FILE_BYTES + 1
-    rel, _, _, reason, data = _parse_one((str(tmp_path), "big.py", 0, 10, "query"))
+    st = (tmp_path / "big.py").stat()
+    stamp = (st.st_mtime_ns, 10, st.st_ctime_ns, st.st_ino)  # the scan saw 10 bytes
+    rel, _, reason, data, _ = _parse_one((str(tmp_path), "big.py", stamp, "query", False))
+    assert (rel, reason, data) == ("big.py", "changed", None)
+    stamp = (st.st_mtime_ns, st.st_size, st.st_ctime_ns, st.st_ino)
+    rel, _, reason, data, _ = _parse_one((str(tmp_path), "big.py", stamp, "query", False))
     assert (rel, reason, data) == ("big.py", "huge", None)
 
 
 @pytest.mark.parametrize("size", [0, 1, 4096])
 def test_a_small_file_parses(tmp_path: Path, size: int) -> None:
     (tmp_path / "m.py").write_bytes(b"def f():\n    pass\n" + b"# c\n" * size)
-    assert _parse_one((str(tmp_path), "m.py", 0, size, "query"))[3] is None
+    st = (tmp_path / "m.py").stat()
+    stamp = (st.st_mtime_ns, st.st_size, st.st_ctime_ns, st.st_ino)
+    assert _parse_one((str(tmp_path), "m.py", stamp, "query", False))[2] is None

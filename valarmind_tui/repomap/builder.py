@@ -1,10 +1,13 @@
 """RepoMap: scan (stat only) -> cached tags -> graph -> rank -> rendered map.
 
 Three cache levels make the warm path cheap: a result for the same file stamps (path, mtime,
-size) and request (budget, chat files, mentioned names) is returned as is; the ranked graph of
-the same file set is reused for a new request; per-file tags are reused when path, mtime and
-size match, so an edit re-parses only that file. The warm path imports only this module, the
-file scan and the SQLite cache: the rest (`pipeline`) loads when the result cache misses.
+size, ctime, inode: `files.Stamp`) and request (budget, chat files, mentioned names) is returned
+as is; the ranked graph of the same file set is reused for a new request; per-file tags are
+reused when the path and stamp match, so an edit re-parses only that file. A file changed within
+`files.RACY_NS` of the scan is also known by its content's digest, so an edit in the same clock
+tick is never served stale. The warm path imports only this module, the file scan and the SQLite
+cache, and in a git repository reuses git's filtered listing: one `git ls-files`, one stat per
+file, two queries. The rest (`pipeline`) loads when the result cache misses.
 """
 
 from __future__ import annotations
@@ -17,8 +20,16 @@ from pathlib import Path
 from typing import Any
 
 from valarmind_tui.repomap.cache import TagCache
-from valarmind_tui.repomap.files import scan
-from valarmind_tui.repomap.languages import language_for
+from valarmind_tui.repomap.files import (
+    IGNORED_DIRS,
+    Entry,
+    content_digest,
+    is_racy,
+    read_checked,
+    scan,
+)
+from valarmind_tui.repomap.gc_pause import gc_paused
+from valarmind_tui.repomap.languages import EXTENSIONS, language_for
 
 DRAFT_ABOVE_BYTES = 4_000_000
 """Python source to parse past which a drafted map comes first: ~1 s of CPU to parse, more
@@ -82,6 +93,11 @@ class BuildStats:
         when draft tags stood in for a big parse, draft-result when a draft map was cached."""
         self.workers = 0
         """Processes that parsed (1: in-process; 0: nothing to parse)."""
+        self.in_child = False
+        """The parse ran in a child process (`parse_child.py`: this process runs threads)."""
+        self.unsettled = False
+        """A racy file changed between the scan and its parse: this build's graph and result
+        are not cached."""
 
 
 class RepoMap:
@@ -111,13 +127,21 @@ class RepoMap:
         """The map within `token_budget`, personalized to chat files and mentioned names.
         With `draft`, a big parse is replaced by draft tags (`result.draft`): seconds sooner
         on a cold sympy-size tree; `refine.py` then builds the exact map."""
+        with gc_paused():
+            return self._build(token_budget, chat_files, mentioned_idents, draft)
+
+    def _build(self, token_budget: int, chat_files: Iterable[str],
+               mentioned_idents: Iterable[str], draft: bool) -> RepoMapResult:
         chat = sorted({self._relative(p) for p in chat_files})
         mentioned = sorted(set(mentioned_idents))
+        started = time.time_ns()
+        cache = self._open_cache()
         entries = self._scan()
         self.stats = BuildStats(files_seen=len(entries))
-        fingerprint = hashlib.sha1(marshal.dumps((self.references, entries))).hexdigest()
+        racy = self._racy_digests(entries, started)
+        fingerprint = hashlib.sha1(marshal.dumps((self.references, entries, sorted(racy.items()))
+                                                 )).hexdigest()
         key = hashlib.sha1(repr((fingerprint, token_budget, chat, mentioned)).encode()).hexdigest()
-        cache = self._open_cache()
         blob = cache.get_result(key)
         if blob is not None:
             self.stats.level = "result"
@@ -134,22 +158,29 @@ class RepoMap:
             self.stats.level = "graph"
             state = marshal.loads(graph_blob)
         else:
-            state = pipeline.graph_state(*self._tags(entries, draft, to_render=True))
-            if self.stats.level != "draft":
+            state = pipeline.graph_state(*self._tags(entries, draft, to_render=True, racy=racy))
+            if self.stats.level != "draft" and not self.stats.unsettled:
                 cache.put_graph(fingerprint, marshal.dumps(state))
         fields = pipeline.rank_and_render(state, token_budget, chat, mentioned)
         fields["draft"] = self.stats.level == "draft"
-        cache.put_result(draft_key if fields["draft"] else key, marshal.dumps(fields),
-                         time.time_ns())
+        if not self.stats.unsettled:
+            cache.put_result(draft_key if fields["draft"] else key, marshal.dumps(fields),
+                             time.time_ns())
         return RepoMapResult(**fields)
 
     def file_tags(self) -> dict[str, tuple[list, dict[str, int]]]:
         """Every parsed file's (definitions, reference counts), through the per-file cache
         (only changed files are parsed). A definition is (name, line, kind, signature, parent),
         as in `FileTags.dumps`."""
+        with gc_paused():
+            return self._file_tags()
+
+    def _file_tags(self) -> dict[str, tuple[list, dict[str, int]]]:
+        started = time.time_ns()
         entries = self._scan()
         self.stats = BuildStats(files_seen=len(entries))
-        return {f: (t[0], t[1]) for f, t in self._tags(entries)[0].items()}
+        racy = self._racy_digests(entries, started)
+        return {f: (t[0], t[1]) for f, t in self._tags(entries, racy=racy)[0].items()}
 
     def close(self) -> None:
         if self._cache is not None:
@@ -170,18 +201,36 @@ class RepoMap:
                 return p.as_posix()
         return p.as_posix()
 
-    def _scan(self) -> list[tuple[str, int, int]]:
-        """(path, mtime_ns, size) of every file with a grammar: a stat, never a read."""
+    def _scan(self) -> list[Entry]:
+        """The entry (path and stamp) of every file with a grammar: a stat, never a read."""
         only = self.only
         if only is None:
-            return scan(self.root, lambda rel: language_for(rel) is not None)
+            return scan(self.root, lambda rel: language_for(rel) is not None, self._open_cache(),
+                        _LISTING_TAG)
         return scan(self.root, lambda rel: language_for(rel) is not None and only(rel))
 
-    def _tags(self, entries: list[tuple[str, int, int]], draft: bool = False, *,
-              to_render: bool = False) -> tuple[dict, dict[str, int]]:
+    def _racy_digests(self, entries: list[Entry], started: int) -> dict[str, str]:
+        """The content digest of each file changed too recently for its stamp to vouch for it
+        (a few files, just edited: read, not parsed)."""
+        out: dict[str, str] = {}
+        for entry in entries:
+            if is_racy(entry, started):
+                try:
+                    out[entry[0]] = content_digest(read_checked(f"{self.root}/{entry[0]}",
+                                                                entry[1:]))
+                except OSError:
+                    out[entry[0]] = ""
+        return out
+
+    def _tags(self, entries: list[Entry], draft: bool = False, *, to_render: bool = False,
+              racy: dict[str, str] | None = None) -> tuple[dict, dict[str, int]]:
         from valarmind_tui.repomap import pipeline
 
         return pipeline.file_tags(self.root, self._open_cache(), entries, self.references,
                                   self.workers, self.stats,
                                   self.draft_above if draft else None, to_render=to_render,
-                                  only=self.only)
+                                  only=self.only, racy=racy)
+
+
+_LISTING_TAG = repr((sorted(EXTENSIONS.items()), sorted(IGNORED_DIRS)))
+"""What picks the files from git's listing: a changed table makes the kept listing miss."""

@@ -13,13 +13,12 @@ until the exact map replaces it.
 
 from __future__ import annotations
 
-import os
 import re
 from collections import Counter
 from functools import cache
 from typing import Any
 
-from valarmind_tui.core.safe_files import read_regular_bytes
+from valarmind_tui.repomap.files import Changed, Stamp, read_checked
 from valarmind_tui.repomap.imports import extract_imports
 from valarmind_tui.repomap.tags import (
     MAX_SIG_LINES,
@@ -96,12 +95,15 @@ def _line_end(src: bytes, start: int, count: int) -> int:
     return pos
 
 
-def draft_file(job: tuple[str, str, str]) -> tuple[str, str | None, tuple[Any, ...] | None]:
-    """(root, file, language) -> (file, why it was skipped or None, its tags as cached); a
-    module-level function so that a pool's workers can run it."""
-    root, rel, lang = job
+def draft_file(job: tuple[str, str, str, Stamp]
+               ) -> tuple[str, str | None, tuple[Any, ...] | None]:
+    """(root, file, language, stamp) -> (file, why it was skipped or None, its tags as cached);
+    a module-level function so that a pool's workers can run it."""
+    root, rel, lang, stamp = job
     try:
-        src = read_regular_bytes(os.path.join(root, rel))
+        src = read_checked(f"{root}/{rel}", stamp)
+    except Changed:
+        return rel, "changed", None
     except OSError:
         return rel, "unreadable", None
     reason = skip_reason(src, rel)

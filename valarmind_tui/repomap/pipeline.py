@@ -8,12 +8,13 @@ from __future__ import annotations
 import marshal
 import os
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from valarmind_tui.repomap.cache import TagCache
 from valarmind_tui.repomap.draft import DRAFT_LANGS, draft_file
+from valarmind_tui.repomap.files import Changed, Entry, Stamp, content_digest, read_checked
 from valarmind_tui.repomap.graph import (
     Graph,
     build_graph,
@@ -33,52 +34,128 @@ _POOL_MIN_BYTES = 1_000_000
 _FILE_COST_BYTES = 600
 """A file's own cost (open, read, a parser and two query cursors), as bytes of source: ~0.15
 ms, so 9,000 tiny files are a pool's work though they hold 400 kB."""
-_STORE_BATCH = 256
 
 Tags = dict[str, tuple[list, dict[str, int], list]]
 """file -> (definitions, reference counts, imports) as cached."""
+Row = tuple[str, int, int, int, int, str | None, str | None, bytes | None]
+"""A file's cache row: path, stamp, digest, skipped reason, tags."""
+_STORE_BATCH = 4096
 
 
-def file_tags(root: Path, cache: TagCache, entries: list[tuple[str, int, int]], references: str,
+def file_tags(root: Path, cache: TagCache, entries: list[Entry], references: str,
               workers: int | None, stats: Any, draft_above: int | None = None, *,
-              to_render: bool = False, only: Callable[[str], bool] | None = None
-              ) -> tuple[Tags, dict[str, int]]:
-    """Tags of every file, parsing only files whose mtime or size changed. With `draft_above`,
-    when more bytes than that of draftable source changed, those files are read as drafts
+              to_render: bool = False, only: Callable[[str], bool] | None = None,
+              racy: Mapping[str, str] | None = None) -> tuple[Tags, dict[str, int]]:
+    """Tags of every file, parsing only files whose stamp changed. With `draft_above`, when
+    more bytes than that of draftable source changed, those files are read as drafts
     (`draft.py`; not cached) and only the rest is parsed. `to_render`: a map is drawn next, so
     a parsing pool's wait loads the tokenizer meanwhile. `only`: the entries are some of the
-    project's files, so the cached tags of the others are not dropped."""
+    project's files, so the cached tags of the others are not dropped. `racy`: the content
+    digest of each file changed too recently for its stamp to vouch for it (`files.is_racy`);
+    such a file's row keeps the digest of what was parsed, and is used only while it matches."""
+    racy = racy or {}
     rows = cache.file_rows()
-    live = {rel for rel, _, _ in entries}
+    live = {e[0] for e in entries}
     cache.drop_files([p for p in rows if p not in live and (only is None or only(p))])
     tags: Tags = {}
     skipped: dict[str, int] = {}
-    todo: list[tuple[str, int, int]] = []
-    for rel, mtime, size in entries:
+    todo: list[Entry] = []
+    settled: list[Row] = []
+    for entry in entries:
+        rel = entry[0]
         row = rows.get(rel)
-        if row is not None and row[0] == mtime and row[1] == size:
-            _collect(rel, row[2], row[3], tags, skipped)
-        else:
-            todo.append((rel, mtime, size))
+        if row is not None and row[0] == entry[1:]:
+            if row[1] is None:
+                _collect(rel, row[2], row[3], tags, skipped)
+                continue
+            if (racy.get(rel) or _digest_of(root, entry)) == row[1]:
+                _collect(rel, row[2], row[3], tags, skipped)
+                if rel not in racy:  # the stamp vouches for it from now on
+                    settled.append((*entry, None, row[2], row[3]))
+                continue
+        todo.append(entry)
+    cache.put_files(settled)
     stats.level = "tags" if rows else "cold"
     if draft_above is not None and _draftable_bytes(todo) > draft_above:
         todo, stats.workers = _draft_all(root, todo, tags, skipped, workers)
         stats.level = "draft"
-    # Rows are stored and decoded as workers return them, while the rest still parse.
-    batch: list[tuple[str, int, int, str | None, bytes | None]] = []
     plan = _pool_plan(todo, workers)
+    if plan[0] == "child":
+        todo = _parse_in_child(root, cache, references, todo, racy, tags, skipped, stats,
+                               to_render)
+        plan = ("", 1)
     if todo:  # else the drafting processes, or none
         stats.workers = plan[1]
-    for parsed in _parse_all(root, todo, references, plan, to_render):
-        if parsed[3] != "huge":
-            stats.parsed += 1
-        _collect(parsed[0], parsed[3], parsed[4], tags, skipped)
-        batch.append(parsed)
+
+    def parsed_rows() -> Iterator[Row]:
+        for rel, stamp, reason, data, digest in _parse_all(root, todo, references, plan,
+                                                           to_render, racy):
+            if reason == "changed":  # edited since the scan: parsed again by the next build
+                skipped["changed"] = skipped.get("changed", 0) + 1
+                continue
+            if reason != "huge":
+                stats.parsed += 1
+            if digest is not None and racy.get(rel) != digest:  # changed since the scan
+                stats.unsettled = True
+            _collect(rel, reason, data, tags, skipped)
+            yield rel, *stamp, digest, reason, data
+
+    # Rows are decoded and stored as workers return them, while the rest still parse.
+    _store(cache, parsed_rows())
+    return tags, skipped
+
+
+def store_tags(root: Path, cache: TagCache, todo: list[Entry], references: str,
+               racy: Mapping[str, str]) -> None:
+    """Parse `todo` (in a pool when it pays) into the per-file cache, decoding nothing: what a
+    child process does for a parent that runs threads (`parse_child.py`)."""
+    plan = _pool_plan(todo, None)
+    _store(cache, ((rel, *stamp, digest, reason, data) for rel, stamp, reason, data, digest
+                   in _parse_all(root, todo, references, plan, False, racy)
+                   if reason != "changed"))
+
+
+def _store(cache: TagCache, rows: Iterable[Row]) -> None:
+    """Store rows in transactions of _STORE_BATCH: few commits, and no write lock held for a
+    whole parse (another process building the same project's map waits at most 10 s)."""
+    batch: list[Row] = []
+    for row in rows:
+        batch.append(row)
         if len(batch) >= _STORE_BATCH:
             cache.put_files(batch)
             batch = []
     cache.put_files(batch)
-    return tags, skipped
+
+
+def _parse_in_child(root: Path, cache: TagCache, references: str, todo: list[Entry],
+                    racy: Mapping[str, str], tags: Tags, skipped: dict[str, int], stats: Any,
+                    to_render: bool) -> list[Entry]:
+    """Parse `todo` in a child process (`parse_child.py`) and collect what it cached; the
+    entries left to parse here. The map's tokenizer loads meanwhile."""
+    from valarmind_tui.repomap.parse_child import parse_in_child
+
+    if not parse_in_child(root, cache.path, references, todo, dict(racy),
+                          _load_budget_encodings if to_render else None):
+        return todo
+    stats.in_child = True
+    rows = cache.file_rows()
+    left: list[Entry] = []
+    for entry in todo:
+        row = rows.get(entry[0])
+        if row is not None and row[0] == entry[1:] and row[1] == racy.get(entry[0]):
+            if row[2] != "huge":
+                stats.parsed += 1
+            _collect(entry[0], row[2], row[3], tags, skipped)
+        else:
+            left.append(entry)
+    return left
+
+
+def _digest_of(root: Path, entry: Entry) -> str | None:
+    try:
+        return content_digest(read_checked(f"{root}/{entry[0]}", entry[1:]))
+    except OSError:
+        return None
 
 
 def graph_state(tags: Tags, skipped: dict[str, int]) -> dict:
@@ -156,29 +233,27 @@ def rank_and_render(state: dict, token_budget: int, chat: list[str],
     }
 
 
-def _draftable_bytes(todo: Sequence[tuple[str, int, int]]) -> int:
-    return sum(size for rel, _, size in todo
-               if size <= MAX_FILE_BYTES and language_for(rel) in DRAFT_LANGS)
+def _draftable_bytes(todo: Sequence[Entry]) -> int:
+    return sum(e[2] for e in todo if e[2] <= MAX_FILE_BYTES and language_for(e[0]) in DRAFT_LANGS)
 
 
-def _draft_all(root: Path, todo: list[tuple[str, int, int]], tags: Tags,
-               skipped: dict[str, int], workers: int | None
-               ) -> tuple[list[tuple[str, int, int]], int]:
+def _draft_all(root: Path, todo: list[Entry], tags: Tags, skipped: dict[str, int],
+               workers: int | None) -> tuple[list[Entry], int]:
     """Draft tags of the draftable files into `tags` (in a pool when it pays, the tokenizer the
     map is then rendered with loading meanwhile); the files left to parse, and the processes
     that drafted."""
-    rest: list[tuple[str, int, int]] = []
-    drafted: list[tuple[str, int, int]] = []
-    jobs: list[tuple[str, str, str]] = []
-    for rel, mtime, size in todo:
-        lang = language_for(rel)
-        if lang not in DRAFT_LANGS or size > MAX_FILE_BYTES:
-            rest.append((rel, mtime, size))
+    rest: list[Entry] = []
+    drafted: list[Entry] = []
+    jobs: list[tuple[str, str, str, Stamp]] = []
+    for entry in todo:
+        lang = language_for(entry[0])
+        if lang not in DRAFT_LANGS or entry[2] > MAX_FILE_BYTES:
+            rest.append(entry)
         else:
-            drafted.append((rel, mtime, size))
-            jobs.append((str(root), rel, lang))
+            drafted.append(entry)
+            jobs.append((str(root), entry[0], lang, entry[1:]))
     method, workers = _pool_plan(drafted, workers)
-    if not method:
+    if method != "fork":  # drafts are not cached, so a child process could not hand them over
         _gather_drafts(map(draft_file, jobs), tags, skipped)
         return rest, 1
     import multiprocessing
@@ -217,44 +292,29 @@ def _collect(rel: str, reason: str | None, data: bytes | None, tags: Tags,
         tags[rel] = marshal.loads(data)
 
 
-def _parse_one(job: tuple[str, str, int, int, str]
-               ) -> tuple[str, int, int, str | None, bytes | None]:
-    root, rel, mtime, size, references = job
-    if size > MAX_FILE_BYTES:
-        return rel, mtime, size, "huge", None
+def _parse_one(job: tuple[str, str, Stamp, str, bool]
+               ) -> tuple[str, Stamp, str | None, bytes | None, str | None]:
+    """(root, file, stamp, references, racy) -> (file, stamp, why it was skipped or None, its
+    tags as cached, the digest of what was parsed when `racy`)."""
+    root, rel, stamp, references, racy = job
+    if stamp[1] > MAX_FILE_BYTES:
+        return rel, stamp, "huge", None, None
     try:
-        src = _read_source(f"{root}/{rel}")
+        src = read_checked(f"{root}/{rel}", stamp)
+    except Changed:
+        return rel, stamp, "changed", None, None
     except OSError:
-        return rel, mtime, size, "unreadable", None
+        return rel, stamp, "unreadable", None, None
+    digest = content_digest(src) if racy else None
     reason = skip_reason(src, rel)
     if reason is not None:
-        return rel, mtime, size, reason, None
+        return rel, stamp, reason, None, digest
     lang = language_for(rel)
     try:
         # why the ignore below: lang is one of the pack's names
-        return rel, mtime, size, None, extract(src, lang, references).dumps()  # type: ignore[arg-type]  # why: above
+        return rel, stamp, None, extract(src, lang, references).dumps(), digest  # type: ignore[arg-type]  # why: above
     except Exception:  # a grammar crash on one odd file must not sink the map
-        return rel, mtime, size, "parse_error", None
-
-
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-
-
-def _read_source(path: str) -> bytes:
-    """The bytes of a regular file, in five system calls (`safe_files.read_regular_bytes` makes
-    ten: on 100,000 tiny files the difference is seconds). O_NONBLOCK: a file swapped for a
-    FIFO cannot block the open; anything but a regular file is refused before a read."""
-    fd = os.open(path, _OPEN_FLAGS)
-    try:
-        info = os.fstat(fd)
-        if (info.st_mode & 0o170000) != 0o100000:
-            raise OSError(f"{path} is not a regular file")
-        chunks = [os.read(fd, min(info.st_size, MAX_FILE_BYTES) + 1)]
-        while chunks[-1] and sum(map(len, chunks)) <= MAX_FILE_BYTES:
-            chunks.append(os.read(fd, 65536))
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
+        return rel, stamp, "parse_error", None, digest
 
 
 def _cpus() -> int:
@@ -265,17 +325,18 @@ def _cpus() -> int:
         return os.cpu_count() or 1
 
 
-def _pool_plan(todo: Sequence[tuple[str, int, int]], workers: int | None) -> tuple[str, int]:
+def _pool_plan(todo: Sequence[Entry], workers: int | None) -> tuple[str, int]:
     """(start method, processes) for parsing `todo`; ("", 1) parses in-process. Only a process
     that runs no other thread forks a pool (`valarmind map`, the background refiner): forking
     beside threads can deadlock, and the other start methods run `python -c`, which puts the
     working directory, the project, first on the import path (a repository's
-    `multiprocessing/` ran in the forkserver and its resource tracker)."""
+    `multiprocessing/` ran in the forkserver and its resource tracker). Beside threads (the
+    TUI) a parse that pays for a pool is handed to a child process ("child": `parse_child.py`)."""
     workers = min(workers or _cpus(), 8)
-    work = sum(size + _FILE_COST_BYTES for _, _, size in todo if size <= MAX_FILE_BYTES)
-    if threading.active_count() > 1 or work < _POOL_MIN_BYTES or workers < 2:
+    work = sum(e[2] + _FILE_COST_BYTES for e in todo if e[2] <= MAX_FILE_BYTES)
+    if work < _POOL_MIN_BYTES or workers < 2:
         return "", 1
-    return "fork", workers
+    return ("child" if threading.active_count() > 1 else "fork"), workers
 
 
 def _warm_queries(paths: Iterable[str]) -> None:
@@ -288,10 +349,11 @@ def _warm_queries(paths: Iterable[str]) -> None:
             continue
 
 
-def _parse_all(root: Path, todo: Sequence[tuple[str, int, int]], references: str,
-               plan: tuple[str, int], to_render: bool = False
-               ) -> Iterator[tuple[str, int, int, str | None, bytes | None]]:
-    jobs = [(str(root), rel, mtime, size, references) for rel, mtime, size in todo]
+def _parse_all(root: Path, todo: Sequence[Entry], references: str, plan: tuple[str, int],
+               to_render: bool = False, racy: Mapping[str, str] | None = None
+               ) -> Iterator[tuple[str, Stamp, str | None, bytes | None, str | None]]:
+    racy = racy or {}
+    jobs = [(str(root), e[0], e[1:], references, e[0] in racy) for e in todo]
     method, workers = plan
     if not method:
         yield from map(_parse_one, jobs)
@@ -299,14 +361,30 @@ def _parse_all(root: Path, todo: Sequence[tuple[str, int, int]], references: str
     import multiprocessing
 
     ctx = multiprocessing.get_context(method)
-    _warm_queries({rel for _, rel, _, _, _ in jobs})
-    jobs.sort(key=lambda j: -j[3])  # big files first: better load balance
+    _warm_queries({j[1] for j in jobs})
+    jobs.sort(key=lambda j: -j[2][1])  # big files first: better load balance
+    # the big files first, a few per message; thousands of tiny ones in bigger messages
+    size = max(8, min(256, len(jobs) // (workers * 16)))
+    chunks = [[j[1:3] + j[4:] for j in jobs[i:i + size]] for i in range(0, len(jobs), size)]
+    global _chunk_context
+    _chunk_context = (str(root), references)  # the forked workers inherit it
     tokenizer = threading.Thread(target=_load_budget_encodings, name="tokenizer", daemon=True)
     with ctx.Pool(workers) as pool:
         if to_render:  # started after the workers: a fork must not copy a running thread
             tokenizer.start()
-        # the big files first, a few per message; thousands of tiny ones in bigger messages
-        chunks = max(8, min(256, len(jobs) // (workers * 16)))
-        yield from pool.imap_unordered(_parse_one, jobs, chunksize=chunks)
+        for blob in pool.imap_unordered(_parse_chunk, chunks):
+            yield from marshal.loads(blob)
     if to_render:
         tokenizer.join()
+
+
+_chunk_context = ("", "query")
+"""(root, references) of the pool being forked: a chunk's jobs carry only file and stamp."""
+
+
+def _parse_chunk(jobs: list[tuple[str, Stamp, bool]]) -> bytes:
+    """A pool worker's share: its results in one marshal message (a pickled tuple per file
+    cost the parent as much CPU as a tiny file's parse)."""
+    root, references = _chunk_context
+    return marshal.dumps([_parse_one((root, rel, stamp, references, racy))
+                          for rel, stamp, racy in jobs])
