@@ -213,6 +213,9 @@ def main(argv: list[str] | None = None) -> int:
             return best_of_command(root, args, settings)
         if args.command in (None, "run"):
             _use_model_daemon(settings, args)
+            from valarmind_tui.safety.sandbox.wrap import start_probe
+
+            start_probe(settings.sandbox)  # bubblewrap's check runs while the session imports
         if args.command == "run":
             from valarmind_tui.faces.headless import run_agent
 
