@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         args.prompt, args.goal = " ".join(args.text), True
     elif args.goal and args.prompt is None and args.first_prompt is None:
         parser.error("--goal runs a task headless: give it with -p TASK (or use valarmind goal)")
-    if args.prompt is not None and args.command in (None, "run", "goal"):
+    if args.prompt is not None and args.command in (None, "run", "goal") and not args.best_of:
         startup_gc.pause()  # until the session is built (core/startup_gc.py)
     try:
         from valarmind_tui.core.left_writes import sweep
