@@ -59,6 +59,8 @@ class Daemon:
         self.me = build()
         self.connections = 0
         self.streams = 0
+        self.served = False
+        """A call has ended: what the first one loaded (the OpenAI SDK) can be frozen."""
         self.last_active = time.monotonic()
         self.retiring = False
         self.ready = False
@@ -113,6 +115,8 @@ class Daemon:
             self.connections -= 1
             self.last_active = time.monotonic()
             writer.close()
+            if self.served and self.idle() and not _settled:  # connected after its calls
+                asyncio.get_running_loop().call_later(FORGET_AFTER_S, self._forget)
 
     async def _greeted(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
                        ) -> bool:
@@ -136,6 +140,7 @@ class Daemon:
 
     def stream_ended(self) -> None:
         self.streams -= 1
+        self.served = True
         self.last_active = time.monotonic()
         if self.streams == 0:  # after the answer's last line went out
             asyncio.get_running_loop().call_later(FORGET_AFTER_S, self._forget)
