@@ -115,8 +115,8 @@ class Daemon:
             self.connections -= 1
             self.last_active = time.monotonic()
             writer.close()
-            if self.served and self.idle() and not _settled:  # connected after its calls
-                asyncio.get_running_loop().call_later(FORGET_AFTER_S, self._forget)
+            if self.served and self.idle() and not _settled:  # before the next run comes
+                asyncio.get_running_loop().call_soon(self._forget)
 
     async def _greeted(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
                        ) -> bool:
