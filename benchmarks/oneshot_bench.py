@@ -5,11 +5,14 @@ HTTP to tests/fakes/model_server.py (OpenAI wire format) in its own process, Lit
 model daemon (providers/daemon/) or in the run itself. Three ways, alternated each round:
 - `--no-daemon`: the run imports and calls LiteLLM itself (what every run did before);
 - daemon cold: no daemon running; the run starts one and is served by it;
-- daemon warm: a daemon from the run before serves it.
+- daemon warm: a daemon from the run before serves it;
+- fresh HOME warm: as the held-out harness runs each tool, a HOME of its own and no
+  XDG_RUNTIME_DIR (the daemon's socket then lives in the data dir under HOME): a first run
+  there starts the daemon (not counted), the second is timed.
 Each: wall time from spawn to exit, the run's CPU (user + system, from its rusage), and for the
 daemon ways the daemon's CPU over the same run (/proc/PID/stat), so "whole process" stays honest.
 
-Run alone: `.ci/with-env python benchmarks/oneshot_bench.py [--rounds N]`.
+Run alone: `.ci/with-env python benchmarks/oneshot_bench.py [--rounds N] [--ways warm,...]`.
 """
 
 from __future__ import annotations
@@ -62,27 +65,42 @@ def _command() -> list[str]:
 
 
 def _setup(workdir: Path) -> tuple[Path, dict[str, str]]:
-    home, project, runtime = workdir / "home", workdir / "project", workdir / "run"
-    for folder in (home, project):
-        folder.mkdir()
+    project, runtime = workdir / "project", workdir / "run"
+    project.mkdir()
     runtime.mkdir(mode=0o700)
-    (home / ".config/valarmind").mkdir(parents=True)
-    (home / ".config/valarmind/config.toml").write_text('api_key_env = "BENCH_API_KEY"\n')
     (project / "README.md").write_text("# bench\n")
     subprocess.run(["git", "init", "-q"], cwd=project, check=True)
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home),
-           "XDG_RUNTIME_DIR": str(runtime), "BENCH_API_KEY": "sk-bench",
-           "LANG": os.environ.get("LANG", "C.UTF-8")}
+    env = {**_home(workdir / "home"), "XDG_RUNTIME_DIR": str(runtime)}
     return project, env
 
 
-def daemon_pid(runtime: Path, env: dict[str, str]) -> int | None:
+def _home(home: Path) -> dict[str, str]:
+    """A new HOME with the key's variable named in its config; the run's environment there."""
+    (home / ".config/valarmind").mkdir(parents=True)
+    (home / ".config/valarmind/config.toml").write_text('api_key_env = "BENCH_API_KEY"\n')
+    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home),
+            "BENCH_API_KEY": "sk-bench", "LANG": os.environ.get("LANG", "C.UTF-8")}
+
+
+def _runtime(env: dict[str, str]) -> Path | None:
+    return Path(env["XDG_RUNTIME_DIR"]) if "XDG_RUNTIME_DIR" in env else None
+
+
+def _socket(runtime: Path | None, env: dict[str, str]) -> Path:
+    """Where the runs in `env` find the daemon (providers/daemon/place.py): under `runtime`
+    (their XDG_RUNTIME_DIR), or without one in the data dir under their HOME."""
+    if runtime is not None:
+        return runtime / "valarmind" / "model.sock"
+    return Path(env["HOME"]) / ".local/share/valarmind/run/model.sock"
+
+
+def daemon_pid(runtime: Path | None, env: dict[str, str]) -> int | None:
     """The daemon's pid from its greeting, greeted as the runs greet it (a greeting of another
     build would make it leave)."""
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(5)
     try:
-        sock.connect(str(runtime / "valarmind" / "model.sock"))
+        sock.connect(str(_socket(runtime, env)))
         sock.sendall(json.dumps({"hello": build(env)}).encode() + b"\n")
         return int(json.loads(sock.makefile("rb").readline())["pid"])
     except (OSError, ValueError, KeyError):
@@ -101,7 +119,7 @@ def _cpu_of(pid: int | None) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
-def end_daemon(runtime: Path, env: dict[str, str]) -> None:
+def end_daemon(runtime: Path | None, env: dict[str, str]) -> None:
     pid = daemon_pid(runtime, env)
     if pid is None:
         return
@@ -115,7 +133,7 @@ def end_daemon(runtime: Path, env: dict[str, str]) -> None:
 def one_run(project: Path, env: dict[str, str], port: int, *extra: str
             ) -> tuple[float, float, float]:
     """Wall, the run's CPU, the daemon's CPU over the run (seconds)."""
-    runtime = Path(env["XDG_RUNTIME_DIR"])
+    runtime = _runtime(env)
     before_pid = daemon_pid(runtime, env) if "--no-daemon" not in extra else None
     daemon_before = _cpu_of(before_pid)
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -136,23 +154,36 @@ def one_run(project: Path, env: dict[str, str], port: int, *extra: str
     return wall, cpu, daemon
 
 
-def run(rounds: int = 5) -> list[dict]:
+WAYS = ("--no-daemon", "daemon cold", "daemon warm", "fresh HOME warm")
+
+
+def run(rounds: int = 5, ways: tuple[str, ...] = WAYS) -> list[dict]:
     with tempfile.TemporaryDirectory(prefix="valarmind-oneshot-") as tmp:
         workdir = Path(tmp)
         project, env = _setup(workdir)
-        runtime = Path(env["XDG_RUNTIME_DIR"])
         server = FakeServer(workdir)
-        figures: dict[str, list[tuple[float, float, float]]] = {
-            "--no-daemon": [], "daemon cold": [], "daemon warm": []}
+        figures: dict[str, list[tuple[float, float, float]]] = {way: [] for way in ways}
         try:
             one_run(project, env, server.port, "--no-daemon")  # the OS file cache warmed
-            for _ in range(rounds):
-                figures["--no-daemon"].append(one_run(project, env, server.port, "--no-daemon"))
-                end_daemon(runtime, env)
-                figures["daemon cold"].append(one_run(project, env, server.port))
-                figures["daemon warm"].append(one_run(project, env, server.port))
+            one_run(project, env, server.port)  # a daemon for the first warm round
+            for number in range(rounds):
+                if "--no-daemon" in ways:
+                    figures["--no-daemon"].append(
+                        one_run(project, env, server.port, "--no-daemon"))
+                if "daemon cold" in ways:
+                    end_daemon(_runtime(env), env)
+                    figures["daemon cold"].append(one_run(project, env, server.port))
+                if "daemon warm" in ways:
+                    figures["daemon warm"].append(one_run(project, env, server.port))
+                if "fresh HOME warm" in ways:
+                    fresh = _home(workdir / f"home-{number}")
+                    try:
+                        one_run(project, fresh, server.port)  # starts this HOME's daemon
+                        figures["fresh HOME warm"].append(one_run(project, fresh, server.port))
+                    finally:
+                        end_daemon(None, fresh)
         finally:
-            end_daemon(runtime, env)
+            end_daemon(_runtime(env), env)
             server.stop()
     rows = []
     for name, runs in figures.items():
@@ -172,5 +203,11 @@ def run(rounds: int = 5) -> list[dict]:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=5)
-    for row in run(parser.parse_args().rounds):
+    parser.add_argument("--ways", default=",".join(WAYS),
+                        help=f"comma-separated, of: {', '.join(WAYS)}")
+    args = parser.parse_args()
+    chosen = tuple(w.strip() for w in args.ways.split(",") if w.strip())
+    if unknown := [w for w in chosen if w not in WAYS]:
+        parser.error(f"unknown ways {unknown}; known: {', '.join(WAYS)}")
+    for row in run(args.rounds, chosen):
         print(f"{row['name']:<55} {row['value']:.3f} {row['unit']}")

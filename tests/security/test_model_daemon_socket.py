@@ -205,6 +205,8 @@ from valarmind_tui.providers.daemon import server
 needle = sys.argv[2][::-1]  # given reversed: no copy of the key is made here but this one
 
 def holding() -> None:
+    frozen = gc.get_freeze_count()
+    gc.unfreeze()  # frozen objects are not in gc.get_objects(): look at them too
     found = 0
     for holder in gc.get_objects():
         for held in gc.get_referents(holder):
@@ -212,10 +214,14 @@ def holding() -> None:
                 continue
             text = held if isinstance(held, str) else bytes(held).decode("latin-1")
             found += needle in text
-    print("HOLDING", found, flush=True)
+    print("HOLDING", found, "FROZEN", frozen, flush=True)
+
+def frozen() -> None:
+    print("FROZEN", gc.get_freeze_count(), flush=True)
 
 async def main() -> None:
     asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, holding)
+    asyncio.get_running_loop().add_signal_handler(signal.SIGUSR2, frozen)
     await server.serve(Path(sys.argv[1]), 60)
 
 asyncio.run(main())
@@ -225,7 +231,8 @@ asyncio.run(main())
 def test_no_live_object_of_the_daemon_holds_the_key_after_the_request(
         git_repo: Path, fake_model: Any, runtime: Path) -> None:
     """The real daemon's code (with a probe that counts, on a signal, the live objects whose
-    strings hold the key) serves a run; after the answer nothing in it holds the key."""
+    strings hold the key, frozen ones too) serves a run; after the answer nothing in it holds
+    the key, and what lived then was frozen (the next run's collections skip it)."""
     from valarmind_tui.providers.daemon.protocol import daemon_env
 
     probe = subprocess.Popen(
@@ -233,21 +240,25 @@ def test_no_live_object_of_the_daemon_holds_the_key_after_the_request(
         env=daemon_env(), cwd="/", stdout=subprocess.PIPE, text=True)
     try:
         for _ in range(100):
-            if greeting(socket_of(runtime)) is not None:
+            answer = greeting(socket_of(runtime))
+            if answer is not None and answer["ready"]:
                 break
             time.sleep(0.1)
+        assert probe.stdout is not None
+        probe.send_signal(signal.SIGUSR2)
+        before = int(probe.stdout.readline().split()[1])  # LiteLLM's import, frozen
         out = ask(git_repo, fake_model, runtime)
         assert out.returncode == 0, out.stderr
         assert fake_model.request_headers[-1].get("authorization") == f"Bearer {SENTINEL}"
         assert daemon_pid(runtime) == probe.pid  # the probe served it
         time.sleep(0.5)
         probe.send_signal(signal.SIGUSR1)
-        assert probe.stdout is not None
         line = probe.stdout.readline()
     finally:
         probe.kill()
         probe.wait()
-    assert line == "HOLDING 0\n", f"live objects of the daemon still hold the key: {line}"
+    assert line.startswith("HOLDING 0 "), f"objects of the daemon still hold the key: {line}"
+    assert int(line.split()[3]) > before  # the call's survivors (the OpenAI SDK) were frozen
 
 
 # -- the sandbox cannot reach it ---------------------------------------------------------------

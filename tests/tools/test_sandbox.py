@@ -186,3 +186,25 @@ def test_programs_installed_under_the_hosts_tmp_stay_visible(sandbox: Sandbox, t
     argv = sandbox.wrap(["sh", "-c", f"mytool; cat {secret} || echo hidden"], git_repo, env=env)
     out = subprocess.run(argv, capture_output=True, text=True, timeout=10)
     assert out.stdout.split() == ["tool-ran", "hidden"], out.stderr
+
+
+def test_a_probe_started_ahead_is_the_one_detect_uses(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A headless run starts bubblewrap's check once it has its settings (`start_probe`), so
+    it runs while the session imports; `detect` collects that very run, with the same verdict."""
+    from valarmind_tui.safety.sandbox import wrap
+
+    runs = tmp_path / "runs"
+    script = tmp_path / "bwrap"
+    script.write_text(f"#!/bin/sh\necho run >> {runs}\n"
+                      "echo 'bwrap: No permissions to create a new namespace' >&2\nexit 1\n")
+    script.chmod(0o755)
+    monkeypatch.setattr(wrap, "find_bwrap", lambda: str(script))
+    wrap.probe.cache_clear()
+    wrap.start_probe("off")
+    assert not runs.exists()  # a sandbox turned off is not probed
+    wrap.start_probe("auto")
+    box = Sandbox.detect("auto", False)
+    assert "does not allow unprivileged user namespaces" in box.reason
+    assert runs.read_text() == "run\n"  # once: the run started ahead
+    wrap.probe.cache_clear()

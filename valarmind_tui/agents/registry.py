@@ -28,6 +28,7 @@ from valarmind_tui.core.safe_files import read_regular_text
 from valarmind_tui.core.user_dirs import user_config_dir
 from valarmind_tui.safety.gate.permissions import AgentPermissions
 from valarmind_tui.settings.config import PROJECT_DIR, Settings
+from valarmind_tui.setup.front_matter import safe_loader
 from valarmind_tui.setup.subagents import SubagentFile, load_subagents
 
 _KEYS = {
@@ -187,7 +188,7 @@ def parse_agent_file(
         raise ConfigError(f"cannot read: {exc.strerror or exc}", file=path) from None
     front, body, first_line = split_front_matter(text, path)
     try:
-        data = yaml.safe_load(front) or {}
+        data = yaml.load(front, Loader=safe_loader(yaml)) or {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = first_line + mark.line if mark is not None else first_line

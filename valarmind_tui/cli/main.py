@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from valarmind_tui.cli.parser import bare_task, build_parser
+from valarmind_tui.core import startup_gc
 from valarmind_tui.core.visible_text import visible
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 3
@@ -166,6 +167,8 @@ def main(argv: list[str] | None = None) -> int:
         args.prompt, args.goal = " ".join(args.text), True
     elif args.goal and args.prompt is None and args.first_prompt is None:
         parser.error("--goal runs a task headless: give it with -p TASK (or use valarmind goal)")
+    if args.prompt is not None and args.command in (None, "run", "goal") and not args.best_of:
+        startup_gc.pause()  # until the session is built (core/startup_gc.py)
     try:
         from valarmind_tui.core.left_writes import sweep
 
@@ -210,6 +213,9 @@ def main(argv: list[str] | None = None) -> int:
             return best_of_command(root, args, settings)
         if args.command in (None, "run"):
             _use_model_daemon(settings, args)
+            from valarmind_tui.safety.sandbox.wrap import start_probe
+
+            start_probe(settings.sandbox)  # bubblewrap's check runs while the session imports
         if args.command == "run":
             from valarmind_tui.faces.headless import run_agent
 
@@ -245,3 +251,5 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_FAILED
     except KeyboardInterrupt:
         return 130
+    finally:
+        startup_gc.resume()

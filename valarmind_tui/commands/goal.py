@@ -20,11 +20,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from valarmind_tui.agents.goal.checks import CheckVerdict, GoalCheck, default_checks, run_check
-from valarmind_tui.agents.goal.loop import BudgetCheck, GoalDeps, GoalLoop, GoalOutcome
-from valarmind_tui.agents.goal.state import GoalState, GoalStatus, resumable
-from valarmind_tui.agents.goal.tree import TreeWatch
-from valarmind_tui.agents.goal.weakening import Evidence
 from valarmind_tui.commands.api import Command
 from valarmind_tui.commands.result import CommandResult
 from valarmind_tui.core.errors import UsageError
@@ -33,7 +28,14 @@ from valarmind_tui.safety.gate.approval import ApprovalRequest
 from valarmind_tui.spending.limits import prompt_limits
 
 if TYPE_CHECKING:
+    from valarmind_tui.agents.goal.checks import CheckVerdict, GoalCheck
+    from valarmind_tui.agents.goal.loop import BudgetCheck, GoalOutcome
+    from valarmind_tui.agents.goal.state import GoalState
+    from valarmind_tui.agents.goal.weakening import Evidence
     from valarmind_tui.commands.api import CommandContext
+
+# agents/goal/ (its test readers, tree-sitter's syntax...) is imported when a goal runs: every
+# session registers /goal, few run one.
 
 USAGE = "[--check CMD]... [--approve-weakening] TEXT"
 PROTECTED = "the goal's checks"
@@ -78,6 +80,8 @@ def parse_request(args: str) -> GoalRequest:
 
 
 async def goal(ctx: CommandContext, args: str) -> CommandResult:
+    from valarmind_tui.agents.goal.state import GoalStatus
+
     outcome = await run_goal(ctx, parse_request(args))
     text = outcome.answer.rstrip()
     return CommandResult(f"{text}\n\n{outcome.footer()}".lstrip(),
@@ -86,6 +90,10 @@ async def goal(ctx: CommandContext, args: str) -> CommandResult:
 
 async def run_goal(ctx: CommandContext, request: GoalRequest) -> GoalOutcome:
     """Start (or continue) a goal in `ctx`'s session and run it to its end."""
+    from valarmind_tui.agents.goal.checks import default_checks, run_check
+    from valarmind_tui.agents.goal.loop import GoalDeps, GoalLoop
+    from valarmind_tui.agents.goal.tree import TreeWatch
+
     if ctx.offline:
         raise UsageError("/goal needs a model: set one with /model or `model` in config.")
     state = _state(ctx, request)
@@ -132,6 +140,9 @@ async def run_goal(ctx: CommandContext, request: GoalRequest) -> GoalOutcome:
 
 
 def _state(ctx: CommandContext, request: GoalRequest) -> GoalState:
+    from valarmind_tui.agents.goal.checks import GoalCheck, default_checks
+    from valarmind_tui.agents.goal.state import GoalState, resumable
+
     unfinished = None
     if ctx.store is not None and ctx.session_id is not None:
         unfinished = resumable(ctx.store.events(ctx.session_id))

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 from valarmind_tui.agents.registry import builtin_agent_names
 from valarmind_tui.commands.families import builtin_command_names
 from valarmind_tui.commands.registry import Command, CommandResult
-from valarmind_tui.setup.scan import as_json, render, scan
 
 if TYPE_CHECKING:
     from valarmind_tui.commands.api import CommandContext
@@ -17,6 +16,8 @@ if TYPE_CHECKING:
 
 async def setup(ctx: CommandContext, args: str) -> CommandResult:
     """The same screen as `valarmind setup`, for the folder and trust of this session."""
+    from valarmind_tui.setup.scan import as_json, render, scan  # every scanner: only here
+
     root, home, trusted = ctx.project_root, Path.home(), ctx.settings.project_trusted
     found = await asyncio.to_thread(scan, root, home, trusted, Path.cwd(),
                                     builtin_commands=taken_command_names(),

@@ -13,15 +13,13 @@ from valarmind_tui.commands.api import Command
 from valarmind_tui.commands.result import CommandResult
 from valarmind_tui.core.errors import ValarMindError
 from valarmind_tui.core.events import AgentFinished, AgentSpawned, RunStatus
-from valarmind_tui.worktrees import merge as merging
-from valarmind_tui.worktrees import worktree as worktrees
-from valarmind_tui.worktrees.attempts import Attempt, AttemptPlan, AttemptWatcher, child_flags
-from valarmind_tui.worktrees.best_of import attempt_prefix, compare_attempts
-from valarmind_tui.worktrees.checks import default_checks
 
 if TYPE_CHECKING:
     from valarmind_tui.commands.api import CommandContext
     from valarmind_tui.core.bus import EventBus
+    from valarmind_tui.worktrees.attempts import Attempt, AttemptWatcher
+
+# worktrees/ is imported when one of these commands runs: every session registers them.
 
 WORKTREE_USAGE = "[NAME | list | preview NAME | merge NAME [--check CMD] | remove NAME [--force]]"
 FORK_USAGE = "N [--models A,B,C] [--check CMD] TASK"
@@ -29,6 +27,9 @@ MAX_ATTEMPTS = 8
 
 
 async def worktree(ctx: CommandContext, args: str) -> CommandResult:
+    from valarmind_tui.worktrees import merge as merging
+    from valarmind_tui.worktrees import worktree as worktrees
+
     try:
         words = shlex.split(args)
         origin = await asyncio.to_thread(worktrees.main_root, ctx.project_root)
@@ -59,11 +60,15 @@ async def worktree(ctx: CommandContext, args: str) -> CommandResult:
 
 
 def _detected(ctx: CommandContext, origin: Path) -> tuple[str, ...]:
+    from valarmind_tui.worktrees.checks import default_checks
+
     allowed = ctx.settings.project_trusted or ctx.settings.allow_project_commands
     return default_checks(origin, allowed=allowed)
 
 
 def _listing(root: Path) -> str:
+    from valarmind_tui.worktrees import worktree as worktrees
+
     found = worktrees.list_all(root)
     if not found:
         return "No worktrees. /worktree NAME makes one from your tree."
@@ -103,6 +108,10 @@ def _fork_options(text: str) -> tuple[tuple[str, ...], list[str], str]:
 async def fork(ctx: CommandContext, args: str) -> CommandResult:
     """N attempts at TASK in N worktrees at once, compared; the person picks with
     `/worktree merge NAME`."""
+    from valarmind_tui.worktrees import worktree as worktrees
+    from valarmind_tui.worktrees.attempts import AttemptPlan, child_flags
+    from valarmind_tui.worktrees.best_of import attempt_prefix, compare_attempts
+
     count_text, _, rest = args.strip().partition(" ")
     if not count_text.isdigit() or not 1 <= int(count_text) <= MAX_ATTEMPTS:
         return CommandResult(f"usage: /fork {FORK_USAGE} (N from 1 to {MAX_ATTEMPTS})",

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from valarmind_tui.commands.router import parse, run
+from valarmind_tui.core import startup_gc
 from valarmind_tui.core.errors import AuthError, UsageError
 from valarmind_tui.core.events import Event, ModelFellBack, Notice, RunStatus, event_to_dict
 from valarmind_tui.core.visible_text import visible
@@ -57,6 +58,7 @@ async def _run_prompt(
     prompt, output_format = args.prompt, args.output_format
     session = open_session(settings, root, approver=headless_approver(settings, root),
                            resume=args.resume)
+    startup_gc.resume()
     if getattr(args, "goal", False):
         return await _run_goal(session, args, out)
     slash = parse(prompt)
@@ -232,6 +234,7 @@ async def _run_profile(
     from valarmind_tui.tools.base import ToolContext
 
     session = build_session(settings, root, approver=headless_approver(settings, root))
+    startup_gc.resume()
     provider = _require_model(session)
     tools = session.tools.subset(profile.tools or READ_ONLY_TOOLS)
     spec = AgentSpec(name=profile.name, description="runner profile", system_prompt=system_prompt,

@@ -12,13 +12,13 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, PrivateAttr, ValidationError
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from valarmind_tui.core.errors import ConfigError
 from valarmind_tui.core.safe_files import read_regular_text
 from valarmind_tui.core.user_dirs import user_config_dir
 from valarmind_tui.settings.budget import BudgetSettings
+from valarmind_tui.settings.environment import environment_values
 from valarmind_tui.settings.lsp import LspSettings
 from valarmind_tui.settings.repository import allowed_project_servers, strip_forbidden
 from valarmind_tui.settings.sections import (  # noqa: F401 - the tables are imported from here
@@ -56,23 +56,18 @@ KNOWN_KEYS: dict[str, str] = {
 _FILE_DATA: ContextVar[dict[str, Any]] = ContextVar("valarmind_file_settings")
 
 
-class _FileSource(PydanticBaseSettingsSource):
-    """The merged TOML files, below the environment and the flags."""
-
-    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
-        return _FILE_DATA.get({}).get(field_name), field_name, False
-
-    def __call__(self) -> dict[str, Any]:
-        return dict(_FILE_DATA.get({}))
-
-
-class Settings(BaseSettings):
+class Settings(BaseModel):
     """All of ValarMind's settings."""
 
-    model_config = SettingsConfigDict(
-        env_prefix="VALARMIND_", env_nested_delimiter="__", extra="forbid",
-        validate_default=False,
-    )
+    model_config = ConfigDict(extra="forbid", validate_default=False,
+                              arbitrary_types_allowed=True)
+
+    def __init__(self, **values: Any) -> None:
+        """`values` (the flags) over `VALARMIND_*` (settings/environment.py) over the merged
+        TOML files (`load_settings`), tables merged key by key."""
+        layered = _merge(_merge(dict(_FILE_DATA.get({})), environment_values(type(self))),
+                         values)
+        super().__init__(**layered)
 
     model: str | None = None
     """Any LiteLLM model string (`anthropic/claude-sonnet-4-5`, `ollama/qwen3`...)."""
@@ -224,14 +219,6 @@ class Settings(BaseSettings):
         copy = self.model_copy()
         copy._project_trusted = trusted
         return copy
-
-    @classmethod
-    def settings_customise_sources(
-        cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource, dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return (init_settings, env_settings, _FileSource(settings_cls))
 
     def resolve_model(self, name: str | None = None) -> str | None:
         """The model string for an alias, agent or explicit model; None when none is known."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from valarmind_tui.core.safe_files import read_regular_text
@@ -39,6 +40,12 @@ def read_document(path: Path) -> Document:
     return parse_document(text, path)
 
 
+def safe_loader(yaml: ModuleType) -> Any:
+    """`yaml.safe_load`'s loader in libyaml's C parser when PyYAML has it: the same safe
+    constructor, ~10x faster (every session parses the built-in agents' front matter)."""
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def parse_document(text: str, path: Path) -> Document:
     import yaml
 
@@ -53,7 +60,7 @@ def parse_document(text: str, path: Path) -> Document:
     else:
         raise FrontMatterError(f"{path}:1: the front matter block is not closed with '---'")
     try:
-        data = yaml.safe_load(front) or {}
+        data = yaml.load(front, Loader=safe_loader(yaml)) or {}
     except yaml.YAMLError as exc:
         data = _plain_lines(front)  # `argument-hint: [issue] [priority]`, as Claude's docs write
         if data is None:

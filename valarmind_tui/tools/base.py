@@ -14,7 +14,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from valarmind_tui.core.errors import ToolError
 from valarmind_tui.tools.result import Preview, ToolResult
@@ -50,6 +50,13 @@ class ToolContext:
     """The session services the tool may reach (approver, mode, task list, delegator...)."""
     sandbox: Sandbox | None = None
     """What every command a tool runs (bash, git) goes through; None runs them unconfined."""
+
+
+class ToolParams(BaseModel):
+    """The base of a tool's arguments (`Tool.Params`): the validator is built on first use, not
+    at import, so the tools a session registers and a turn never calls cost little at start."""
+
+    model_config = ConfigDict(defer_build=True)
 
 
 P = TypeVar("P", bound=BaseModel)

@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING, Any
 
 from valarmind_tui.agents.commit.git import HOOKS_SKIPPED, Git, GitError, StagedFile
 from valarmind_tui.agents.commit.message import files_message, model_message
-from valarmind_tui.agents.results import BLOCKING
 from valarmind_tui.context.project_commands import detect_commands
 from valarmind_tui.core.bus import EventBus
 from valarmind_tui.core.errors import UsageError, ValarMindError
@@ -318,6 +317,8 @@ def review_step(report: ReviewReport) -> StepResult:
     if not report.model_ran or result is None:
         why = "; ".join(report.notes) or "the review agent gave no verdict"
         return StepResult("confirm", "not_run", detail=why)
+    from valarmind_tui.agents.results import BLOCKING  # pydantic models: loaded with a review
+
     blocking = [f for f in report.findings if f.severity in BLOCKING]
     findings = [f"[{f.severity}] {f.file}{f':{f.line}' if f.line else ''} {f.message}"
                 for f in report.findings]

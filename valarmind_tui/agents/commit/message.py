@@ -8,7 +8,6 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from valarmind_tui.agents.commit.git import StagedFile
-from valarmind_tui.agents.review.checks import is_test_file
 
 if TYPE_CHECKING:
     from valarmind_tui.providers.base import Provider
@@ -79,6 +78,8 @@ def files_message(files: list[StagedFile]) -> str:
 
 
 def _kind(files: list[StagedFile]) -> str:
+    from valarmind_tui.agents.review.checks import is_test_file  # the review's rules: heavy
+
     paths = [f.path for f in files]
     if all(is_test_file(p) for p in paths):
         return "test"

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from valarmind_tui.tools.base import Risk, Tool, ToolContext, ToolResult
+from valarmind_tui.tools.base import Risk, Tool, ToolContext, ToolParams, ToolResult
 from valarmind_tui.tools.services import DelegationRequest
 
 
-class DelegateItem(BaseModel):
+class DelegateItem(ToolParams):
     agent: str = Field(description="Specialist name.")
     task: str = Field(description="Self-contained task.")
     context: str = Field("", description="What the specialist needs to know.")

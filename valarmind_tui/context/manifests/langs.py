@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 import re
 import tomllib
-import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from valarmind_tui.context.manifests.facts import Manifests, read_text
 from valarmind_tui.core.safe_files import is_system_tree
+
+if TYPE_CHECKING:
+    import xml.etree.ElementTree as ET  # imported by _xml: only Maven and .NET projects read XML
 
 
 def _json_manifest(root: Path, name: str, ecosystem: str, m: Manifests) -> dict[str, Any] | None:
@@ -276,6 +278,8 @@ def _xml(text: str) -> ET.Element | None:
     # Entity declarations are refused outright: no expansion attack from a repository's XML.
     if not text or "<!ENTITY" in text:
         return None
+    import xml.etree.ElementTree as ET
+
     try:
         return ET.fromstring(text)
     except ET.ParseError:

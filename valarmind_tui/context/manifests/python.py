@@ -6,7 +6,6 @@ name and dependencies in setup.py/setup.cfg/PKG-INFO while pyproject.toml only c
 from __future__ import annotations
 
 import ast
-import configparser
 import re
 import tomllib
 from email.parser import HeaderParser
@@ -102,6 +101,8 @@ def _pyproject(text: str, m: Manifests, facts: dict[str, Any]) -> None:
 
 
 def _setup_cfg(text: str, m: Manifests, facts: dict[str, Any]) -> None:
+    import configparser  # only a project with a setup.cfg
+
     parser = configparser.ConfigParser(interpolation=None, strict=False)
     try:
         parser.read_string(text)

@@ -17,6 +17,7 @@ namespaces, no binary) the sandbox is inactive and `reason` says why in words a 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
@@ -207,21 +208,48 @@ def find_bwrap() -> str | None:
         return shutil.which("bwrap")
 
 
+_started: dict[str, subprocess.Popen[bytes]] = {}
+"""Probes started ahead (`start_probe`), by bubblewrap path, until `probe` collects them."""
+
+
+def start_probe(setting: str = "auto") -> None:
+    """Start the probe now, without waiting: a headless run does once it has its settings, so
+    bubblewrap starts while the session's modules import and `Sandbox.detect` finds it done
+    (it waited ~10 ms for it). The same probe, collected by `probe`."""
+    path = find_bwrap() if setting != "off" else None
+    if path is None or path in _started or probe.cache_info().currsize:
+        return
+    with contextlib.suppress(OSError):  # probe() starts it again and says why it cannot
+        _started[path] = subprocess.Popen(
+            _probe_argv(path), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, env={"PATH": os.defpath})
+
+
+def _probe_argv(bwrap: str) -> list[str]:
+    return [bwrap, *BASE_FLAGS, "--unshare-net", "--", "true"]
+
+
 @functools.cache
 def probe(bwrap: str) -> str:
     """Empty when `bwrap` runs a command with the flags we use; else why not, in words."""
-    argv = [bwrap, *BASE_FLAGS, "--unshare-net", "--", "true"]
+    running = _started.pop(bwrap, None)
+    if running is None:
+        try:
+            running = subprocess.Popen(
+                _probe_argv(bwrap), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, env={"PATH": os.defpath})
+        except OSError as exc:
+            return f"bubblewrap ({bwrap}) cannot be started: {exc.strerror or exc}"
     try:
-        done = subprocess.run(argv, capture_output=True, timeout=PROBE_TIMEOUT_S,
-                              stdin=subprocess.DEVNULL, env={"PATH": os.defpath}, check=False)
+        _out, stderr = running.communicate(timeout=PROBE_TIMEOUT_S)
     except subprocess.TimeoutExpired:
+        running.kill()
+        running.wait()
         return f"bubblewrap did not start within {PROBE_TIMEOUT_S:g} s"
-    except OSError as exc:
-        return f"bubblewrap ({bwrap}) cannot be started: {exc.strerror or exc}"
-    if done.returncode == 0:
+    if running.returncode == 0:
         return ""
-    said = done.stderr.decode(errors="replace").strip().splitlines()
-    detail = said[-1] if said else f"exit code {done.returncode}"
+    said = stderr.decode(errors="replace").strip().splitlines()
+    detail = said[-1] if said else f"exit code {running.returncode}"
     if any(w in detail.lower() for w in ("namespace", "permission", "operation not permitted")):
         return ("bubblewrap cannot run here: this system does not allow unprivileged user "
                 f"namespaces ({detail})")

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from valarmind_tui.core.errors import ToolError
 from valarmind_tui.core.safe_files import ChangedOnDisk
 from valarmind_tui.safety.secrets import refuse_marker_writes
-from valarmind_tui.tools.base import Preview, Risk, ToolContext, ToolResult
+from valarmind_tui.tools.base import Preview, Risk, ToolContext, ToolParams, ToolResult
 from valarmind_tui.tools.common import (
     BuiltinTool,
     diff_stats,
@@ -31,7 +31,7 @@ REAPPLY_ATTEMPTS = 5
 """Re-plans after a concurrent write; each one needs yet another write in between."""
 
 
-class EditParams(BaseModel):
+class EditParams(ToolParams):
     path: str = Field(description="Path of the file to edit, relative to the project root.")
     old_string: str = Field(
         description="The exact text to replace, including enough surrounding lines to be "

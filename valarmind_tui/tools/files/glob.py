@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from valarmind_tui.safety.ignore import GitignoreWalker
 from valarmind_tui.safety.paths import glob_match
-from valarmind_tui.tools.base import Risk, ToolContext, ToolResult
+from valarmind_tui.tools.base import Risk, ToolContext, ToolParams, ToolResult
 from valarmind_tui.tools.common import BuiltinTool, rel, resolve
 
 MAX_RESULTS = 500
 
 
-class GlobParams(BaseModel):
+class GlobParams(ToolParams):
     pattern: str = Field(
         description="Glob pattern relative to `path`, e.g. `**/*.py` (any depth) or `src/*.ts`."
     )

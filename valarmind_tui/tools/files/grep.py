@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from valarmind_tui.safety.content import (
     NotRegularFile,
@@ -24,7 +24,7 @@ from valarmind_tui.safety.content import (
 )
 from valarmind_tui.safety.ignore import GitignoreWalker
 from valarmind_tui.safety.paths import glob_match, is_sensitive
-from valarmind_tui.tools.base import Risk, ToolContext, ToolResult
+from valarmind_tui.tools.base import Risk, ToolContext, ToolParams, ToolResult
 from valarmind_tui.tools.common import BuiltinTool, looks_binary, rel, resolve, run_process
 
 MAX_MATCHES = 300
@@ -34,7 +34,7 @@ RG_TIMEOUT_S = 60.0
 Backend = Literal["auto", "rg", "python"]
 
 
-class GrepParams(BaseModel):
+class GrepParams(ToolParams):
     pattern: str = Field(description="Regular expression to search for (ripgrep/Python syntax).")
     path: str | None = Field(
         default=None, description="File or directory to search (default: the project root)."

@@ -8,13 +8,13 @@ import io
 import mimetypes
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from valarmind_tui.core.errors import UsageError
 from valarmind_tui.media.images import is_image_path, load_image
 from valarmind_tui.media.parts import image_line
 from valarmind_tui.safety.content import open_regular
-from valarmind_tui.tools.base import Risk, ToolContext, ToolResult
+from valarmind_tui.tools.base import Risk, ToolContext, ToolParams, ToolResult
 from valarmind_tui.tools.common import (
     BINARY_SNIFF_BYTES,
     BuiltinTool,
@@ -28,7 +28,7 @@ MAX_LINE_CHARS = 2000
 MAX_OUTPUT_CHARS = 100_000
 
 
-class ReadFileParams(BaseModel):
+class ReadFileParams(ToolParams):
     path: str = Field(description="Path of the file, relative to the project root (or absolute).")
     offset: int | None = Field(
         default=None, ge=1, description="1-based line number to start reading from."

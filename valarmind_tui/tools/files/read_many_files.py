@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from valarmind_tui.safety.content import (
     NotRegularFile,
@@ -14,7 +14,7 @@ from valarmind_tui.safety.content import (
 )
 from valarmind_tui.safety.ignore import GitignoreWalker
 from valarmind_tui.safety.paths import glob_match
-from valarmind_tui.tools.base import Risk, ToolContext, ToolResult
+from valarmind_tui.tools.base import Risk, ToolContext, ToolParams, ToolResult
 from valarmind_tui.tools.common import BuiltinTool, looks_binary, rel, resolve
 
 MAX_FILES = 50
@@ -23,7 +23,7 @@ MAX_TOTAL_CHARS = 200_000
 GLOB_CHARS = frozenset("*?[")
 
 
-class ReadManyParams(BaseModel):
+class ReadManyParams(ToolParams):
     paths: list[str] = Field(
         min_length=1,
         description="Files to read, relative to the project root; glob patterns such as "

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import asyncio
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from valarmind_tui.tools.base import Risk, ToolContext, ToolResult
+from valarmind_tui.tools.base import Risk, ToolContext, ToolParams, ToolResult
 from valarmind_tui.tools.common import BuiltinTool
 
 
-class RepoMapParams(BaseModel):
+class RepoMapParams(ToolParams):
     tokens: int = Field(default=1024, ge=128, le=16384,
                         description="Token budget of the map (default 1024).")
     focus_files: list[str] = Field(

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from valarmind_tui.safety.ignore import GitignoreWalker, IgnoreRule
-from valarmind_tui.tools.base import Risk, ToolContext, ToolResult
+from valarmind_tui.tools.base import Risk, ToolContext, ToolParams, ToolResult
 from valarmind_tui.tools.common import BuiltinTool, rel, resolve
 
 MAX_ENTRIES = 800
 MAX_DEPTH = 10
 
 
-class TreeParams(BaseModel):
+class TreeParams(ToolParams):
     path: str | None = Field(
         default=None, description="Directory to show (default: the project root)."
     )

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from valarmind_tui.core.errors import ToolError
 from valarmind_tui.core.safe_files import ChangedOnDisk, atomic_write
 from valarmind_tui.safety.secrets import refuse_marker_writes
-from valarmind_tui.tools.base import Preview, Risk, ToolContext, ToolResult
+from valarmind_tui.tools.base import Preview, Risk, ToolContext, ToolParams, ToolResult
 from valarmind_tui.tools.common import (
     BuiltinTool,
     diff_stats,
@@ -24,7 +24,7 @@ from valarmind_tui.tools.common import (
 )
 
 
-class WriteParams(BaseModel):
+class WriteParams(ToolParams):
     path: str = Field(description="Path of the file to write, relative to the project root.")
     content: str = Field(description="The complete new content of the file.")
 

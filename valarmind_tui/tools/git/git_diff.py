@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from valarmind_tui.safety.content import redact_sensitive_diff
-from valarmind_tui.tools.base import Risk, ToolContext, ToolResult
+from valarmind_tui.tools.base import Risk, ToolContext, ToolParams, ToolResult
 from valarmind_tui.tools.common import BuiltinTool, rel, resolve
 from valarmind_tui.tools.git.refs import verify_revision
 from valarmind_tui.tools.git.run import run_git
 
 
-class GitDiffParams(BaseModel):
+class GitDiffParams(ToolParams):
     staged: bool = Field(
         default=False, description="Show staged changes (the index) instead of unstaged ones."
     )

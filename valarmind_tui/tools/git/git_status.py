@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel
-
-from valarmind_tui.tools.base import Risk, ToolContext, ToolResult
+from valarmind_tui.tools.base import Risk, ToolContext, ToolParams, ToolResult
 from valarmind_tui.tools.common import BuiltinTool
 from valarmind_tui.tools.git.run import run_git
 
 
-class GitStatusParams(BaseModel):
+class GitStatusParams(ToolParams):
     pass
 
 

@@ -8,20 +8,20 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from valarmind_tui.core.errors import ToolError
 from valarmind_tui.lsp.documents import read_document
 from valarmind_tui.lsp.manager import LspManager, NoServer
 from valarmind_tui.lsp.render import position, shown_path, to_utf16
 from valarmind_tui.lsp.server import ServerTrouble
-from valarmind_tui.tools.base import ToolContext
+from valarmind_tui.tools.base import ToolContext, ToolParams
 
 NO_SESSION = "Language servers are not available here (this run has no session's servers)."
 SHOWN_LOCATIONS = 100
 
 
-class PositionParams(BaseModel):
+class PositionParams(ToolParams):
     path: str = Field(description="The file, relative to the project root.")
     line: int = Field(ge=1, description="1-based line number.")
     symbol: str = Field(

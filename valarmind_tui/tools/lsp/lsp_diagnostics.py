@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from valarmind_tui.core.errors import ToolError
 from valarmind_tui.lsp.manager import NoServer
 from valarmind_tui.lsp.server import ServerTrouble
-from valarmind_tui.tools.base import Risk, ToolContext, ToolResult
+from valarmind_tui.tools.base import Risk, ToolContext, ToolParams, ToolResult
 from valarmind_tui.tools.common import BuiltinTool
 from valarmind_tui.tools.lsp.ask import servers
 
 
-class DiagnosticsParams(BaseModel):
+class DiagnosticsParams(ToolParams):
     path: str = Field(description="The file, relative to the project root.")
 
 

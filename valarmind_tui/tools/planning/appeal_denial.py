@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from valarmind_tui.tools.base import Risk, Tool, ToolContext, ToolResult
+from valarmind_tui.tools.base import Risk, Tool, ToolContext, ToolParams, ToolResult
 
 
 class AppealDesk(Protocol):
@@ -20,7 +20,7 @@ class AppealDesk(Protocol):
                      ) -> tuple[bool, str]: ...
 
 
-class AppealParams(BaseModel):
+class AppealParams(ToolParams):
     denial_id: str = Field(description="The id given in the denial, e.g. denial-1a2b3c4d.")
     justification: str = Field(min_length=1, description=(
         "Why the denied call is needed for the user's request and safe."))

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import uuid
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from valarmind_tui.safety.gate.approval import ApprovalRequest, PermissionMode
-from valarmind_tui.tools.base import Preview, Risk, Tool, ToolContext, ToolResult
+from valarmind_tui.tools.base import Preview, Risk, Tool, ToolContext, ToolParams, ToolResult
 
 
-class PlanParams(BaseModel):
+class PlanParams(ToolParams):
     plan: str = Field(description="The plan (Markdown): steps, files to change, risks, checks.")
 
 

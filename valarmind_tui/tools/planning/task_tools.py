@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from valarmind_tui.core.errors import ToolError
 from valarmind_tui.core.events import TaskItem
-from valarmind_tui.tools.base import Risk, Tool, ToolContext, ToolResult
+from valarmind_tui.tools.base import Risk, Tool, ToolContext, ToolParams, ToolResult
 from valarmind_tui.tools.services import TaskBoard
 
 Status = Literal["pending", "in_progress", "completed", "blocked", "cancelled"]
@@ -29,7 +29,7 @@ def _row(item: TaskItem) -> dict[str, Any]:
             "depends_on": list(item.depends_on)}
 
 
-class TaskCreateParams(BaseModel):
+class TaskCreateParams(ToolParams):
     title: str = Field(description="What has to be done.")
     owner: str | None = Field(None, description="Agent that will do it (code, test...).")
     depends_on: list[str] = Field(default_factory=list, description="Ids of blocking tasks.")
@@ -48,7 +48,7 @@ class TaskCreateTool(Tool[TaskCreateParams]):
         return ToolResult(f"Created {item.id}.\n{tasks.render()}", data=_row(item))
 
 
-class TaskUpdateParams(BaseModel):
+class TaskUpdateParams(ToolParams):
     id: str = Field(description="Task id, e.g. t1.")
     status: Status | None = None
     owner: str | None = None
@@ -72,7 +72,7 @@ class TaskUpdateTool(Tool[TaskUpdateParams]):
         return ToolResult(f"Updated {item.id}.\n{tasks.render()}", data=_row(item))
 
 
-class TaskListParams(BaseModel):
+class TaskListParams(ToolParams):
     pass
 
 

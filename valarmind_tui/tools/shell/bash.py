@@ -19,9 +19,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from valarmind_tui.tools.base import Preview, Risk, ToolContext, ToolResult
+from valarmind_tui.tools.base import Preview, Risk, ToolContext, ToolParams, ToolResult
 from valarmind_tui.tools.common import BuiltinTool, child_env, kill_group, spawn, wait_exit
 from valarmind_tui.tools.shell.jobs import JobSpec
 
@@ -37,7 +37,7 @@ BACKGROUND_ENV = {"PYTHONUNBUFFERED": "1"}
 """A background command's output is read while it runs: Python's not held in a buffer."""
 
 
-class BashParams(BaseModel):
+class BashParams(ToolParams):
     command: str = Field(description="The shell command to run (bash -c), in the project root.")
     timeout: float | None = Field(
         default=None, gt=0,

@@ -9,10 +9,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from valarmind_tui.core.errors import ToolError
-from valarmind_tui.tools.base import Risk, ToolContext, ToolResult
+from valarmind_tui.tools.base import Risk, ToolContext, ToolParams, ToolResult
 from valarmind_tui.tools.common import BuiltinTool
 from valarmind_tui.tools.shell.jobs import BackgroundJobs, Job
 
@@ -20,7 +20,7 @@ MAX_READ_BYTES = 30_000
 MAX_WAIT_S = 30.0
 
 
-class CommandOutputParams(BaseModel):
+class CommandOutputParams(ToolParams):
     handle: str = Field(description="The handle bash returned for a background command (job-1).")
     since: int = Field(
         default=0, ge=0,

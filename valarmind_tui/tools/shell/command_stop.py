@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from valarmind_tui.tools.base import Risk, ToolContext, ToolResult
+from valarmind_tui.tools.base import Risk, ToolContext, ToolParams, ToolResult
 from valarmind_tui.tools.common import BuiltinTool
 from valarmind_tui.tools.shell.command_output import output_result, session_jobs
 
 
-class CommandStopParams(BaseModel):
+class CommandStopParams(ToolParams):
     handle: str = Field(description="The handle of the background command to end (job-1).")
     since: int = Field(default=0, ge=0,
                        description="Offset from which to return its last output.")

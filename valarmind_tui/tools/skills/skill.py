@@ -3,20 +3,20 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from valarmind_tui.core.errors import ToolError
 from valarmind_tui.safety.content import read_regular_bytes
 from valarmind_tui.setup.front_matter import FrontMatterError
 from valarmind_tui.setup.places import inside
 from valarmind_tui.setup.skills import Skill
-from valarmind_tui.tools.base import Risk, ToolContext, ToolResult
+from valarmind_tui.tools.base import Risk, ToolContext, ToolParams, ToolResult
 from valarmind_tui.tools.common import BuiltinTool
 
 MAX_FILE_BYTES = 200_000
 
 
-class SkillParams(BaseModel):
+class SkillParams(ToolParams):
     name: str = Field(description="The skill's name, as listed.")
     file: str | None = Field(
         None, description="A file of the skill's folder to read instead of its instructions, "

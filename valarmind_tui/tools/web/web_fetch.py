@@ -10,11 +10,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from valarmind_tui.core.safe_files import atomic_write
 from valarmind_tui.core.user_dirs import user_data_dir
-from valarmind_tui.tools.base import Preview, Risk, Tool, ToolContext, ToolResult
+from valarmind_tui.tools.base import Preview, Risk, Tool, ToolContext, ToolParams, ToolResult
 
 CACHE_TTL_S = 15 * 60
 MAX_BYTES = 2_000_000
@@ -96,7 +96,7 @@ async def fetch_markdown(url: str) -> str:
     return text
 
 
-class FetchParams(BaseModel):
+class FetchParams(ToolParams):
     url: str = Field(description="The http(s) URL to fetch.")
     prompt: str | None = Field(None, description="What you are looking for in the page.")
 

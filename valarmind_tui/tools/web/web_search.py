@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 import time
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from valarmind_tui.tools.base import Preview, Risk, Tool, ToolContext, ToolResult
+from valarmind_tui.tools.base import Preview, Risk, Tool, ToolContext, ToolParams, ToolResult
 from valarmind_tui.tools.web.searcher import SearchOutcome, SearchUnavailable
 from valarmind_tui.tools.web.sources import query_kind
 
@@ -25,7 +25,7 @@ _INJECTION = re.compile(
 MAX_TEXT_CHARS = 12_000
 
 
-class SearchParams(BaseModel):
+class SearchParams(ToolParams):
     query: str = Field(description="What to search the web for (a few precise keywords).",
                        min_length=1, max_length=400)
 
