@@ -35,7 +35,9 @@ def _idle(lines: list[str]) -> bool:
     return _status(lines).lstrip().startswith("○") and "mode:" in _status(lines)
 
 
-def _turn(term: Terminal, server: PacedServer, n: int) -> dict[str, float]:
+def _turn(term: Terminal, server: PacedServer, n: int, read_s: float = 0.0
+          ) -> dict[str, float]:
+    time.sleep(read_s)
     prompt = f"explain app.py, part {n}"
     term.type(prompt)
     term.wait(lambda lines: any(prompt in line for line in lines), 10, "the typed prompt")
@@ -53,7 +55,7 @@ def _turn(term: Terminal, server: PacedServer, n: int) -> dict[str, float]:
             "enter_to_idle": (idle - enter) * 1000, "cpu": cpu_seconds(pid) - cpu}
 
 
-def launch(prompts: int = PROMPTS) -> list[dict[str, float]]:
+def launch(prompts: int = PROMPTS, read_s: float = 0.0) -> list[dict[str, float]]:
     """One fresh `valarmind` (fresh HOME, small git project); the figures of each prompt."""
     with tempfile.TemporaryDirectory(prefix="valarmind-turn-") as tmp:
         home = Path(tmp)
@@ -66,7 +68,7 @@ def launch(prompts: int = PROMPTS) -> list[dict[str, float]]:
             time.sleep(1.0)  # the warm-up (litellm's import in the model process) settles
             turns = []
             for n in range(1, prompts + 1):
-                turns.append(_turn(term, server, n))
+                turns.append(_turn(term, server, n, read_s))
             return turns
         finally:
             if term is not None:
@@ -97,7 +99,8 @@ def run() -> list[dict]:
 
 if __name__ == "__main__":
     if "--each" in sys.argv:
-        for i, figures in enumerate(launch(), 1):
+        read = float(sys.argv[sys.argv.index("--read") + 1]) if "--read" in sys.argv else 0.0
+        for i, figures in enumerate(launch(read_s=read), 1):
             print(i, {k: round(v, 1) for k, v in figures.items()})
     else:
         for row in run():
