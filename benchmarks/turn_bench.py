@@ -55,11 +55,12 @@ def _turn(term: Terminal, server: PacedServer, n: int, read_s: float = 0.0
             "enter_to_idle": (idle - enter) * 1000, "cpu": cpu_seconds(pid) - cpu}
 
 
-def launch(prompts: int = PROMPTS, read_s: float = 0.0) -> list[dict[str, float]]:
+def launch(prompts: int = PROMPTS, read_s: float = 0.0, tokens: int = TOKENS
+           ) -> list[dict[str, float]]:
     """One fresh `valarmind` (fresh HOME, small git project); the figures of each prompt."""
     with tempfile.TemporaryDirectory(prefix="valarmind-turn-") as tmp:
         home = Path(tmp)
-        server = PacedServer(RATE, TOKENS)
+        server = PacedServer(RATE, tokens)
         term: Terminal | None = None
         try:
             root = _project(home, server.port)
@@ -98,10 +99,16 @@ def run() -> list[dict]:
 
 
 if __name__ == "__main__":
+    def option(name: str, default: float) -> float:
+        return float(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else default
+
     if "--each" in sys.argv:
-        read = float(sys.argv[sys.argv.index("--read") + 1]) if "--read" in sys.argv else 0.0
-        for i, figures in enumerate(launch(read_s=read), 1):
+        each = launch(int(option("--prompts", PROMPTS)), option("--read", 0.0),
+                      int(option("--tokens", TOKENS)))
+        for i, figures in enumerate(each, 1):
             print(i, {k: round(v, 1) for k, v in figures.items()})
+        print("median of the later prompts",
+              {k: round(statistics.median(f[k] for f in each[1:]), 1) for k in each[0]})
     else:
         for row in run():
             print(f"{row['name']:<56} {row['value']:>9.1f} {row['unit']:<4} target {row['target']}")
