@@ -263,8 +263,12 @@ class ValarMindApp(App[int]):
 
     @on(PromptInput.Submitted)
     async def _on_submitted(self, message: PromptInput.Submitted) -> None:
-        if self.working and _is_prompt(message.text) and self.live.steer(message.text):
-            return  # queued for the agent's next step; the chat shows it (SteeringChanged)
+        if self.working and _is_prompt(message.text):
+            if self.live.steer(message.text):
+                return  # queued for the agent's next step; the chat shows it (SteeringChanged)
+            if self.turn_running and not self.live.busy:
+                self._send_after_turn(message.text)  # the run just ended; its turn ends here
+                return
         if refusal := self._refusal(message.text):
             message.prompt_input.load_text(message.text)
             self.notify(refusal, severity="warning")
