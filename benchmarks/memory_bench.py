@@ -8,7 +8,9 @@ the whole process tree from /proc/PID/smaps_rollup:
 Each process's own figure is printed beside the sum (the UI process, the model process), and,
 after the 30 prompts, Enter -> answer drawn for the last five (a later prompt of a long session)
 and keystroke echo in the idle prompt (issue #36: 6.7 ms; Aider 3.4 ms): a 'z' typed every
-50-150 ms, timed until the screen shows it.
+50-150 ms, timed until the screen shows it. Measured 4.7-10 ms p50 at load 2-9 on the 2 shared
+cores, of which ~2.5 ms is the harness itself (a raw Python echo loop in the same tmux) and
+~2.8 ms Textual's path inside the app (docs/turn-speed.md).
 
 Run alone: `.ci/with-env python benchmarks/memory_bench.py [--idle]`
 (or `benchmarks/run.py memory_bench`, which measures idle only).

@@ -12,7 +12,9 @@ and the CPU seconds the process tree (UI and model process) spent per turn.
 moment its last words show (the run is still finishing: the checkpoint, a Stop hook). Such an
 Enter was taken as a message for the finishing run, dropped, and given back to the prompt: if
 nothing is drawn within RETRY_S the person presses Enter again. Reports how many prompts needed
-that second Enter and Enter -> answer drawn from the first Enter.
+that second Enter and Enter -> answer drawn from the first Enter: before such a message became
+the next prompt, 0-2 of 10 later prompts (each drawn 530-590 ms after the first Enter); after,
+none (docs/turn-speed.md).
 
 Options: `--each` prints every prompt's figures; `--prompts N`, `--tokens N` (answer length),
 `--read S` (seconds between an answer and the next prompt, the time a person reads).
