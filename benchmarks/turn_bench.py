@@ -8,6 +8,17 @@ Per later prompt (the 2nd to the 5th of one launch, each typed once the last one
   "short turn": 461 ms before this was measured, Claude Code 147 ms on the same machine).
 and the CPU seconds the process tree (UI and model process) spent per turn.
 
+`--eager`: a person who types the next prompt while the answer streams and presses Enter the
+moment its last words show (the run is still finishing: the checkpoint, a Stop hook). Such an
+Enter was taken as a message for the finishing run, dropped, and given back to the prompt: if
+nothing is drawn within RETRY_S the person presses Enter again. Reports how many prompts needed
+that second Enter and Enter -> answer drawn from the first Enter: before such a message became
+the next prompt, 0-2 of 10 later prompts (each drawn 530-590 ms after the first Enter); after,
+none (docs/turn-speed.md).
+
+Options: `--each` prints every prompt's figures; `--prompts N`, `--tokens N` (answer length),
+`--read S` (seconds between an answer and the next prompt, the time a person reads).
+
 Run alone: `.ci/with-env python benchmarks/turn_bench.py` (or `benchmarks/run.py turn_bench`).
 """
 
@@ -29,13 +40,16 @@ from benchmarks.e2e_terminal import Terminal, cpu_seconds  # noqa: E402
 TOKENS = 20
 RATE = 1000
 PROMPTS = 5
+RETRY_S = 0.4
 
 
 def _idle(lines: list[str]) -> bool:
     return _status(lines).lstrip().startswith("○") and "mode:" in _status(lines)
 
 
-def _turn(term: Terminal, server: PacedServer, n: int) -> dict[str, float]:
+def _turn(term: Terminal, server: PacedServer, n: int, read_s: float = 0.0
+          ) -> dict[str, float]:
+    time.sleep(read_s)
     prompt = f"explain app.py, part {n}"
     term.type(prompt)
     term.wait(lambda lines: any(prompt in line for line in lines), 10, "the typed prompt")
@@ -53,11 +67,12 @@ def _turn(term: Terminal, server: PacedServer, n: int) -> dict[str, float]:
             "enter_to_idle": (idle - enter) * 1000, "cpu": cpu_seconds(pid) - cpu}
 
 
-def launch(prompts: int = PROMPTS) -> list[dict[str, float]]:
+def launch(prompts: int = PROMPTS, read_s: float = 0.0, tokens: int = TOKENS
+           ) -> list[dict[str, float]]:
     """One fresh `valarmind` (fresh HOME, small git project); the figures of each prompt."""
     with tempfile.TemporaryDirectory(prefix="valarmind-turn-") as tmp:
         home = Path(tmp)
-        server = PacedServer(RATE, TOKENS)
+        server = PacedServer(RATE, tokens)
         term: Terminal | None = None
         try:
             root = _project(home, server.port)
@@ -66,8 +81,50 @@ def launch(prompts: int = PROMPTS) -> list[dict[str, float]]:
             time.sleep(1.0)  # the warm-up (litellm's import in the model process) settles
             turns = []
             for n in range(1, prompts + 1):
-                turns.append(_turn(term, server, n))
+                turns.append(_turn(term, server, n, read_s))
             return turns
+        finally:
+            if term is not None:
+                term.key("C-c")
+                term.key("C-c")
+                time.sleep(0.3)
+                term.close()
+            server.stop()
+
+
+def eager(prompts: int = 11) -> tuple[int, list[float]]:
+    """`--eager`: (later prompts that needed a second Enter, Enter -> answer drawn in ms of
+    each later prompt)."""
+    with tempfile.TemporaryDirectory(prefix="valarmind-turn-") as tmp:
+        home = Path(tmp)
+        server = PacedServer(RATE, TOKENS)
+        term: Terminal | None = None
+        try:
+            root = _project(home, server.port)
+            term = Terminal(_command(), root, _env(home))
+            term.wait(lambda lines: "mode:" in _status(lines), 60, "the session")
+            time.sleep(1.0)
+            term.type("explain app.py, part 1")
+            retried, drawn_ms = 0, []
+            for n in range(1, prompts + 1):
+                marker = f"{END_MARKER}-{n}"
+                enter = time.time()
+                term.key("Enter")
+                term.type(f"explain app.py, part {n + 1}")  # typed while the answer streams
+                try:
+                    drawn = term.wait(lambda lines, m=marker: any(m in x for x in lines),
+                                      RETRY_S if n > 1 else 30, "the answer")
+                except TimeoutError:
+                    retried += 1
+                    term.key("C-u")  # what came back to the prompt, before the typed text
+                    term.type(f"explain app.py, part {n}")
+                    term.key("Enter")
+                    term.type(f"explain app.py, part {n + 1}")
+                    drawn = term.wait(lambda lines, m=marker: any(m in x for x in lines), 30,
+                                      "the answer after a second Enter")
+                if n > 1:
+                    drawn_ms.append((drawn - enter) * 1000)
+            return retried, drawn_ms
         finally:
             if term is not None:
                 term.key("C-c")
@@ -96,9 +153,23 @@ def run() -> list[dict]:
 
 
 if __name__ == "__main__":
-    if "--each" in sys.argv:
-        for i, figures in enumerate(launch(), 1):
+    def option(name: str, default: float) -> float:
+        return float(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else default
+
+    if "--eager" in sys.argv:
+        count = int(option("--prompts", 11))
+        retried, drawn_ms = eager(count)
+        print(f"eager: {retried} of {count - 1} later prompts needed a second Enter; "
+              "Enter -> answer "
+              f"drawn, median of the later ones: {statistics.median(drawn_ms):.1f} ms, "
+              f"max {max(drawn_ms):.1f} ms")
+    elif "--each" in sys.argv:
+        each = launch(int(option("--prompts", PROMPTS)), option("--read", 0.0),
+                      int(option("--tokens", TOKENS)))
+        for i, figures in enumerate(each, 1):
             print(i, {k: round(v, 1) for k, v in figures.items()})
+        print("median of the later prompts",
+              {k: round(statistics.median(f[k] for f in each[1:]), 1) for k in each[0]})
     else:
         for row in run():
             print(f"{row['name']:<56} {row['value']:>9.1f} {row['unit']:<4} target {row['target']}")

@@ -35,9 +35,24 @@ def bundled_cache_dir() -> str | None:
     return folder if os.path.isdir(folder) else None
 
 
+_ASKED: set[str] = set()
+
+
 @cache
 def encoding(name: str = "cl100k_base") -> Any | None:
     """tiktoken's encoding `name` from the bundled files, or None when it is not on disk."""
+    try:
+        return _load(name)
+    finally:
+        _ASKED.add(name)
+
+
+def encoding_ready(name: str = "cl100k_base") -> bool:
+    """Whether `encoding(name)` answers at once (loaded, or found missing, before)."""
+    return name in _ASKED
+
+
+def _load(name: str) -> Any | None:
     folder = bundled_cache_dir()
     if folder is None or importlib.util.find_spec("tiktoken") is None:
         return None

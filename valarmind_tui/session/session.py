@@ -41,6 +41,7 @@ from valarmind_tui.context.transcript import SHOWN_MESSAGES, Transcript
 from valarmind_tui.core.bus import EventBus
 from valarmind_tui.core.errors import HookStopped, ValarMindError
 from valarmind_tui.core.events import Notice, PromptFinished, RunStatus
+from valarmind_tui.core.tokenizer import encoding_ready
 from valarmind_tui.hooks import HookRunner
 from valarmind_tui.lsp.manager import LspManager
 from valarmind_tui.mcp_client.catalog import schemas_by_source, servers_section
@@ -275,7 +276,7 @@ class Session:
         # loading it, and waiting for it here froze the screen (0.2-0.5 s). Only a history is
         # measured (compaction): a first prompt, a one-shot's, never loads it (~0.1 s of CPU).
         # The window is asked of the model process once per model (a round trip per prompt).
-        if self.history:
+        if self.history and not encoding_ready():  # a thread's round trip let a frame in
             await asyncio.to_thread(count_tokens, "")
         window = known_context_window(self.model)
         if window is None:

@@ -7,9 +7,11 @@ model sees), subclasses Tool, and keeps its long description in a sibling `<name
 from __future__ import annotations
 
 import asyncio
+import json
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
@@ -63,6 +65,26 @@ P = TypeVar("P", bound=BaseModel)
 """A tool's Params model."""
 
 
+@cache
+def _params_schema(params: type[BaseModel]) -> str:
+    """A Params model's JSON schema, made once per model. The orchestrator's own tools are new
+    objects each prompt, and pydantic made their schemas again before every request (~5 ms
+    between Enter and the request); a fresh copy is handed out, as callers may edit theirs."""
+    schema = params.model_json_schema()
+    schema.pop("title", None)
+    return json.dumps(schema)
+
+
+@cache
+def _sibling_text(module: str) -> str:
+    """The `<module>.md` beside a tool's module, stripped ("" when there is none)."""
+    package, _, stem = module.rpartition(".")
+    try:
+        return resources.files(package).joinpath(f"{stem}.md").read_text(encoding="utf-8").strip()
+    except (FileNotFoundError, ModuleNotFoundError, OSError):
+        return ""
+
+
 class Tool(Generic[P]):
     """Base class of every tool: `class ReadFile(Tool[Params])` sets `Params = Params` and the
     other ClassVars, and implements `run(params: Params, ...)`. What handles tools of any Params
@@ -86,13 +108,7 @@ class Tool(Generic[P]):
     (`mcp_tool_schema` follows the `mcp__` tools)."""
 
     def full_description(self) -> str:
-        module = type(self).__module__
-        package, _, stem = module.rpartition(".")
-        try:
-            text = resources.files(package).joinpath(f"{stem}.md").read_text(encoding="utf-8")
-            return text.strip()
-        except (FileNotFoundError, ModuleNotFoundError, OSError):
-            return self.description
+        return _sibling_text(type(self).__module__) or self.description
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI function-tool schema (built once per tool: it is sent every turn)."""
@@ -103,9 +119,7 @@ class Tool(Generic[P]):
 
     def parameters(self) -> dict[str, Any]:
         """The JSON schema of the arguments (MCP tools use their server's)."""
-        params = self.Params.model_json_schema()
-        params.pop("title", None)
-        return params
+        return json.loads(_params_schema(self.Params))
 
     def _build_schema(self) -> dict[str, Any]:
         params = self.parameters()

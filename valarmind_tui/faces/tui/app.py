@@ -116,6 +116,8 @@ class ValarMindApp(App[int]):
         self.prompt_history = PromptHistory(history_file or default_history_file())
         self.theming = AppTheming(self, theme_dirs, remember_theme)
         self.event_router = EventRouter(self, lambda: self.live, lambda: self.turn_running)
+        self.event_router.send_next = self._send_after_turn
+        self._after_turn: list[str] = []
         self._sidebar_forced: bool | None = None
         self._last_ctrl_c = 0.0
         self.turn_running = False
@@ -261,8 +263,12 @@ class ValarMindApp(App[int]):
 
     @on(PromptInput.Submitted)
     async def _on_submitted(self, message: PromptInput.Submitted) -> None:
-        if self.working and _is_prompt(message.text) and self.live.steer(message.text):
-            return  # queued for the agent's next step; the chat shows it (SteeringChanged)
+        if self.working and _is_prompt(message.text):
+            if self.live.steer(message.text):
+                return  # queued for the agent's next step; the chat shows it (SteeringChanged)
+            if self.turn_running and not self.live.busy:
+                self._send_after_turn(message.text)  # the run just ended; its turn ends here
+                return
         if refusal := self._refusal(message.text):
             message.prompt_input.load_text(message.text)
             self.notify(refusal, severity="warning")
@@ -353,6 +359,27 @@ class ValarMindApp(App[int]):
         finally:
             self.turn_running = False
             self.query_one(StatusBar).busy = False
+            if self._after_turn:
+                self.call_later(self._send_left_over)
+
+    def _send_after_turn(self, text: str) -> None:
+        """`text` was typed to a run that finished without reading it: the next prompt, once
+        the turn is over (several such messages make one prompt)."""
+        self._after_turn.append(text)
+        if not self.turn_running:
+            self.call_later(self._send_left_over)
+
+    async def _send_left_over(self) -> None:
+        texts, self._after_turn = self._after_turn, []
+        if not texts:
+            return
+        text = "\n\n".join(texts)
+        if self.working:  # something else started meanwhile: the person sends it again
+            prompt = self.query_one(PromptInput)
+            if not prompt.text.strip():
+                prompt.load_text(text)
+            return
+        await self._send_prompt(text)
 
     @work(group="command", exit_on_error=False)
     async def run_command(self, line: str, slash: SlashLine) -> None:

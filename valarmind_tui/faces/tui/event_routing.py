@@ -75,6 +75,9 @@ class EventRouter:
         """The main agent's last request and answer, in tokens (the person's status line)."""
         self.on_state_changed: Callable[[], None] = lambda: None
         """Told when what the person's status line reads may have changed."""
+        self.send_next: Callable[[str], None] | None = None
+        """Sends a message the run finished without reading as the next prompt (the app)."""
+        self._last_status: RunStatus | None = None
 
     async def route(self, event: Event) -> None:
         app = self._app
@@ -115,9 +118,7 @@ class EventRouter:
                 status.model, status.fell_back = event.model, True
                 self.on_state_changed()
             case SteeringChanged(state="dropped"):
-                prompt = app.query_one(PromptInput)
-                if not prompt.text.strip():
-                    prompt.load_text(event.text)
+                await self._undelivered(event, chat)
             case ApprovalResolved():
                 screen = self._approvals.pop(event.request_id, None)
                 if screen is not None and screen.is_current:
@@ -162,8 +163,23 @@ class EventRouter:
         if not (self._turn_running() or self._session().busy):
             garbage.settle_idle()
 
+    async def _undelivered(self, event: SteeringChanged, chat: ChatView) -> None:
+        """A message the run ended without reading. Typed as the answer appeared (between its
+        last words and the end of the run), it was dropped and given back, and a second Enter
+        was needed: after a run that finished well it is the next prompt, shown as one;
+        after a cancelled or failed run it is given back to the prompt."""
+        if self._last_status == RunStatus.DONE and self.send_next is not None:
+            for shown in chat.query(f"#{event.message_id}"):
+                await shown.remove()
+            self.send_next(event.text)
+            return
+        prompt = self._app.query_one(PromptInput)
+        if not prompt.text.strip():
+            prompt.load_text(event.text)
+
     async def _prompt_finished(self, event: PromptFinished) -> None:
         app = self._app
+        self._last_status = event.status  # the run's messages it never read come next
         app.set_timer(0.5, self._settle_if_idle)  # while the person reads the answer
         app.query_one(StatusBar).busy = self._turn_running()
         if self.notifier is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -78,7 +79,13 @@ def load_themes(*dirs: Path) -> LoadedThemes:
 
 
 def default_variables() -> dict[str, str]:
-    """Fallbacks for our custom variables, taken from the shipped dark theme's file."""
+    """Fallbacks for our custom variables, taken from the shipped dark theme's file (read once:
+    Textual asks for them each time it computes the CSS variables)."""
+    return dict(_shipped_variables())
+
+
+@cache
+def _shipped_variables() -> dict[str, str]:
     try:
         return dict(load_theme_file(shipped_themes_dir() / "valarmind-dark.yaml").variables)
     except ValueError:

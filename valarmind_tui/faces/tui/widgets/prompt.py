@@ -139,8 +139,12 @@ class PromptInput(TextArea):
         if self.completions is not None:
             self.completions.display = False
 
-    def _on_text_area_changed(self, _event: TextArea.Changed) -> None:
+    def _on_text_area_changed(self, event: TextArea.Changed) -> None:
+        event.stop()  # read here only: not passed up the bar, the screen and the app per key
         self.refresh_completions()
+
+    def _on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
+        event.stop()  # the same: each keystroke's echo waited for both to go up three levels
 
     # -- keys ---------------------------------------------------------------------------------
     async def _on_key(self, event: events.Key) -> None:

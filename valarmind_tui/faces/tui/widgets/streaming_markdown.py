@@ -10,12 +10,15 @@ thread when there are many, showing the old lines meanwhile.
 from __future__ import annotations
 
 from time import monotonic
+from weakref import WeakKeyDictionary
 
 from rich.segment import Segment
 from rich.style import Style
+from textual.app import App
 from textual.geometry import Region, Size
 from textual.selection import Selection
 from textual.strip import Strip
+from textual.theme import Theme
 from textual.widget import Widget
 
 from valarmind_tui.core.visible_text import visible
@@ -54,6 +57,7 @@ SYNC_REWRAP_CHARS = 20_000
 spot (a new width or theme); more go to a thread (a 2,000-line code block took 1.1 s)."""
 
 _GAP: Line = ()
+_RENDERERS: WeakKeyDictionary[App[object], tuple[Theme, MarkdownRenderer]] = WeakKeyDictionary()
 DRAWN_CACHE_LINES = 400
 """Drawn Strips kept for redraws (about ten screens)."""
 
@@ -306,8 +310,7 @@ class StreamingMarkdown(KeepsStyledLinesWhenTaller, OneLayoutPass, Widget):
 
     def _get_renderer(self) -> MarkdownRenderer:
         if self._renderer is None:
-            app = self.app
-            self._renderer = MarkdownRenderer(app.get_css_variables(), app.current_theme.dark)
+            self._renderer = renderer_for(self.app)
         return self._renderer
 
     def on_mount(self) -> None:
@@ -367,6 +370,19 @@ class StreamingMarkdown(KeepsStyledLinesWhenTaller, OneLayoutPass, Widget):
     def selection_updated(self, selection: Selection | None) -> None:
         self._drawn.clear()
         self.refresh()
+
+
+def renderer_for(app: App[object]) -> MarkdownRenderer:
+    """One renderer per app and theme, shared by its messages. Each message made its own: the
+    app's CSS variables computed again (the shipped theme's file read and parsed), 3-5 ms in
+    the frame that shows a new answer's first words."""
+    theme = app.current_theme
+    cached = _RENDERERS.get(app)
+    if cached is not None and cached[0] is theme:
+        return cached[1]
+    renderer = MarkdownRenderer(app.get_css_variables(), theme.dark)
+    _RENDERERS[app] = (theme, renderer)
+    return renderer
 
 
 def _fit(strip: Strip, width: int) -> Strip:
