@@ -60,12 +60,16 @@ def pss_kb(pid: int) -> int:
 
 
 def _name(pid: int) -> str:
+    """The role of a process of the tree: a forked model process is named by its comm (its
+    command line is the UI's), one started afresh by its command line."""
     try:
         argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        comm = Path(f"/proc/{pid}/comm").read_text().strip()
     except FileNotFoundError:
         return "?"
-    return "model process" if b"valarmind_tui.providers.process.worker" in argv else (
-        "UI" if any(b"valarmind" in a for a in argv) else argv[0].decode(errors="replace"))
+    if comm == "valarmind-model" or b"valarmind_tui.providers.process.worker" in argv:
+        return "model process"
+    return "UI" if any(b"valarmind" in a for a in argv) else argv[0].decode(errors="replace")
 
 
 def measure(pid: int) -> dict[str, float]:

@@ -110,7 +110,7 @@ def drop_import_leftovers() -> None:
     again into `claude_json_str` (which its tokenizer reads when asked to count), and keeps both:
     13 MB of Python objects nothing reads again. Then the freed pages go back to the system."""
     utils = sys.modules.get("litellm.utils")
-    if hasattr(utils, "json_data") and hasattr(utils, "claude_json_str"):
+    if utils is not None and hasattr(utils, "json_data") and hasattr(utils, "claude_json_str"):
         del utils.json_data
     release_free_memory()
 
