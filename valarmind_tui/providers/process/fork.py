@@ -36,9 +36,10 @@ PROCESS_NAME = b"valarmind-model"
 
 
 def can_fork() -> bool:
-    """True where a fork is safe now: POSIX, this process runs one thread and no event loop
-    (the child would inherit it as running, and could not run its own)."""
-    if not hasattr(os, "fork") or threading.active_count() != 1:
+    """True where a fork is safe now: Linux (macOS's system libraries are not fork-safe
+    without an exec), this process runs one thread and no event loop (the child would inherit
+    it as running, and could not run its own)."""
+    if not sys.platform.startswith("linux") or threading.active_count() != 1:
         return False
     asyncio = sys.modules.get("asyncio")
     return asyncio is None or asyncio._get_running_loop() is None
