@@ -5,8 +5,13 @@ PSS (proportional set size: shared pages divided among the processes sharing the
 the whole process tree from /proc/PID/smaps_rollup:
 - idle: once the session is ready and the model process has imported LiteLLM;
 - after 30 prompts, each answered with ~2,000 tokens (issue #36: 356 MB; Aider 281 MB).
-Each process's own figure is printed beside the sum (the UI process, the model process), and,
-after the 30 prompts, Enter -> answer drawn for the last five (a later prompt of a long session).
+Each process's own figure is printed beside the sum (the UI process, the model process: named by
+its command line, or by its comm `valarmind-model` when it is the UI forked), and, after the 30
+prompts, Enter -> answer drawn for the last five (a later prompt of a long session).
+
+Session 41, one sitting alternating main and the branch, load 2-3 (docs/memory.md): idle 277.7
+/ 271.0 -> 225.0 / 212.4 MB (UI 94.7 -> 55.5, model 183.0 -> 169.4); after 30 prompts 317.4 ->
+286.6 MB (UI 122.9 -> 108.2, model 194.5 -> 178.4; 280.1-286.8 in three runs).
 
 Run alone: `.ci/with-env python benchmarks/memory_bench.py [--idle]`
 (or `benchmarks/run.py memory_bench`, which measures idle only).
