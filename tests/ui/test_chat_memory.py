@@ -58,6 +58,12 @@ async def test_answers_off_screen_forget_their_drawn_lines_and_show_whole_when_s
         assert _kept(answers[0]) > 0  # drawn again
         assert answers[0].plain_text.count("of answer 0") == 12  # nothing of it was lost
 
+        chat.scroll_end(animate=False)  # back to the end; the next prompt's answer
+        await pilot.pause()
+        await chat.handle_event(TextDelta(text=_answer(6)))
+        await chat.finish_answer(RunStatus.DONE)
+        await _settle(pilot, lambda: _kept(answers[0]) == 0)  # forgotten again
+
 
 def _screen(app: App[None]) -> str:
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())

@@ -95,6 +95,8 @@ class ChatView(OneLayoutPass, VerticalScroll):
         self.tool_blocks: dict[tuple[str, str], ToolCallBlock] = {}
         """By (agent id, call id): ids are only unique within one agent's conversation."""
         self._folded_width = 0
+        self._drawn_from = 0
+        """Items before this one have forgotten what they drew (forget_drawn_off_screen)."""
 
     def compose(self) -> ComposeResult:
         yield _Folded()
@@ -144,6 +146,8 @@ class ChatView(OneLayoutPass, VerticalScroll):
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
         self.set_class(not self._anchor_released, "-following")
+        if new_value < old_value:
+            self._drawn_from = 0  # what comes into view is drawn again
         if new_value < old_value and self.folded:
             spacer = self.query_one(_Folded)
             if new_value < spacer.outer_size.height + self.size.height:
@@ -270,8 +274,11 @@ class ChatView(OneLayoutPass, VerticalScroll):
         Strips were alive, 2,500 now; they are drawn again when the person scrolls back."""
         height = self.size.height
         near = Region(0, round(self.scroll_y) - height, max(1, self.size.width), 3 * height)
-        for item in self.items:
+        items = self.items
+        first_near = len(items)
+        for index, item in enumerate(items[self._drawn_from:], self._drawn_from):
             if item.display and item.virtual_region.overlaps(near):
+                first_near = min(first_near, index)
                 continue
             for widget in item.walk_children(with_self=True):
                 forget = getattr(widget, "forget_drawn", None)  # StreamingMarkdown's own Strips
@@ -279,9 +286,11 @@ class ChatView(OneLayoutPass, VerticalScroll):
                     forget()
                 else:
                     widget.refresh()
+        self._drawn_from = first_near  # those above were forgotten, until a scroll up
 
     async def clear(self) -> None:
         await self._close_current(RunStatus.DONE)
         self.tool_blocks.clear()
         await self.remove_children()
+        self._drawn_from = 0
         await self.mount(_Folded())
