@@ -11,7 +11,7 @@ prompts, Enter -> answer drawn for the last five (a later prompt of a long sessi
 
 Session 41, one sitting alternating main and the branch, load 2-3 (docs/memory.md): idle 277.7
 / 271.0 -> 225.0 / 212.4 MB (UI 94.7 -> 55.5, model 183.0 -> 169.4); after 30 prompts 317.4 ->
-286.6 MB (UI 122.9 -> 108.2, model 194.5 -> 178.4; 280.1-286.8 in three runs).
+286.6 MB (UI 122.9 -> 108.2, model 194.5 -> 178.4; 275.6-286.8 in four runs).
 
 Run alone: `.ci/with-env python benchmarks/memory_bench.py [--idle]`
 (or `benchmarks/run.py memory_bench`, which measures idle only).
