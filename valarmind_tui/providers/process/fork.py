@@ -29,6 +29,7 @@ import sys
 import threading
 import time
 import traceback
+from pathlib import Path
 from typing import IO, NoReturn
 
 PROCESS_NAME = b"valarmind-model"
@@ -106,6 +107,9 @@ def _become_worker(requests_r: int, events_w: int, said_w: int) -> NoReturn:
         os.environ["VALARMIND_MODEL_FD"] = str(events_w)
         if not sys.flags.safe_path and sys.path:
             del sys.path[0]  # what `python -P` leaves out: the script's folder, or the cwd
+        package_parent = str(Path(__file__).resolve().parents[3])  # ValarMind's own modules,
+        if package_parent not in sys.path:  # imported later, found as a fresh child finds them
+            sys.path.append(package_parent)
         for number in (signal.SIGTERM, signal.SIGHUP, signal.SIGWINCH, signal.SIGTSTP,
                        signal.SIGCONT, signal.SIGPIPE):
             signal.signal(number, signal.SIG_DFL)
