@@ -5,12 +5,17 @@ PSS (proportional set size: shared pages divided among the processes sharing the
 the whole process tree from /proc/PID/smaps_rollup:
 - idle: once the session is ready and the model process has imported LiteLLM;
 - after 30 prompts, each answered with ~2,000 tokens (issue #36: 356 MB; Aider 281 MB).
-Each process's own figure is printed beside the sum (the UI process, the model process), and,
-after the 30 prompts, Enter -> answer drawn for the last five (a later prompt of a long session)
-and keystroke echo in the idle prompt (issue #36: 6.7 ms; Aider 3.4 ms): a 'z' typed every
+Each process's own figure is printed beside the sum (the UI process, the model process: named by
+its command line, or by its comm `valarmind-model` when it is the UI forked), and, after the 30
+prompts, Enter -> answer drawn for the last five (a later prompt of a long session) and
+keystroke echo in the idle prompt (issue #36: 6.7 ms; Aider 3.4 ms): a 'z' typed every
 50-150 ms, timed until the screen shows it. Measured 4.7-10 ms p50 at load 2-9 on the 2 shared
 cores, of which ~2.5 ms is the harness itself (a raw Python echo loop in the same tmux) and
 ~2.8 ms Textual's path inside the app (docs/turn-speed.md).
+
+Session 41, one sitting alternating main and the branch, load 2-3 (docs/memory.md): idle 277.7
+/ 271.0 -> 225.0 / 212.4 MB (UI 94.7 -> 55.5, model 183.0 -> 169.4); after 30 prompts 317.4 ->
+286.6 MB (UI 122.9 -> 108.2, model 194.5 -> 178.4; 275.6-286.8 in four runs).
 
 Run alone: `.ci/with-env python benchmarks/memory_bench.py [--idle]`
 (or `benchmarks/run.py memory_bench`, which measures idle only).
@@ -75,12 +80,16 @@ def pss_kb(pid: int) -> int:
 
 
 def _name(pid: int) -> str:
+    """The role of a process of the tree: a forked model process is named by its comm (its
+    command line is the UI's), one started afresh by its command line."""
     try:
         argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        comm = Path(f"/proc/{pid}/comm").read_text().strip()
     except FileNotFoundError:
         return "?"
-    return "model process" if b"valarmind_tui.providers.process.worker" in argv else (
-        "UI" if any(b"valarmind" in a for a in argv) else argv[0].decode(errors="replace"))
+    if comm == "valarmind-model" or b"valarmind_tui.providers.process.worker" in argv:
+        return "model process"
+    return "UI" if any(b"valarmind" in a for a in argv) else argv[0].decode(errors="replace")
 
 
 def measure(pid: int) -> dict[str, float]:

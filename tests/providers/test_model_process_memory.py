@@ -48,3 +48,40 @@ def test_the_model_process_prices_reported_usage_without_loading_a_tokenizer(
     assert got["tokens"] == [1200, 30]
     assert got["cost"] is not None and got["cost"] == got["expected"] > 0
     assert got["encodings"] == []
+
+
+_LEFTOVERS = r"""
+import json
+from valarmind_tui.providers.litellm_call import load_litellm
+
+litellm = load_litellm()
+import litellm.utils as utils
+from litellm.utils import claude_json_str
+print(json.dumps({"json_data": hasattr(utils, "json_data"),
+                  "tokenizer_source": json.loads(claude_json_str).get("model", {}).get("type")}))
+"""
+
+
+def test_litellm_s_import_leaves_no_decoded_tokenizer_file_but_its_tokenizer_source() -> None:
+    done = subprocess.run([sys.executable, "-P", "-c", _LEFTOVERS], cwd=ROOT,
+                          capture_output=True, text=True, timeout=180, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    assert got == {"json_data": False, "tokenizer_source": "BPE"}
+
+
+def test_nothing_in_litellm_reads_the_dropped_json_data() -> None:
+    """The drop is safe only while LiteLLM reads `utils.json_data` nowhere but where it builds
+    `claude_json_str`: an upgrade that starts reading it fails here, not in a person's session."""
+    import importlib.util
+    import re
+
+    spec = importlib.util.find_spec("litellm")
+    assert spec is not None and spec.submodule_search_locations
+    package = Path(next(iter(spec.submodule_search_locations)))
+    reads = re.compile(r"utils\.json_data|import[^\n]*\bjson_data\b")
+    readers = [str(path.relative_to(package)) for path in package.rglob("*.py")
+               if reads.search(path.read_text(encoding="utf-8", errors="replace"))]
+    assert readers == []
+    uses = re.findall(r"\bjson_data\b", (package / "utils.py").read_text(encoding="utf-8"))
+    assert len(uses) == 3  # two `json_data = json.load(f)` and `json.dumps(json_data)`

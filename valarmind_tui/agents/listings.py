@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from valarmind_tui.agents.registry import AgentRegistry
 from valarmind_tui.agents.spec import AgentSpec
-from valarmind_tui.context.tokens import count_tokens
+from valarmind_tui.context.tokens import count_tokens, most_tokens
 from valarmind_tui.setup.skills import Skill
 
 SKILL_SHARE = 0.02
@@ -46,7 +46,7 @@ def skills_section(skills: list[Skill], window_tokens: int) -> str:
     budget = int(window_tokens * SKILL_SHARE)
     full = [_line(s, s.description) for s in skills]
     text = "\n".join([_HEAD, *full])
-    if count_tokens(text) <= budget:
+    if most_tokens(text) <= budget or count_tokens(text) <= budget:
         return text
     lines = [_line(s, _first_sentence(s.description)) for s in skills]
     kept: list[str] = [_HEAD]

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from typing import Any
 
-from valarmind_tui.core.tokenizer import count_tokens, estimate_tokens
+from valarmind_tui.core.tokenizer import count_tokens, estimate_tokens, most_tokens
 
-__all__ = ["count_json_tokens", "count_message_tokens", "count_tokens", "estimate_tokens"]
+__all__ = ["count_json_tokens", "count_message_tokens", "count_tokens", "estimate_tokens",
+           "most_message_tokens", "most_tokens"]
 
 
 IMAGE_TOKENS = 1_600
@@ -59,22 +61,32 @@ _memo = _CountMemo()
 
 def count_message_tokens(messages: list[dict[str, Any]]) -> int:
     """Tokens of chat messages: content, tool calls and a small per-message overhead."""
+    return _message_tokens(messages, _memo.count, count_tokens)
+
+
+def most_message_tokens(messages: list[dict[str, Any]]) -> int:
+    """At least `count_message_tokens(messages)`, without loading a tokenizer (`most_tokens`)."""
+    return _message_tokens(messages, most_tokens, most_tokens)
+
+
+def _message_tokens(messages: list[dict[str, Any]], count_text: Callable[[str], int],
+                    count: Callable[[str], int]) -> int:
     total = 0
     for message in messages:
         total += 4
         content = message.get("content")
         if isinstance(content, str):
-            total += _memo.count(content)
+            total += count_text(content)
         elif isinstance(content, list):
             for part in content:
                 if isinstance(part, dict) and isinstance(part.get("text"), str):
-                    total += _memo.count(part["text"])
+                    total += count_text(part["text"])
                 elif isinstance(part, dict) and part.get("type") == "image_url":
                     total += IMAGE_TOKENS
         for call in message.get("tool_calls") or ():
             function = call.get("function", {})
-            total += count_tokens(str(function.get("name", "")))
-            total += count_tokens(str(function.get("arguments", "")))
+            total += count(str(function.get("name", "")))
+            total += count(str(function.get("arguments", "")))
     return total
 
 

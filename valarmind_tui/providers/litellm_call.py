@@ -8,12 +8,14 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
+import sys
 from collections.abc import AsyncGenerator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+from valarmind_tui.core.heap import release_free_memory
 from valarmind_tui.providers.base import ReasoningPiece, StreamFinished, TextPiece, Usage
 from valarmind_tui.providers.failures import Failure, classify
 from valarmind_tui.providers.normalize import TurnAccumulator, usage_details, usage_from
@@ -82,7 +84,8 @@ def load_litellm() -> ModuleType:
     project (a `.env` could add OPENAI_API_BASE or HTTPS_PROXY and take the user's key
     elsewhere). The first import runs without garbage collection (each full collection walked
     the half-built heap again: 2.7 s became 2.1 s), then freezes what it imported out of the
-    collector's sight."""
+    collector's sight, and what the import decoded and never reads again is dropped
+    (`drop_import_leftovers`)."""
     global _loaded
     if _loaded is not None:
         return _loaded
@@ -96,8 +99,20 @@ def load_litellm() -> ModuleType:
     litellm.suppress_debug_info = True
     litellm.telemetry = False
     litellm.num_retries = 0
+    drop_import_leftovers()
     _loaded = litellm
     return litellm
+
+
+def drop_import_leftovers() -> None:
+    """Free what LiteLLM's import decoded only to build something else. `litellm.utils` parses
+    its packaged Anthropic tokenizer (a 1.7 MB JSON file) into `json_data`, only to serialize it
+    again into `claude_json_str` (which its tokenizer reads when asked to count), and keeps both:
+    13 MB of Python objects nothing reads again. Then the freed pages go back to the system."""
+    utils = sys.modules.get("litellm.utils")
+    if utils is not None and hasattr(utils, "json_data") and hasattr(utils, "claude_json_str"):
+        del utils.json_data
+    release_free_memory()
 
 
 _loaded: ModuleType | None = None

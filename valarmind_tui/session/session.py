@@ -32,7 +32,7 @@ from valarmind_tui.commands.router import run_line
 from valarmind_tui.context.attachments import read_attachment, split_attachments
 from valarmind_tui.context.breakdown import ContextBreakdown, context_breakdown
 from valarmind_tui.context.compaction import compact as compact_history
-from valarmind_tui.context.compaction import should_compact
+from valarmind_tui.context.compaction import should_compact, surely_fits
 from valarmind_tui.context.project_context import ContextLoader
 from valarmind_tui.context.prompt_builder import build_agent_prompt
 from valarmind_tui.context.styles import OutputStyle, style_section
@@ -272,16 +272,17 @@ class Session:
         except ValarMindError as exc:
             self.bus.publish(Notice(level="error", message=str(exc)))
             return self._finish(RunStatus.FAILED, str(exc))
-        # The tokenizer the prompt is measured with, off the loop: the warm-up may still be
-        # loading it, and waiting for it here froze the screen (0.2-0.5 s). Only a history is
-        # measured (compaction): a first prompt, a one-shot's, never loads it (~0.1 s of CPU).
         # The window is asked of the model process once per model (a round trip per prompt).
-        if self.history and not encoding_ready():  # a thread's round trip let a frame in
-            await asyncio.to_thread(count_tokens, "")
         window = known_context_window(self.model)
         if window is None:
             window = await asyncio.to_thread(context_window, self.model)
         self._window = window
+        # The tokenizer the history is measured with (compaction), loaded off the loop (it froze
+        # the screen 0.2-0.5 s) and only once the history's bytes come near the window: until
+        # then they say it fits, and the 39 MB of an encoding are never resident.
+        # Loaded already: no thread round trip (it let a frame in before the request).
+        if self.history and not encoding_ready() and not surely_fits(self.history, window):
+            await asyncio.to_thread(count_tokens, "")
         await self._compact_if_needed()
         images = await self._prompt_images(typed)
         ctx = ToolContext(project_root=self.project_root, sandbox=self.sandbox,
@@ -470,11 +471,10 @@ class Session:
         self._hook_context = await self.hooks.session_start("clear")
 
     def warm_up(self) -> None:
-        """Import the model library and run its request path once (providers/warm.py), and
-        load the tokenizer the prompt is measured with, so the first prompt does not wait for
-        them. Blocking: a face calls it off its UI thread."""
+        """Import the model library and run its request path once (providers/warm.py), so the
+        first prompt does not wait for them (the tokenizer waits for a long history:
+        `_run_prompt`). Blocking: a face calls it off its UI thread."""
         self.project_context.load()  # the first prompt's system prompt reads it
-        count_tokens("warm-up")
         if not self.offline:
             from valarmind_tui.providers.warm import warm_model_path
 

@@ -33,7 +33,7 @@ import threading
 from collections import deque
 from collections.abc import AsyncGenerator, Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from valarmind_tui.core.errors import ProviderError
 from valarmind_tui.providers.base import Usage
@@ -49,6 +49,9 @@ from valarmind_tui.providers.litellm_call import (
 )
 from valarmind_tui.providers.normalize import TurnAccumulator
 from valarmind_tui.providers.stream_watch import Deadlines
+
+if TYPE_CHECKING:
+    from valarmind_tui.providers.process.fork import ForkedWorker
 
 Message = dict[str, Any]
 _STOP = object()
@@ -218,13 +221,21 @@ class Channel:
 class ModelProcess(Channel):
     """One child process serving litellm calls, and the threads that talk to it."""
 
-    def __init__(self, argv: list[str] | None = None) -> None:
+    def __init__(self, argv: list[str] | None = None, *, fork: bool = False) -> None:
+        """`fork`: the child is this process forked (providers/process/fork.py), not `argv`."""
         events_r, events_w = os.pipe()
         said_r, said_w = os.pipe()
+        self._proc: subprocess.Popen[bytes] | ForkedWorker
         try:
-            self._proc = subprocess.Popen(
-                argv or worker_argv(), stdin=subprocess.PIPE, stdout=said_w, stderr=said_w,
-                env=_worker_env(events_w), close_fds=True, pass_fds=(events_w,))
+            if fork:
+                from valarmind_tui.providers.process.fork import ForkedWorker
+
+                self._proc = ForkedWorker(events_w, said_w)
+            else:
+                self._proc = subprocess.Popen(
+                    argv or worker_argv(), stdin=subprocess.PIPE, stdout=said_w,
+                    stderr=said_w, env=_worker_env(events_w), close_fds=True,
+                    pass_fds=(events_w,))
         finally:
             os.close(events_w)
             os.close(said_w)
@@ -296,6 +307,8 @@ def _failure(message: Message) -> RemoteFailure | None:
 
 _process: ModelProcess | None = None
 _started = False
+_fork_next = False
+"""The next model process is this one forked: set by `start`, before the face's threads."""
 _guard = threading.Lock()
 _daemon: Callable[[str | None], Channel | None] | None = None
 """The model daemon's link for a model it may serve (providers/daemon/link.py), when a face
@@ -310,10 +323,12 @@ def use_daemon(link: Callable[[str | None], Channel | None] | None) -> None:
 
 def start() -> Channel | None:
     """Start the model process now; from here on every LiteLLMProvider of this process uses
-    it. A face calls this first thing, before its own imports. None where no child can be
-    started (not POSIX, or the spawn failed): litellm then runs in this process."""
-    global _started
+    it. A face calls this first thing, before its own imports and threads: the first model
+    process is this one forked (sharing its pages) while that is safe. None where no child
+    can be started (not POSIX, or the spawn failed): litellm then runs in this process."""
+    global _started, _fork_next
     _started = os.name == "posix"
+    _fork_next = True
     return running()
 
 
@@ -321,20 +336,27 @@ def running(model: str | None = None) -> Channel | None:
     """Where `model`'s calls run: the model daemon when a headless face chose it and it may
     serve `model`; else the model process, replaced if it stopped; None when no face started
     one, or when a new one cannot be started (then litellm runs in this process)."""
-    global _process, _started
+    global _process, _started, _fork_next
     if _daemon is not None and (link := _daemon(model)) is not None:
         return link
     if not _started:
         return None
     with _guard:
         if _process is None or _process.exited:
+            fork, _fork_next = _fork_next and _can_fork(), False
             try:
-                _process = ModelProcess()
+                _process = ModelProcess(fork=fork)
             except OSError as exc:
                 _log.warning("model process not started (%s); litellm runs in this process",
                              exc)
                 _process, _started = None, False
         return _process
+
+
+def _can_fork() -> bool:
+    from valarmind_tui.providers.process.fork import can_fork
+
+    return can_fork()
 
 
 def stop() -> None:

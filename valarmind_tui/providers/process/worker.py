@@ -17,6 +17,7 @@ from collections.abc import Callable
 from contextlib import aclosing
 from typing import IO, Any, Protocol
 
+from valarmind_tui.core.heap import release_free_memory
 from valarmind_tui.providers.io_thread import BATCH_S
 
 Message = dict[str, Any]
@@ -181,7 +182,17 @@ class Worker:
             self.send({"i": request_id, "fail": [failure.message, failure.status, failure.kind,
                                                   failure.retry_after_s]})
             return
-        self.send({"i": request_id, "end": 1})
+        else:
+            self.send({"i": request_id, "end": 1})
+        finally:
+            self._loop.call_soon(self._release_when_idle)  # after the last message is written
+
+    def _release_when_idle(self) -> None:
+        """With no request running, give back what the last ones freed: each request's
+        conversation is decoded here and copied by LiteLLM, and after 30 prompts of ~2,000
+        tokens the heap kept ~7 MB more than it held (trimming took 0.1-3 ms)."""
+        if all(task.done() for task in self._tasks.values()):
+            release_free_memory()
 
     async def _warm(self, request_id: int, message: Message) -> None:
         from valarmind_tui.providers.warm import warm_request

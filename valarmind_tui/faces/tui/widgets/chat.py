@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, assert_never
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.geometry import Region
 from textual.widget import Widget
 
 from valarmind_tui.agents.goal.state import progress_line
@@ -94,6 +95,8 @@ class ChatView(OneLayoutPass, VerticalScroll):
         self.tool_blocks: dict[tuple[str, str], ToolCallBlock] = {}
         """By (agent id, call id): ids are only unique within one agent's conversation."""
         self._folded_width = 0
+        self._drawn_from = 0
+        """Items before this one have forgotten what they drew (forget_drawn_off_screen)."""
 
     def compose(self) -> ComposeResult:
         yield _Folded()
@@ -143,6 +146,8 @@ class ChatView(OneLayoutPass, VerticalScroll):
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
         self.set_class(not self._anchor_released, "-following")
+        if new_value < old_value:
+            self._drawn_from = 0  # what comes into view is drawn again
         if new_value < old_value and self.folded:
             spacer = self.query_one(_Folded)
             if new_value < spacer.outer_size.height + self.size.height:
@@ -259,9 +264,33 @@ class ChatView(OneLayoutPass, VerticalScroll):
         for block in self.tool_blocks.values():
             if block.state == "running" and status == RunStatus.CANCELLED:
                 block.state = "cancelled"
+        if self.is_mounted:
+            self.call_after_refresh(self.forget_drawn_off_screen)
+
+    def forget_drawn_off_screen(self) -> None:
+        """Drop the drawn lines of the items more than a screen away from the view: Textual
+        keeps every line it styled, and each of our Markdown widgets keeps its Strips, ~260
+        Strips with their caches for an answer of ~2,000 tokens. After 30 such answers 8,000
+        Strips were alive, 2,500 now; they are drawn again when the person scrolls back."""
+        height = self.size.height
+        near = Region(0, round(self.scroll_y) - height, max(1, self.size.width), 3 * height)
+        items = self.items
+        first_near = len(items)
+        for index, item in enumerate(items[self._drawn_from:], self._drawn_from):
+            if item.display and item.virtual_region.overlaps(near):
+                first_near = min(first_near, index)
+                continue
+            for widget in item.walk_children(with_self=True):
+                forget = getattr(widget, "forget_drawn", None)  # StreamingMarkdown's own Strips
+                if forget is not None:
+                    forget()
+                else:
+                    widget.refresh()
+        self._drawn_from = first_near  # those above were forgotten, until a scroll up
 
     async def clear(self) -> None:
         await self._close_current(RunStatus.DONE)
         self.tool_blocks.clear()
         await self.remove_children()
+        self._drawn_from = 0
         await self.mount(_Folded())

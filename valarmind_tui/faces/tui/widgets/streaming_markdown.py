@@ -360,6 +360,12 @@ class StreamingMarkdown(KeepsStyledLinesWhenTaller, OneLayoutPass, Widget):
             strip = _select(strip, span, self.screen.get_component_rich_style("screen--selection"))
         return strip.apply_offsets(0, y)
 
+    def forget_drawn(self) -> None:
+        """Drop what drawing kept (this widget's Strips and Textual's styled copies of them):
+        for a finished message off screen, drawn again from its rendered lines when it shows."""
+        self._drawn.clear()
+        self.refresh()
+
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._drawn.clear()

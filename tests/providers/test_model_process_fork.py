@@ -1,0 +1,82 @@
+"""The TUI's first model process is the face forked (providers/process/fork.py): it shares the
+pages both hold, answers as a fresh one does, and keeps nothing of the face it was not given;
+one that replaces it later, when the face runs threads, is started afresh."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from tests.fakes.model_server import FakeModelServer, ScriptedTurn
+
+ROOT = Path(__file__).resolve().parents[2]
+
+FACE = textwrap.dedent("""
+    import asyncio, json, os, sys, time
+    from valarmind_tui.providers.process import client
+
+    kept = open(sys.argv[2], "w")  # a descriptor of the face's (close-on-exec, as Python opens)
+    process = client.start()  # first thing, one thread, no event loop: as the TUI does
+    while not process.ready and process.exit_code is None:
+        time.sleep(0.05)
+    fds = {fd: os.readlink(f"/proc/{process.pid}/fd/{fd}")
+           for fd in os.listdir(f"/proc/{process.pid}/fd")}
+
+    from valarmind_tui.providers.base import ModelRequest, TurnComplete
+    from valarmind_tui.providers.litellm_provider import LiteLLMProvider, ProviderConfig
+
+    async def ask():
+        provider = LiteLLMProvider(ProviderConfig(
+            model="openai/fake-model", api_base=sys.argv[1], api_key="sk-test", max_retries=1,
+            timeout_s=30))
+        pieces = [p async for p in provider.stream(
+            ModelRequest(messages=[{"role": "user", "content": "hi"}]))]
+        return pieces[-1].turn.text if isinstance(pieces[-1], TurnComplete) else None
+
+    first = asyncio.run(ask())
+    facts = {"kind": type(process._proc).__name__, "answer": first,
+             "comm": open(f"/proc/{process.pid}/comm").read().strip(), "fds": fds,
+             "kept": os.readlink(f"/proc/self/fd/{kept.fileno()}")}
+    process._proc.kill()  # it dies; the next request starts another
+    process._proc.wait()
+    second = asyncio.run(ask())
+    again = client.running()
+    facts.update(second=second, again=type(again._proc).__name__,
+                 again_argv=open(f"/proc/{again.pid}/cmdline").read().split("\\0"))
+    client.stop()
+    print(json.dumps(facts))
+""")
+
+
+def _run_face(fake_model: FakeModelServer, cwd: Path, tmp_path: Path) -> dict[str, Any]:
+    fake_model.script(ScriptedTurn(text="from the fork"), ScriptedTurn(text="from a fresh one"))
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    done = subprocess.run([sys.executable, "-c", FACE, fake_model.openai_base,
+                           str(tmp_path / "face-file.txt")], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_forked_model_process_answers_and_a_replacement_starts_afresh(
+        fake_model: FakeModelServer, tmp_path: Path) -> None:
+    facts = _run_face(fake_model, tmp_path, tmp_path)
+    assert facts["kind"] == "ForkedWorker" and facts["comm"] == "valarmind-model"
+    assert facts["answer"] == "from the fork"
+    assert facts["second"] == "from a fresh one"  # retried on a new process
+    assert facts["again"] == "Popen"
+    assert "valarmind_tui.providers.process.worker" in facts["again_argv"]
+
+
+def test_the_forked_model_process_holds_none_of_the_faces_descriptors(
+        fake_model: FakeModelServer, tmp_path: Path) -> None:
+    facts = _run_face(fake_model, tmp_path, tmp_path)
+    held = facts["fds"].values()
+    assert facts["kept"] not in held  # the face's open file
+    assert all(facts["fds"][fd].startswith("pipe:") for fd in ("0", "1", "2"))
+    assert not any(target.startswith("/dev/pts") or target == "/dev/tty" for target in held)
