@@ -213,7 +213,7 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = {"_unparsed": raw.decode("utf-8", "replace")}
         path = self.path.split("?", 1)[0]
-        route = _route(path, body)
+        route = route(path, body)
         if route is None:
             with fake._lock:
                 fake.unrouted.append((path, body))
@@ -321,7 +321,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._write_event(data, name)
 
 
-def _route(path: str, body: dict[str, Any]) -> tuple[str, str, bool] | None:
+def route(path: str, body: dict[str, Any]) -> tuple[str, str, bool] | None:
     """(wire format, model, streamed) of a request to `path`, or None for a route not served."""
     path = path.rstrip("/")
     model = str(body.get("model") or "fake-model")
