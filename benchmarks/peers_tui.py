@@ -20,6 +20,7 @@ from __future__ import annotations
 import random
 import shlex
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -133,15 +134,17 @@ def _echo(term: Terminal) -> list[float]:
     return [e * 1000 for e in echoes]
 
 
-def measure(launch: Launch, server: PacedServer, prompts: int) -> dict[str, float]:
-    """The figures of one launch (module docstring)."""
+def measure(launch: Launch, server: PacedServer, prompts: int, figures: dict[str, float]
+            ) -> None:
+    """The figures of one launch (module docstring), into `figures` as they are taken: a tool
+    whose screen stops answering keeps those taken before."""
     shell = "read go && exec " + shlex.join(launch.argv)
     term = Terminal(["sh", "-c", shell], launch.cwd, launch.env)
     try:
         time.sleep(0.3)  # the shell is waiting on `read`
         start = time.time()
         term.key("Enter")
-        figures = {"ready_ms": (term.wait(launch.ready, 180, "the ready screen") - start) * 1000}
+        figures["ready_ms"] = (term.wait(launch.ready, 180, "the ready screen") - start) * 1000
         time.sleep(SETTLE_S)
         pid = term.pid()
         figures["idle_mb"] = _pss_mb(pid)
@@ -151,13 +154,12 @@ def measure(launch: Launch, server: PacedServer, prompts: int) -> dict[str, floa
         cpu = cpu_seconds(pid)
         long = [_turn(term, launch, server, part, LONG)
                 for part in range(SHORT_TURNS + 1, SHORT_TURNS + 1 + prompts)]
-        figures["cpu_per_prompt_ms"] = (cpu_seconds(pid) - cpu) / max(1, prompts) * 1000
         if long:
+            figures["cpu_per_prompt_ms"] = (cpu_seconds(pid) - cpu) / len(long) * 1000
             figures["long_lag_ms"] = statistics.median(lag for _, lag in long[-5:])
         time.sleep(2.0)
         figures["after_mb"] = _pss_mb(pid)
         figures["echo_ms"] = statistics.median(_echo(term))
-        return figures
     finally:
         term.key("C-c")
         term.key("C-c")
@@ -165,10 +167,16 @@ def measure(launch: Launch, server: PacedServer, prompts: int) -> dict[str, floa
         term.close()
 
 
-def run(launch: Callable[[Path, int], Launch], workdir: Path, prompts: int) -> dict[str, float]:
-    """A fresh server and launch of one tool, measured."""
+def run(launch: Callable[[Path, int], Launch], workdir: Path, prompts: int
+        ) -> tuple[dict[str, float], str | None]:
+    """A fresh server and launch of one tool: its figures, and why the rest are missing."""
     server = PacedServer(RATE, ANSWER_TOKENS)
+    figures: dict[str, float] = {}
     try:
-        return measure(launch(workdir, server.port), server, prompts)
+        measure(launch(workdir, server.port), server, prompts, figures)
+    except (OSError, RuntimeError, TimeoutError, subprocess.SubprocessError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        return figures, f"{first} (after {len(figures)} figures)"
     finally:
         server.stop()
+    return figures, None

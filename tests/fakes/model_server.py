@@ -213,14 +213,14 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = {"_unparsed": raw.decode("utf-8", "replace")}
         path = self.path.split("?", 1)[0]
-        route = route(path, body)
-        if route is None:
+        routed = route(path, body)
+        if routed is None:
             with fake._lock:
                 fake.unrouted.append((path, body))
             self._send_json(404, {"error": {"message": f"fake model server: no route {path}",
                                             "type": "not_found"}})
             return
-        form, model, stream = route
+        form, model, stream = routed
         item = fake._next(body, path, {k.lower(): v for k, v in self.headers.items()}, model)
         try:
             if isinstance(item, int):
