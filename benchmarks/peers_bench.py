@@ -178,19 +178,20 @@ def table(got: Rounds, prompts: int) -> list[str]:
             if theirs is None:
                 cells.append("skipped")
                 continue
-            cells.append(f"{theirs:,.{_digits(unit)}f} (×{ratio:.2f})" if ratio is not None
-                         else f"{theirs:,.{_digits(unit)}f}")
+            cells.append(f"{_shown(theirs, unit)} (×{ratio:.2f})" if ratio is not None
+                         else _shown(theirs, unit))
             if best is None or theirs < best[1]:
                 best = (name, theirs, ratio)
         label = label.replace("N prompts", f"{prompts} prompts")
         vs_best = f"×{best[2]:.2f} ({best[0]})" if best and best[2] is not None else "-"
-        shown = f"{ours:,.{_digits(unit)}f}" if ours is not None else "failed"
+        shown = _shown(ours, unit) if ours is not None else "failed"
         rows.append(f"| {label} ({unit}) | {shown} | " + " | ".join(cells) + f" | {vs_best} |")
     return rows
 
 
-def _digits(unit: str) -> int:
-    return 2 if unit == "s" else 0
+def _shown(value: float, unit: str) -> str:
+    digits = 2 if unit == "s" else 0 if value >= 100 else 1
+    return f"{value:,.{digits}f}"
 
 
 def main(argv: list[str] | None = None) -> int:
