@@ -21,8 +21,18 @@ round; below 1.0 ValarMind is faster or smaller) and to the best peer (the lowes
 `.ci/with-env python benchmarks/peers_bench.py --install --dir /work/peers [--rounds 5]
 [--tui-rounds 1] [--prompts 30] [--only oneshot|tui] [--peers "Claude Code,Aider"]`. Not in CI.
 
-A run on 2026-11-28 (2 cores shared with four engineers' builds and benchmarks, load average
-3-6; --rounds 3 --tui-rounds 1 --prompts 10; docs/peers.md has the table and how to read it).
+A run on 2026-11-28 (main at 99608a1; --rounds 5 --tui-rounds 2 --prompts 30; 2 cores shared
+with four engineers, 1-minute load 0.7-3.4): ValarMind's figure and its paired-median ratio to the
+best peer (docs/peers.md has every peer's column):
+    one-shot                            0.38 s   x1.16 (Codex CLI 0.33 s)
+    ready for a prompt                 1,538 ms  x2.97 (Codex CLI 524 ms)
+    idle memory, PSS of the tree         275 MB  x1.55 (Aider 178 MB)
+    memory after 30 ~2,000-token prompts 317 MB  x1.10 (Aider 289 MB)
+    keystroke echo after them            5.0 ms  x1.02 (Aider 4.9 ms)
+    last chunk -> screen, short answer  29.8 ms  x2.15 (Codex CLI 13.9 ms)
+    last chunk -> screen, 2,000 tokens   270 ms  x3.03 (Claude Code 117 ms)
+    short turn, Enter -> answer drawn   50.0 ms  x0.77 (Codex CLI 65.4 ms)
+    CPU per ~2,000-token prompt          416 ms  x1.35 (Claude Code 312 ms)
 """
 
 from __future__ import annotations
