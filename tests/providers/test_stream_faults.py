@@ -1,6 +1,6 @@
-"""Streams that go wrong, over real HTTP in the OpenAI, Anthropic and Gemini wire formats: a stream that ends before the
-model's finish is a failure the person sees (retried while nothing was shown), never a whole
-answer; a stalled stream is reported as stalled within its deadline."""
+"""Streams that go wrong, over real HTTP in the OpenAI, Anthropic and Gemini wire formats: a
+stream that ends before the model's finish is a failure the person sees (retried while nothing
+was shown), never a whole answer; a stalled stream is reported as stalled within its deadline."""
 
 from __future__ import annotations
 
