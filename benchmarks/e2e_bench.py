@@ -79,6 +79,17 @@ class PacedServer:
                 raise TimeoutError(f"the model server never said {kind} #{n}")
             return self._nth(kind, n)  # type: ignore[return-value]
 
+    def _of(self, kind: str, number: int) -> list[str] | None:
+        found = [f[1:] for f in self._lines if f[0] == kind and f[-1] == str(number)]
+        return found[0] if found else None
+
+    def of(self, kind: str, number: int, timeout: float = 60) -> list[str]:
+        """The first `kind` line of answer `number` (the "part N" of its prompt)."""
+        with self._changed:
+            if not self._changed.wait_for(lambda: self._of(kind, number) is not None, timeout):
+                raise TimeoutError(f"the model server never said {kind} of answer {number}")
+            return self._of(kind, number)  # type: ignore[return-value]
+
     def within(self, kind: str, n: int, seconds: float) -> bool:
         """Wait up to `seconds` for `kind` #n; True once it came."""
         with self._changed:
@@ -174,7 +185,7 @@ def _stream(term: Terminal, server: PacedServer, n: int, prompt: str) -> dict[st
         # sleep here put up to 150 ms of the harness's own into "final frame")
         server.within("LAST", n, rng.uniform(0.05, 0.15))
     cpu_end = (cpu_seconds(pid), time.time(), own_cpu_seconds(pid))
-    last_stamp, achieved = (float(x) for x in server.wait("LAST", n))
+    last_stamp, achieved = (float(x) for x in server.wait("LAST", n)[:2])
     if not watch.final_seen:
         watch.until(lambda lines: bool(watch.final_seen), 20, "the final frame")
     request = float(server.wait("REQUEST", n)[0])

@@ -1,14 +1,21 @@
 """A paced model server for the end-to-end benchmark: OpenAI chat completions streamed as SSE at a
-set rate in tokens per second, in chunks of 1-4 tokens as real providers send them.
+set rate in tokens per second, in chunks of 1-4 tokens as real providers send them; and, for the
+peers (benchmarks/peers_bench.py), Anthropic messages, OpenAI's Responses API and Gemini's
+streamGenerateContent, built by tests/fakes/wire.py (the fake model server's own wire formats)
+in pieces of 2.5 tokens (10 characters, the mean of 1-4 tokens) at the same rate.
 
 Run as its own process (so its work does not share a GIL with the app or the harness):
 
     python -m benchmarks.e2e_server --rate 1000 --tokens 5000
 
 It prints `PORT n` once listening, then one line per request, flushed, with wall-clock stamps
-(time.time(), comparable across processes): `REQUEST t`, `FIRST t` (first content chunk written),
-`LAST t` (the last content chunk written; the finish and [DONE] follow at once).
-A token is 4 characters of `answer_text()`; each answer ends with END_MARKER and a number.
+(time.time(), comparable across processes): `REQUEST t n`, `FIRST t n` (first content chunk
+written), `LAST t rate n` (the last content chunk written; the finish and [DONE] follow at once),
+where n is the answer's number; `SIDE t` for a request answered "ok" at once (a model other than
+MAIN_MODEL: a peer's title or summary model, or a request naming no prompt part).
+A token is 4 characters of `answer_text()`; each answer ends with END_MARKER and its number: the
+"part N" of the newest prompt in the request (prompts say "explain app.py, part N", or "say hi
+briefly, part N" for an answer of --short-tokens), else the count of answers so far.
 """
 
 from __future__ import annotations
@@ -17,13 +24,20 @@ import argparse
 import contextlib
 import json
 import random
+import re
 import sys
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.fakes import wire
+from tests.fakes.model_server import ScriptedTurn, route
+
 END_MARKER = "END-OF-ANSWER"
 CHARS_PER_TOKEN = 4
+MAIN_MODEL = "fake-model"
+SHORT = "say hi briefly"
+_PART = re.compile(rb"(explain app\.py|" + SHORT.encode() + rb"), part (\d+)")
 
 _SECTION = (
     "## Step {n}\n\nWe change `greet` in **app.py** so that it *returns* a greeting, and the "
@@ -63,35 +77,92 @@ class _Handler(BaseHTTPRequestHandler):
         return
 
     def do_POST(self) -> None:  # noqa: N802 - stdlib name
-        _say(f"REQUEST {time.time():.6f}")
+        stamp = time.time()
         length = int(self.headers.get("content-length") or 0)
-        request = json.loads(self.rfile.read(length) or b"{}")
+        raw = self.rfile.read(length)
+        request = json.loads(raw or b"{}")
         server: _Server = self.server  # type: ignore[assignment]
+        form, model, stream = route(self.path.split("?", 1)[0], request) or ("openai", "", False)
+        parts = [(int(n), kind) for kind, n in _PART.findall(raw)]
+        if model != MAIN_MODEL or (form != "openai" and not parts):
+            _say(f"SIDE {stamp:.6f}")
+            if stream:
+                self._side_stream(form, model)
+            else:
+                self._whole(form, model, "ok", 1)
+            return
         server.count += 1
-        text = answer_text(server.tokens, server.count)
-        if not request.get("stream"):
-            body = {"id": "chatcmpl-bench", "object": "chat.completion", "created": 0,
-                    "model": request.get("model", "bench"),
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": text}}],
-                    "usage": {"prompt_tokens": 10, "completion_tokens": server.tokens,
-                              "total_tokens": server.tokens + 10}}
-            data = json.dumps(body).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+        number, kind = max(parts) if parts else (server.count, b"")
+        _say(f"REQUEST {stamp:.6f} {number}")
+        tokens = server.short_tokens if kind == SHORT.encode() else server.tokens
+        text = answer_text(tokens, number)
+        if not stream:
+            self._whole(form, model, text, tokens)
             return
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.end_headers()
         try:
-            self._stream(text, server, str(request.get("model", "bench")))
+            if form == "openai":
+                self._stream(text, server, model, number)
+            else:
+                self._stream_wire(form, model, text, server, number)
         except (BrokenPipeError, ConnectionResetError):
             _say(f"CLOSED {time.time():.6f}")
 
-    def _stream(self, text: str, server: _Server, model: str) -> None:
+    def _whole(self, form: str, model: str, text: str, tokens: int) -> None:
+        turn = ScriptedTurn(text=text, usage={"prompt_tokens": 10, "completion_tokens": tokens})
+        body = {"anthropic": lambda: wire.anthropic_message(turn, model),
+                "responses": lambda: wire.responses_body(turn, model),
+                "gemini": lambda: wire.gemini_body(turn)}.get(
+                    form, lambda: wire.openai_completion(turn, model))()
+        data = json.dumps(body).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _side_stream(self, form: str, model: str) -> None:
+        """A streamed "ok", unpaced and unstamped."""
+        turn = ScriptedTurn(text="ok", usage={"prompt_tokens": 10, "completion_tokens": 1})
+        events = {"anthropic": lambda: wire.anthropic_events(turn, model),
+                  "responses": lambda: wire.responses_events(turn, model),
+                  "gemini": lambda: wire.gemini_events(turn)}.get(
+                      form, lambda: wire.openai_events(turn, model, include_usage=True))()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        for name, data in events:
+            self.wfile.write(((f"event: {name}\n" if name else "") + f"data: {data}\n\n").encode())
+        self.wfile.flush()
+
+    def _stream_wire(self, form: str, model: str, text: str, server: _Server, number: int
+                     ) -> None:
+        """`text` in `form`'s events (tests/fakes/wire.py), the text-bearing ones paced."""
+        turn = ScriptedTurn(text=text, chunk_size=10, usage={
+            "prompt_tokens": 10, "completion_tokens": len(text) // CHARS_PER_TOKEN})
+        events = list({"anthropic": lambda: wire.anthropic_events(turn, model),
+                       "responses": lambda: wire.responses_events(turn, model),
+                       "gemini": lambda: wire.gemini_events(turn)}[form]())
+        texts = [_text_of(data) for _, data in events]
+        last = max(n for n, piece in enumerate(texts) if piece)
+        start, sent_tokens = time.perf_counter(), 0.0
+        for n, ((name, data), piece) in enumerate(zip(events, texts, strict=True)):
+            if piece:
+                pause = start + sent_tokens / server.rate - time.perf_counter()
+                if pause > 0:
+                    time.sleep(pause)
+            self.wfile.write(((f"event: {name}\n" if name else "") + f"data: {data}\n\n").encode())
+            self.wfile.flush()
+            if piece and not sent_tokens:
+                _say(f"FIRST {time.time():.6f} {number}")
+            sent_tokens += len(piece) / CHARS_PER_TOKEN
+            if n == last:
+                rate = sent_tokens / max(1e-6, time.perf_counter() - start)
+                _say(f"LAST {time.time():.6f} {rate:.1f} {number}")
+
+    def _stream(self, text: str, server: _Server, model: str, number: int) -> None:
         def event(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> bytes:
             body = {"id": "chatcmpl-bench", "object": "chat.completion.chunk", "created": 0,
                     "model": model, "choices": [{"index": 0, "delta": delta,
@@ -100,7 +171,7 @@ class _Handler(BaseHTTPRequestHandler):
 
         self.wfile.write(event({"role": "assistant", "content": ""}))
         self.wfile.flush()
-        pieces = chunks(text, server.count)
+        pieces = chunks(text, number)
         start, sent_tokens = time.perf_counter(), 0
         for n, piece in enumerate(pieces):
             due = start + sent_tokens / server.rate
@@ -110,9 +181,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(event({"content": piece}))
             self.wfile.flush()
             if n == 0:
-                _say(f"FIRST {time.time():.6f}")
+                _say(f"FIRST {time.time():.6f} {number}")
             sent_tokens += max(1, len(piece) // CHARS_PER_TOKEN)
-        _say(f"LAST {time.time():.6f} {sent_tokens / (time.perf_counter() - start):.1f}")
+        rate = sent_tokens / (time.perf_counter() - start)
+        _say(f"LAST {time.time():.6f} {rate:.1f} {number}")
         usage = {"prompt_tokens": 10, "completion_tokens": sent_tokens,
                  "total_tokens": sent_tokens + 10}
         self.wfile.write(event({}, "stop") + b"data: " + json.dumps(
@@ -121,10 +193,25 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
 
+def _text_of(data: str) -> str:
+    """The answer text an Anthropic, Responses API or Gemini event carries ("" for none)."""
+    try:
+        body = json.loads(data)
+    except ValueError:
+        return ""
+    if body.get("type") == "content_block_delta":
+        return str(body["delta"].get("text") or "")
+    if body.get("type") == "response.output_text.delta":
+        return str(body["delta"])
+    return "".join(str(part.get("text") or "") for candidate in body.get("candidates") or []
+                   for part in candidate["content"]["parts"])
+
+
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     rate = 1000.0
     tokens = 5000
+    short_tokens = 20
     count = 0
 
 
@@ -132,9 +219,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.e2e_server")
     parser.add_argument("--rate", type=float, default=1000.0, help="tokens per second")
     parser.add_argument("--tokens", type=int, default=5000, help="tokens per answer")
+    parser.add_argument("--short-tokens", type=int, default=20,
+                        help=f"tokens per answer to a prompt saying {SHORT!r}")
     args = parser.parse_args(argv)
     server = _Server(("127.0.0.1", 0), _Handler)
-    server.rate, server.tokens = args.rate, args.tokens
+    server.rate, server.tokens, server.short_tokens = args.rate, args.tokens, args.short_tokens
     _say(f"PORT {server.server_address[1]}")
     with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever(poll_interval=0.05)

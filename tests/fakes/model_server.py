@@ -1,5 +1,7 @@
-"""A real HTTP model server on 127.0.0.1 for tests: OpenAI chat completions and Anthropic messages
-(and, not streamed, the Responses API and Gemini's generateContent: a scripted turn's text).
+"""A real HTTP model server on 127.0.0.1 for tests: OpenAI chat completions, Anthropic messages,
+OpenAI's Responses API (`POST /v1/responses`) and Gemini's generateContent
+(`POST /v1beta/models/MODEL:generateContent`, and `:streamGenerateContent?alt=sse` streamed), all
+streamed or not, from the same scripted turns.
 
 Driven by a queue of scripted turns (or recorded cases replayed verbatim). LiteLLM talks to it over
 HTTP exactly as it talks to a real provider:
@@ -8,6 +10,8 @@ HTTP exactly as it talks to a real provider:
     server.script(ScriptedTurn(text="hi"), ScriptedTurn(status=429, headers={"Retry-After": "1"}))
     # model "openai/fake-model", api_base=server.openai_base   (OpenAI format)
     # model "anthropic/fake-model", api_base=server.anthropic_base   (Anthropic format)
+    # litellm.responses(model="openai/fake-model", api_base=server.openai_base)   (Responses)
+    # model "gemini/fake-model", api_base=server.gemini_base   (Gemini format)
 
 From another process: `python -m tests.fakes.model_server --script turns.json --port-file F`.
 """
@@ -19,6 +23,7 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -140,6 +145,12 @@ class FakeModelServer:
     def anthropic_base(self) -> str:
         return self.url
 
+    @property
+    def gemini_base(self) -> str:
+        """LiteLLM's `gemini/` api_base and GOOGLE_GEMINI_BASE_URL: requests go to
+        `/v1beta/models/MODEL:generateContent` under it."""
+        return self.url
+
     # --- script ----------------------------------------------------------------------------
     def script(self, *turns: ScriptedTurn | dict[str, Any]) -> FakeModelServer:
         """Queue responses, served one per request in order."""
@@ -169,7 +180,8 @@ class FakeModelServer:
         with self._lock:
             return len(self._queue)
 
-    def _next(self, body: dict[str, Any], path: str, headers: dict[str, str]) -> Any:
+    def _next(self, body: dict[str, Any], path: str, headers: dict[str, str],
+              model: str) -> Any:
         with self._lock:
             self.requests.append(body)
             self.request_times.append(time.monotonic())
@@ -179,7 +191,7 @@ class FakeModelServer:
                 with self.requests_log.open("a", encoding="utf-8") as fh:
                     fh.write(json.dumps({"path": path, "body": body}) + "\n")
             number = len(self.requests)
-            own = self._by_model.get(str(body.get("model")))
+            own = self._by_model.get(model)
             if own:
                 return own.popleft()
             return self._queue.popleft() if self._queue else number
@@ -201,43 +213,28 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = {"_unparsed": raw.decode("utf-8", "replace")}
         path = self.path.split("?", 1)[0]
-        anthropic = path.rstrip("/").endswith("/messages")
-        if path.rstrip("/").endswith(("/responses", ":generateContent")):
-            self._serve_plain(fake, body, path)
-            return
-        if not anthropic and not path.rstrip("/").endswith("/chat/completions"):
+        routed = route(path, body)
+        if routed is None:
             with fake._lock:
                 fake.unrouted.append((path, body))
             self._send_json(404, {"error": {"message": f"fake model server: no route {path}",
                                             "type": "not_found"}})
             return
-        item = fake._next(body, path, {k.lower(): v for k, v in self.headers.items()})
+        form, model, stream = routed
+        item = fake._next(body, path, {k.lower(): v for k, v in self.headers.items()}, model)
         try:
             if isinstance(item, int):
                 # x-should-retry tells clients (ours, the SDKs) not to retry: fail fast and loud
-                self._send_json(500, wire.exhausted_error(anthropic, item),
+                self._send_json(500, wire.exhausted_error(form == "anthropic", item),
                                 {"x-should-retry": "false"})
             elif isinstance(item, ReplayCase):
                 self._serve_replay(item.case)
             else:
-                self._serve_turn(item, body, anthropic)
+                self._serve_turn(item, body, form, model, stream)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client went away (cancelled stream)
 
     # --- responses -------------------------------------------------------------------------
-    def _serve_plain(self, fake: FakeModelServer, body: dict[str, Any], path: str) -> None:
-        """A scripted turn's text as a Responses API or Gemini answer (not streamed)."""
-        item = fake._next(body, path, {k.lower(): v for k, v in self.headers.items()})
-        if not isinstance(item, ScriptedTurn):
-            self._send_json(500, {"error": {"message": "fake model server: no scripted turn"}})
-        elif item.status != 200:
-            self._send_json(item.status, {"error": {"message": str(item.error or "error"),
-                                                    "code": item.status}}, item.headers)
-        elif path.endswith(":generateContent"):
-            self._send_json(200, wire.gemini_body(item))
-        else:
-            self._send_json(200, wire.responses_body(item, str(body.get("model") or "fake")))
-
     def _send_json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(payload).encode()
         self.send_response(status)
@@ -268,30 +265,28 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(frame.encode())
         self.wfile.flush()
 
-    def _serve_turn(self, turn: ScriptedTurn, request: dict[str, Any], anthropic: bool) -> None:
-        model = str(request.get("model") or "fake-model")
+    def _serve_turn(self, turn: ScriptedTurn, request: dict[str, Any], form: str, model: str,
+                    stream: bool) -> None:
         if turn.status != 200:
-            self._send_json(turn.status, wire.error_body(turn, anthropic), turn.headers)
+            error = (wire.gemini_error(turn) if form == "gemini"
+                     else wire.error_body(turn, form == "anthropic"))
+            self._send_json(turn.status, error, turn.headers)
             return
-        build = wire.anthropic_message if anthropic else wire.openai_completion
         if turn.fault == "stall_first":
             time.sleep(turn.stall_s)
             return
-        if not request.get("stream") or turn.fault == "json_body":
+        if not stream or turn.fault == "json_body":
             self._served(turn)
-            self._send_json(200, build(turn, model), turn.headers)
+            self._send_json(200, _whole(turn, form, model), turn.headers)
             return
         self._start_sse(turn.headers)
         if turn.fault == "empty":
             return
-        include_usage = False
-        if anthropic:
-            events = list(wire.anthropic_events(turn, model))
-        else:
-            include_usage = bool((request.get("stream_options") or {}).get("include_usage"))
-            events = list(wire.openai_events(turn, model, include_usage))
+        include_usage = form != "openai" or bool(
+            (request.get("stream_options") or {}).get("include_usage"))
+        events = list(_events(turn, form, model, include_usage))
         finish = next((n for n, event in enumerate(events) if wire.is_finish(event)), len(events))
-        if (anthropic or include_usage) and turn.fault not in ("cut", "cut_mid_event", "stall_mid"):
+        if include_usage and turn.fault not in ("cut", "cut_mid_event", "stall_mid"):
             self._served(turn)  # counted before the client can read the end of it
         for n, (name, data) in enumerate(events):
             if n == finish and turn.fault in ("cut", "cut_mid_event", "stall_mid"):
@@ -324,6 +319,45 @@ class _Handler(BaseHTTPRequestHandler):
         self._start_sse(headers)
         for name, data in zip(names, events, strict=True):
             self._write_event(data, name)
+
+
+def route(path: str, body: dict[str, Any]) -> tuple[str, str, bool] | None:
+    """(wire format, model, streamed) of a request to `path`, or None for a route not served."""
+    path = path.rstrip("/")
+    model = str(body.get("model") or "fake-model")
+    if path.endswith("/chat/completions"):
+        return "openai", model, bool(body.get("stream"))
+    if path.endswith("/messages"):
+        return "anthropic", model, bool(body.get("stream"))
+    if path.endswith("/responses"):
+        return "responses", model, bool(body.get("stream"))
+    head, _, method = path.rpartition(":")
+    if "/models/" in head and method in ("generateContent", "streamGenerateContent"):
+        return "gemini", head.rpartition("/models/")[2], method == "streamGenerateContent"
+    return None
+
+
+def _whole(turn: ScriptedTurn, form: str, model: str) -> dict[str, Any]:
+    """The turn as one JSON body in `form`."""
+    if form == "anthropic":
+        return wire.anthropic_message(turn, model)
+    if form == "responses":
+        return wire.responses_body(turn, model)
+    if form == "gemini":
+        return wire.gemini_body(turn)
+    return wire.openai_completion(turn, model)
+
+
+def _events(turn: ScriptedTurn, form: str, model: str, include_usage: bool
+            ) -> Iterator[wire.Event]:
+    """The turn as SSE events in `form`."""
+    if form == "anthropic":
+        return wire.anthropic_events(turn, model)
+    if form == "responses":
+        return wire.responses_events(turn, model)
+    if form == "gemini":
+        return wire.gemini_events(turn)
+    return wire.openai_events(turn, model, include_usage)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -5,6 +5,13 @@ on the first piece and the arguments in fragments, a finish chunk, a usage chunk
 `choices: []` when `stream_options.include_usage`, then `data: [DONE]`.
 Anthropic streams: message_start, ping, content_block_start/delta/stop (thinking with
 signature_delta, text, tool_use with input_json_delta), message_delta, message_stop.
+The Responses API streams named events with a `sequence_number`: response.created,
+response.in_progress, then per output item (reasoning with its summary, the message, each
+function_call) output_item.added, its deltas and dones, output_item.done, and last
+response.completed carrying the whole response and its usage (no `[DONE]`).
+Gemini streams `data:` chunks of GenerateContentResponse (`?alt=sse`): candidates whose parts are
+thought text (`thought: true`), text, or whole functionCall parts; the last chunk has the
+finishReason and the usageMetadata.
 """
 
 from __future__ import annotations
@@ -117,32 +124,6 @@ def openai_completion(turn: ScriptedTurn, model: str) -> dict[str, Any]:
         "choices": [{"index": 0, "message": message, "logprobs": None,
                      "finish_reason": "tool_calls" if turn.tool_calls else "stop"}],
         "usage": openai_usage(turn),
-    }
-
-
-def responses_body(turn: ScriptedTurn, model: str) -> dict[str, Any]:
-    """A finished Responses API answer (`POST /responses`, not streamed): the turn's text."""
-    prompt, completion = _usage(turn)
-    return {
-        "id": "resp_fake", "object": "response", "created_at": int(time.time()),
-        "status": "completed", "model": model,
-        "output": [{"type": "message", "id": "msg_fake", "status": "completed",
-                    "role": "assistant",
-                    "content": [{"type": "output_text", "text": turn.text, "annotations": []}]}],
-        "usage": {"input_tokens": prompt, "output_tokens": completion,
-                  "total_tokens": prompt + completion},
-    }
-
-
-def gemini_body(turn: ScriptedTurn) -> dict[str, Any]:
-    """A Gemini generateContent answer (not streamed): the turn's text."""
-    prompt, completion = _usage(turn)
-    return {
-        "candidates": [{"content": {"role": "model", "parts": [{"text": turn.text}]},
-                        "finishReason": "STOP", "index": 0}],
-        "usageMetadata": {"promptTokenCount": prompt, "candidatesTokenCount": completion,
-                          "totalTokenCount": prompt + completion},
-        "modelVersion": "fake-gemini",
     }
 
 
@@ -262,14 +243,188 @@ def anthropic_events(turn: ScriptedTurn, model: str) -> Iterator[Event]:
     yield event("message_stop")
 
 
+# --- OpenAI Responses API ----------------------------------------------------------------
+
+def responses_usage(turn: ScriptedTurn) -> dict[str, Any]:
+    """The Responses API's shape: cached and reasoning tokens in the details, inside the counts."""
+    told = usage_reported(turn)
+    prompt, completion = told["prompt_tokens"], told["completion_tokens"]
+    return {"input_tokens": prompt,
+            "input_tokens_details": {"cached_tokens": told["cached_tokens"]},
+            "output_tokens": completion,
+            "output_tokens_details": {"reasoning_tokens": told["reasoning_tokens"]},
+            "total_tokens": prompt + completion}
+
+
+def _responses_items(turn: ScriptedTurn) -> list[dict[str, Any]]:
+    """The finished output items: reasoning (its summary), the message, each function call."""
+    items: list[dict[str, Any]] = []
+    if turn.reasoning:
+        items.append({"type": "reasoning", "id": "rs_fake", "status": "completed",
+                      "summary": [{"type": "summary_text", "text": turn.reasoning}]})
+    if turn.text:
+        items.append({"type": "message", "id": "msg_fake", "status": "completed",
+                      "role": "assistant",
+                      "content": [{"type": "output_text", "text": turn.text, "annotations": [],
+                                   "logprobs": []}]})
+    for n, call in enumerate(turn.tool_calls):
+        items.append({"type": "function_call", "id": f"fc_fake_{n}",
+                      "call_id": call.get("id") or f"call_fake_{n}", "name": call["name"],
+                      "arguments": _arguments(call), "status": "completed"})
+    return items
+
+
+def responses_body(turn: ScriptedTurn, model: str, status: str = "completed",
+                   output: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """A Responses API answer (`POST /responses`): the whole response, as the non-streamed
+    body and inside response.created (in_progress, no output) and response.completed."""
+    body: dict[str, Any] = {
+        "id": "resp_fake", "object": "response", "created_at": int(time.time()),
+        "status": status, "model": model, "error": None, "incomplete_details": None,
+        "instructions": None, "metadata": {}, "parallel_tool_calls": True, "temperature": 1.0,
+        "tool_choice": "auto", "tools": [], "top_p": 1.0,
+        "output": _responses_items(turn) if output is None else output,
+        "usage": responses_usage(turn) if status == "completed" else None,
+    }
+    return body
+
+
+def responses_events(turn: ScriptedTurn, model: str) -> Iterator[Event]:
+    sequence = iter(range(1_000_000))
+
+    def event(name: str, **data: Any) -> Event:
+        return name, json.dumps({"type": name, "sequence_number": next(sequence), **data})
+
+    yield event("response.created", response=responses_body(turn, model, "in_progress", []))
+    yield event("response.in_progress", response=responses_body(turn, model, "in_progress", []))
+    for index, item in enumerate(_responses_items(turn)):
+        where = {"item_id": item["id"], "output_index": index}
+        if item["type"] == "reasoning":
+            yield event("response.output_item.added", output_index=index,
+                        item={**item, "status": "in_progress", "summary": []})
+            part = {"type": "summary_text", "text": ""}
+            yield event("response.reasoning_summary_part.added", **where, summary_index=0,
+                        part=part)
+            for piece in _pieces(turn.reasoning, turn.chunk_size):
+                yield event("response.reasoning_summary_text.delta", **where, summary_index=0,
+                            delta=piece)
+            yield event("response.reasoning_summary_text.done", **where, summary_index=0,
+                        text=turn.reasoning)
+            yield event("response.reasoning_summary_part.done", **where, summary_index=0,
+                        part={**part, "text": turn.reasoning})
+        elif item["type"] == "message":
+            yield event("response.output_item.added", output_index=index,
+                        item={**item, "status": "in_progress", "content": []})
+            part = {"type": "output_text", "text": "", "annotations": [], "logprobs": []}
+            yield event("response.content_part.added", **where, content_index=0, part=part)
+            for piece in _pieces(turn.text, turn.chunk_size):
+                yield event("response.output_text.delta", **where, content_index=0,
+                            delta=piece, logprobs=[])
+            if turn.stream_error is not None:
+                yield event("error", code="server_error", message=turn.stream_error,
+                            param=None)
+                return
+            yield event("response.output_text.done", **where, content_index=0,
+                        text=turn.text, logprobs=[])
+            yield event("response.content_part.done", **where, content_index=0,
+                        part={**part, "text": turn.text})
+        else:
+            yield event("response.output_item.added", output_index=index,
+                        item={**item, "status": "in_progress", "arguments": ""})
+            for piece in _pieces(item["arguments"], turn.chunk_size):
+                yield event("response.function_call_arguments.delta", **where, delta=piece)
+            yield event("response.function_call_arguments.done", **where,
+                        arguments=item["arguments"])
+        yield event("response.output_item.done", output_index=index, item=item)
+    if turn.stream_error is not None and not turn.text:
+        yield event("error", code="server_error", message=turn.stream_error, param=None)
+        return
+    yield event("response.completed", response=responses_body(turn, model))
+
+
+# --- Gemini generateContent ----------------------------------------------------------------
+
+def gemini_usage(turn: ScriptedTurn) -> dict[str, Any]:
+    """Gemini's shape: cached tokens inside the prompt's count, thought tokens beside the
+    candidates' count."""
+    told = usage_reported(turn)
+    prompt, completion = told["prompt_tokens"], told["completion_tokens"]
+    thoughts = told["reasoning_tokens"]
+    body: dict[str, Any] = {"promptTokenCount": prompt,
+                            "candidatesTokenCount": completion - thoughts,
+                            "totalTokenCount": prompt + completion}
+    if thoughts:
+        body["thoughtsTokenCount"] = thoughts
+    if told["cached_tokens"]:
+        body["cachedContentTokenCount"] = told["cached_tokens"]
+    return body
+
+
+def _gemini_call(call: dict[str, Any]) -> dict[str, Any]:
+    args = call.get("arguments", {})
+    return {"functionCall": {"name": call["name"], "args": args if isinstance(args, dict)
+                             else json.loads(args or "{}")}}
+
+
+def _gemini_chunk(parts: list[dict[str, Any]], finish: str | None = None,
+                  usage: dict[str, Any] | None = None) -> dict[str, Any]:
+    candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
+    if finish:
+        candidate["finishReason"] = finish
+    body: dict[str, Any] = {"candidates": [candidate], "modelVersion": "fake-gemini",
+                            "responseId": "fake-gemini-response"}
+    if usage is not None:
+        body["usageMetadata"] = usage
+    return body
+
+
+def gemini_body(turn: ScriptedTurn) -> dict[str, Any]:
+    """A Gemini generateContent answer (not streamed): thoughts, text, function calls."""
+    parts: list[dict[str, Any]] = []
+    if turn.reasoning:
+        parts.append({"text": turn.reasoning, "thought": True})
+    if turn.text:
+        parts.append({"text": turn.text})
+    parts += [_gemini_call(call) for call in turn.tool_calls]
+    return _gemini_chunk(parts, "STOP", gemini_usage(turn))
+
+
+def gemini_events(turn: ScriptedTurn) -> Iterator[Event]:
+    """streamGenerateContent?alt=sse: thoughts and text in pieces, function calls whole (Gemini
+    does not stream their arguments), the finish with the usage last."""
+    for piece in _pieces(turn.reasoning, turn.chunk_size):
+        yield None, json.dumps(_gemini_chunk([{"text": piece, "thought": True}]))
+    for piece in _pieces(turn.text, turn.chunk_size):
+        yield None, json.dumps(_gemini_chunk([{"text": piece}]))
+    if turn.stream_error is not None:
+        yield None, json.dumps({"error": {"code": 500, "message": turn.stream_error,
+                                          "status": "INTERNAL"}})
+        return
+    calls = [_gemini_call(call) for call in turn.tool_calls]
+    yield None, json.dumps(_gemini_chunk(calls, "STOP", gemini_usage(turn)))
+
+
+def gemini_error(turn: ScriptedTurn) -> dict[str, Any]:
+    """Google's error body: code, message and the status name."""
+    if isinstance(turn.error, dict):
+        return turn.error
+    names = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED",
+             404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED", 503: "UNAVAILABLE"}
+    return {"error": {"code": turn.status,
+                      "message": turn.error or f"fake model server: scripted error {turn.status}",
+                      "status": names.get(turn.status, "INTERNAL")}}
+
+
 def is_finish(event: Event) -> bool:
     """Whether a streamed event carries the finish (OpenAI's finish_reason, Anthropic's
-    message_delta with its stop_reason)."""
+    message_delta with its stop_reason, response.completed, Gemini's finishReason)."""
     name, data = event
     if name is not None:
-        return name == "message_delta"
+        return name in ("message_delta", "response.completed")
     try:
         body = json.loads(data)
     except ValueError:
         return False
+    if "candidates" in body:
+        return any(c.get("finishReason") for c in body["candidates"])
     return any(choice.get("finish_reason") for choice in body.get("choices") or [])

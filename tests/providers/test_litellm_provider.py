@@ -26,7 +26,8 @@ TOOLS = [{"type": "function", "function": {
 
 
 def provider(server: FakeModelServer, fmt: str = "openai", **overrides: Any) -> LiteLLMProvider:
-    base = server.anthropic_base if fmt == "anthropic" else server.openai_base
+    base = {"anthropic": server.anthropic_base, "gemini": server.gemini_base}.get(
+        fmt, server.openai_base)
     settings: dict[str, Any] = {
         "model": f"{fmt}/fake-model", "api_base": base, "api_key": "sk-test-secret-123",
         "api_key_env": "FAKE_API_KEY", "backoff_base_s": 0.01, "default_retry_after_s": 0.01,
@@ -187,7 +188,7 @@ async def test_an_exhausted_script_fails_fast_and_says_so(fake_model: FakeModelS
     assert time.monotonic() - started < 4
 
 
-@pytest.mark.parametrize("fmt", ["openai", "anthropic"])
+@pytest.mark.parametrize("fmt", ["openai", "anthropic", "gemini"])
 async def test_tool_calls_arrive_parsed(fmt: str, fake_model: FakeModelServer) -> None:
     fake_model.script(ScriptedTurn(text="Reading.", chunk_size=3, tool_calls=[
         {"name": "read_file", "arguments": {"path": "src/app.py", "limit": 20}},
@@ -197,7 +198,10 @@ async def test_tool_calls_arrive_parsed(fmt: str, fake_model: FakeModelServer) -
         ("read_file", {"path": "src/app.py", "limit": 20}), ("read_file", {"path": "README.md"})]
     assert turn.text == "Reading."
     assert all(c.parse_error is None for c in turn.tool_calls)
-    sent = [t.get("name") or t["function"]["name"] for t in fake_model.requests[0]["tools"]]
+    tools = fake_model.requests[0]["tools"]
+    if fmt == "gemini":  # Google's shape: one tool of function declarations
+        tools = tools[0]["function_declarations"]
+    sent = [t.get("name") or t["function"]["name"] for t in tools]
     assert sent == ["read_file"]
 
 
@@ -289,7 +293,7 @@ async def test_usage_and_cost_come_from_the_stream(fake_model: FakeModelServer) 
     assert fake_model.requests[0]["stream_options"] == {"include_usage": True}
 
 
-@pytest.mark.parametrize("fmt", ["openai", "anthropic"])
+@pytest.mark.parametrize("fmt", ["openai", "anthropic", "gemini"])
 async def test_non_streaming_mode(fmt: str, fake_model: FakeModelServer) -> None:
     fake_model.script(ScriptedTurn(text="whole", reasoning="thought", tool_calls=[
         {"name": "glob", "arguments": {"pattern": "*"}}]))

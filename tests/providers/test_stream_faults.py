@@ -1,6 +1,6 @@
-"""Streams that go wrong, over real HTTP in both wire formats: a stream that ends before the
-model's finish is a failure the person sees (retried while nothing was shown), never a whole
-answer; a stalled stream is reported as stalled within its deadline."""
+"""Streams that go wrong, over real HTTP in the OpenAI, Anthropic and Gemini wire formats: a
+stream that ends before the model's finish is a failure the person sees (retried while nothing
+was shown), never a whole answer; a stalled stream is reported as stalled within its deadline."""
 
 from __future__ import annotations
 
@@ -16,7 +16,16 @@ from valarmind_tui.providers.base import ModelRequest, RetryNotice, TextPiece, T
 from valarmind_tui.providers.litellm_provider import LiteLLMProvider, ProviderConfig
 from valarmind_tui.providers.process import client as model_process
 
-FORMATS = ("openai", "anthropic")
+FORMATS = ("openai", "anthropic", "gemini")
+GEMINI_CUT = pytest.mark.xfail(strict=True, reason=(
+    "not done: a Gemini stream that ends before its finishReason (or a JSON body to a streamed "
+    "request) is taken as a whole answer; the cut is told for OpenAI's and Anthropic's finish"))
+
+
+def _cases(faults: tuple[str, ...], gemini_cut: tuple[str, ...]) -> list[Any]:
+    """(format, fault) pairs, those of Gemini in `gemini_cut` expected to fail as said."""
+    return [pytest.param(fmt, fault, marks=GEMINI_CUT) if fmt == "gemini" and fault in gemini_cut
+            else (fmt, fault) for fmt in FORMATS for fault in faults]
 
 
 @pytest.fixture(params=["here", "model-process"])
@@ -33,7 +42,8 @@ def where(request: pytest.FixtureRequest) -> Iterator[str]:
 
 
 def provider(server: FakeModelServer, fmt: str, **overrides: Any) -> LiteLLMProvider:
-    base = server.anthropic_base if fmt == "anthropic" else server.openai_base
+    base = {"anthropic": server.anthropic_base, "gemini": server.gemini_base}.get(
+        fmt, server.openai_base)
     settings: dict[str, Any] = {
         "model": f"{fmt}/fake-model", "api_base": base, "api_key": "sk-test-secret-123",
         "backoff_base_s": 0.01, "max_retries": 1, "timeout_s": 20,
@@ -48,8 +58,8 @@ async def collect(p: LiteLLMProvider, seen: list[Any]) -> list[Any]:
     return seen
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
-@pytest.mark.parametrize("fault", ["cut", "cut_mid_event"])
+@pytest.mark.parametrize(("fmt", "fault"), _cases(("cut", "cut_mid_event"),
+                                                  gemini_cut=("cut", "cut_mid_event")))
 async def test_a_stream_cut_after_text_is_an_error_not_an_answer(
         fake_model: FakeModelServer, fmt: str, fault: str, where: str) -> None:
     fake_model.script(ScriptedTurn(text="The first half of the answer", fault=fault))
@@ -61,8 +71,8 @@ async def test_a_stream_cut_after_text_is_an_error_not_an_answer(
     assert len(fake_model.requests) == 1  # text was shown: not asked again
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
-@pytest.mark.parametrize("fault", ["empty", "json_body", "cut"])
+@pytest.mark.parametrize(("fmt", "fault"), _cases(("empty", "json_body", "cut"),
+                                                  gemini_cut=("json_body", "cut")))
 async def test_a_stream_that_showed_nothing_is_retried_then_reported(
         fake_model: FakeModelServer, fmt: str, fault: str, where: str) -> None:
     # "cut" with no text: the stream ends before anything at all was shown
