@@ -18,6 +18,7 @@ from typing import Any
 from valarmind_tui.core.heap import release_free_memory
 from valarmind_tui.providers.base import ReasoningPiece, StreamFinished, TextPiece, Usage
 from valarmind_tui.providers.failures import Failure, classify
+from valarmind_tui.providers.native_finish import watch_native_finish
 from valarmind_tui.providers.normalize import TurnAccumulator, usage_details, usage_from
 from valarmind_tui.providers.one_iterator import keep_one_iterator
 from valarmind_tui.providers.stream_watch import Deadlines, StreamWatch, provider_finish
@@ -175,6 +176,7 @@ async def _streamed(litellm: ModuleType, kwargs: dict[str, Any], deadlines: Dead
     try:
         async with asyncio.timeout_at(watch.due) as deadline:
             response = await litellm.acompletion(**kwargs)
+            watch_native_finish(response)
             keep_one_iterator(response)
             async for chunk in response:
                 deadline.reschedule(watch.arrived(loop.time()))

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from valarmind_tui.providers.failures import StreamFault
+from valarmind_tui.providers.native_finish import native_finish
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,9 @@ def provider_finish(response: Any, finish_reason: str | None) -> str | None:
 def _provider_finished(response: Any) -> bool:
     """Whether the provider itself sent a finish reason. A wrapper without the attributes
     (another LiteLLM) is trusted, as before."""
+    native = native_finish(response)
+    if native is not None:  # Gemini's: LiteLLM's own flags cannot tell (native_finish.py)
+        return native
     if not hasattr(response, "received_finish_reason"):
         return True
     return bool(response.received_finish_reason
