@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from tests.daemon_help import daemon_on, daemons_ended, wait_gone
+from tests.daemon_help import daemon_on, daemons_ended, greeting, wait_gone
 from valarmind_tui.cli.runserver.protocol import build, recv_frame, send_frame
 
 CLIENT = (
@@ -99,6 +99,20 @@ def _running(pid: int) -> bool:
     with contextlib.suppress(OSError):
         return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1][0] != "Z"
     return False
+
+
+def end_servers_at(path: Path) -> None:
+    """End the run server at `path` and the model daemon beside it."""
+    for pid in (_answer_pid(hello(path), "server"),
+                _answer_pid(greeting(path.with_name("model.sock")), "pid")):
+        if pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+            wait_gone(pid, 5)
+
+
+def _answer_pid(answer: dict[str, Any] | None, key: str) -> int | None:
+    return int(answer[key]) if answer and key in answer else None
 
 
 @contextlib.contextmanager

@@ -3,10 +3,12 @@
 `run_through_server(argv)` gives the exit code of the run the user's run server forked for
 this command, or None: then this process runs it itself, as it always did. None whenever
 anything is off: not a one-shot, the switches off, a `PYTHON*` variable a fork cannot honour,
-no server yet (one is started, detached, for the next run), a socket that is not the user's
-own and private, a peer of another user, a server of another build or whose code changed on
-disk (a new one is started in its place), the child declined (the run might need a terminal)
-or died before it started the run.
+a socket folder open to others or not the user's (nothing is started there), the child
+declined (the run may need a terminal) or ended before it began the run. And None, with a
+new server started (detached, for the next run; its socket renamed over the path, never
+following a link), when there is no server yet, or the socket is a link, another user's or
+open to others, its peer runs as another user, or it is a server of another build or whose
+code changed on disk.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import contextlib
 import os
 import signal
 import socket
+import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -44,15 +47,28 @@ def run_through_server(argv: Sequence[str]) -> int | None:
     if turned_off(argv, os.environ) or interpreter_env_set(os.environ):
         return None
     path = socket_path()
+    if not _private(path.parent):
+        return None  # an open or foreign folder: nothing there is used, nothing started
     problem = socket_problem(path)
-    if problem not in (None, "missing"):
-        return None  # not ours, open to others, a link: never replaced from here
     sock = _greeted(path) if problem is None else None
     if sock is None:
-        _start_server(path)
+        if problem is not None:
+            _start_server(path)
         return None
     with sock:
         return _served(sock, argv)
+
+
+def _private(folder: Path) -> bool:
+    """The socket's folder exists (else a first server makes it), is a real folder, the
+    user's own, closed to others."""
+    try:
+        info = os.lstat(folder)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077
 
 
 def _maybe_one_shot(argv: Sequence[str]) -> bool:
@@ -70,8 +86,8 @@ def _greeted(path: Path) -> socket.socket | None:
     try:
         sock.settimeout(HELLO_TIMEOUT_S)
         sock.connect(str(path))
-        if peer_uid(sock) != os.getuid():
-            raise ConnectionError("the run server runs as another user")
+        if peer_uid(sock) != os.getuid():  # nothing sent to it
+            raise ConnectionRefusedError("the run server runs as another user")
         send_frame(sock, {"hello": build()})
         hello, _ = recv_frame(sock)
         if hello is None:
