@@ -119,11 +119,4 @@ def _answer_pid(answer: dict[str, Any] | None, key: str) -> int | None:
 def servers_ended(runtime: Path) -> Iterator[None]:
     """At the end, end the run server and the model daemon answering in `runtime`."""
     with daemons_ended(runtime):
-        try:
-            yield
-        finally:
-            pid = server_pid(runtime)
-            if pid is not None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGTERM)
-                wait_gone(pid, 5)
+        yield

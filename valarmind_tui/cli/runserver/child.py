@@ -134,16 +134,17 @@ def _new_stdio() -> None:
     strict = errors or ("surrogateescape" if sys.flags.utf8_mode
                         or locale.setlocale(locale.LC_CTYPE) in ("C", "POSIX") else "strict")
     unbuffered = bool(os.environ.get("PYTHONUNBUFFERED"))
-    sys.stdin = sys.__stdin__ = _stream(0, "r", encoding, strict, False, False)
-    sys.stdout = sys.__stdout__ = _stream(1, "w", encoding, strict, os.isatty(1), unbuffered)
-    sys.stderr = sys.__stderr__ = _stream(2, "w", encoding, "backslashreplace", True,
-                                          unbuffered)
+    sys.stdin = _stream(0, "r", encoding, strict, False, False)
+    sys.stdout = _stream(1, "w", encoding, strict, os.isatty(1), unbuffered)
+    sys.stderr = _stream(2, "w", encoding, "backslashreplace", True, unbuffered)
+    # what a new interpreter's sys.__stdout__ & co. are (Final in typeshed, plain here)
+    vars(sys).update(__stdin__=sys.stdin, __stdout__=sys.stdout, __stderr__=sys.stderr)
 
 
 def _stream(fd: int, mode: str, encoding: str, errors: str, line_buffering: bool,
             unbuffered: bool) -> io.TextIOWrapper:
     binary = open(fd, mode + "b", buffering=0 if unbuffered else -1, closefd=False)  # noqa: SIM115
-    return io.TextIOWrapper(binary, encoding=encoding, errors=errors,  # type: ignore[arg-type]
+    return io.TextIOWrapper(binary, encoding=encoding, errors=errors,
                             line_buffering=line_buffering, write_through=unbuffered)
 
 

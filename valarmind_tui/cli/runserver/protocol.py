@@ -1,12 +1,12 @@
 """What the run server, its children and its clients agree on: where the socket is, which
 build answers, when a run may be served, and the frames exchanged.
 
-Frames are a 4-byte length and a JSON object. The client sends `{"hello": BUILD}`; the forked
-child answers `{"hello": BUILD, "server": PID}` (plus `"stale": true` when the server's code changed on disk
-since it imported it); the client then sends `{"argv", "cwd", "env", "umask"}` with its
-stdin, stdout and stderr attached (SCM_RIGHTS); the child answers `{"started": true}`, or
-`{"decline": REASON}` (the client runs in-process), and at the end `{"exit": CODE}`. While
-the run goes on the client may send `{"signal": N}`.
+Frames are a 4-byte length and a JSON object. The client sends `{"hello": BUILD}`; the
+forked child answers `{"hello": BUILD, "server": PID}` (plus `"stale": true` when the
+server's code changed on disk since it imported it); the client then sends `{"argv", "cwd",
+"env", "umask"}` with its stdin, stdout and stderr attached (SCM_RIGHTS); the child answers
+`{"started": true}`, or `{"decline": REASON}` (the client runs in-process), and at the end
+`{"exit": CODE}`. While the run goes on the client may send `{"signal": N}`.
 """
 
 from __future__ import annotations
