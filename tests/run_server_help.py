@@ -82,17 +82,20 @@ def children_of(pid: int) -> list[int]:
     return [int(word) for word in text.split()]
 
 
-def served_child(server: int, timeout: float = 10) -> int:
-    """The pid of the server's one child running a run (waited for)."""
+def served_child(server: int, client_pid: int, timeout: float = 10) -> int:
+    """The pid of the server's child running `client_pid`'s run: the one writing where the
+    client's stdout points (waited for; a greeting's short-lived child is not it)."""
     import time
 
+    wanted = os.readlink(f"/proc/{client_pid}/fd/1")
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        alive = [pid for pid in children_of(server) if _running(pid)]
-        if alive:
-            return alive[0]
+        for pid in children_of(server):
+            with contextlib.suppress(OSError):
+                if _running(pid) and os.readlink(f"/proc/{pid}/fd/1") == wanted:
+                    return pid
         time.sleep(0.05)
-    raise AssertionError("the run server forked no run")
+    raise AssertionError("the run server forked no run for this client")
 
 
 def _running(pid: int) -> bool:

@@ -304,7 +304,7 @@ def stalled(git_repo: Path, fake_model: Any, runtime: Path, tmp_path: Path
                            env=server_on(runtime), marker=tmp_path / "m",
                            stdin=subprocess.PIPE, stdout=out, stderr=subprocess.PIPE)
     try:
-        child = served_child(server)
+        child = served_child(server, run.pid)
         deadline = time.monotonic() + 30
         while len(fake_model.requests) == asked and time.monotonic() < deadline:
             time.sleep(0.05)
