@@ -7,10 +7,10 @@ does not install, whose wire format tests/fakes/model_server.py does not speak, 
 fails is reported as skipped with the reason, never silently. Nothing here needs the network
 but the install.
 
-Each round runs every peer once, then ValarMind (its model daemon warm, as a script calling
-`-p` in a loop meets it); the figure is the median over rounds of ValarMind's wall time divided
-by the peer's in that round (below 1.0: ValarMind answers sooner). Not run in CI:
-`.ci/with-env python benchmarks/peers_bench.py --install --rounds 5`.
+Each round runs every peer once, then ValarMind (its run server and model daemon warm, as a
+script calling `-p` in a loop meets them); the figure is the median over rounds of
+ValarMind's wall time divided by the peer's in that round (below 1.0: ValarMind answers
+sooner). Not run in CI: `.ci/with-env python benchmarks/peers_bench.py --install --rounds 5`.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.oneshot_bench import FakeServer, end_daemon  # noqa: E402
+from benchmarks.oneshot_bench import FakeServer, end_daemon, end_run_server  # noqa: E402
 
 KEY = "sk-bench-peers"
 PROMPT = "say hi"
@@ -196,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
                     else:
                         rounds[name].append((ours, wall))
         finally:
+            end_run_server(Path(ours_env["XDG_RUNTIME_DIR"]), ours_env)
             end_daemon(Path(ours_env["XDG_RUNTIME_DIR"]), ours_env)
             server.stop()
     for name, pairs in rounds.items():
