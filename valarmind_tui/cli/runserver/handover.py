@@ -40,13 +40,18 @@ EXIT_LOST = 1
 
 def handed_over(argv: Sequence[str]) -> int | None:
     """The served run's exit code; None: run in this process."""
-    if turned_off(argv, os.environ) or interpreter_env_set(os.environ):
+    if not hasattr(socket, "SO_PEERCRED") or not hasattr(socket, "send_fds"):
+        return None  # no way to check the peer (not Linux) or to pass descriptors
+    try:
+        if turned_off(argv, os.environ) or interpreter_env_set(os.environ):
+            return None
+        path = socket_path()
+        if not _private(path.parent):
+            return None  # an open or foreign folder: nothing there is used, nothing started
+        problem = socket_problem(path)
+        sock = _greeted(path) if problem is None else None
+    except Exception:  # noqa: BLE001 - nothing was handed over: the run goes on here
         return None
-    path = socket_path()
-    if not _private(path.parent):
-        return None  # an open or foreign folder: nothing there is used, nothing started
-    problem = socket_problem(path)
-    sock = _greeted(path) if problem is None else None
     if sock is None:
         if problem is not None:
             _start_server(path)
@@ -96,9 +101,9 @@ def _greeted(path: Path) -> socket.socket | None:
 
 
 def _served(sock: socket.socket, argv: Sequence[str]) -> int | None:
-    request = {"argv": [sys.argv[0], *argv], "cwd": os.getcwd(), "env": dict(os.environ),
-               "umask": _umask()}
     try:
+        request = {"argv": [sys.argv[0], *argv], "cwd": os.getcwd(),
+                   "env": dict(os.environ), "umask": _umask()}
         send_frame(sock, request, fds=(0, 1, 2))
     except (OSError, ValueError):
         return None

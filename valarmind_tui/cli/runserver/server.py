@@ -32,9 +32,10 @@ PRELOADED = (
     "valarmind_tui.setup.context_files", "valarmind_tui.settings.config",
     "valarmind_tui.settings.trust.decision", "valarmind_tui.providers.daemon.link",
     "valarmind_tui.safety.sandbox.wrap", "valarmind_tui.faces.headless",
-    "valarmind_tui.cli.runserver.child",
+    "valarmind_tui.cli.runserver.child", "pydantic_settings",
 )
-"""What `valarmind -p` imports on its way to the answer (cli/main.py's imports on that path)."""
+"""What `valarmind -p` imports on its way to the answer (cli/main.py's imports on that path;
+pydantic-settings whenever a VALARMIND_* variable names a setting)."""
 
 Stamps = list[tuple[str, int, int]]
 
@@ -44,6 +45,7 @@ def preload() -> Stamps:
     tell that the code on disk changed since."""
     for name in PRELOADED:
         importlib.import_module(name)
+    _build_tool_models()
     stamps = []
     for module in list(sys.modules.values()):
         path = getattr(module, "__file__", None)
@@ -52,6 +54,15 @@ def preload() -> Stamps:
                 info = os.stat(path)
                 stamps.append((path, info.st_mtime_ns, info.st_size))
     return stamps
+
+
+def _build_tool_models() -> None:
+    """Build the built-in tools' argument models, as every run's first request does
+    (`defer_build` saves that at import; here it is paid once for all children)."""
+    from valarmind_tui.tools.catalog import builtin_tools
+
+    for tool in builtin_tools():
+        tool.Params.model_json_schema()
 
 
 def bind(path: Path) -> tuple[socket.socket, int]:
