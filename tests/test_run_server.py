@@ -6,8 +6,11 @@ an in-process run is."""
 
 from __future__ import annotations
 
+import os
 import signal
+import socket
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,16 +18,19 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import write_user_config
 from tests.daemon_help import runtime_folder, wait_gone
 from tests.fakes.model_server import ScriptedTurn
 from tests.run_server_help import (
     client,
+    run_socket,
     server_on,
     server_pid,
     servers_ended,
     start_client,
 )
 from tests.test_headless import configure_key, model_flags
+from valarmind_tui.cli.runserver.protocol import build, recv_frame, send_frame
 
 ENV = {"FAKE_API_KEY": "sk-test"}
 IN_PROCESS = {"VALARMIND_RUN_SERVER": "0"}
@@ -186,3 +192,60 @@ def test_the_server_leaves_after_its_idle_time(
     assert pid is not None
     assert wait_gone(pid, 20)
     assert server_pid(runtime) is None
+
+
+@pytest.mark.parametrize("switch", ["config", "flag", "env"])
+def test_the_daemon_switches_turn_it_off(switch: str, git_repo: Path, fake_model: Any,
+                                         runtime: Path, tmp_path: Path) -> None:
+    configure_key(git_repo)
+    env, extra = {**ENV, **server_on(runtime)}, []
+    if switch == "config":
+        write_user_config('api_key_env = "FAKE_API_KEY"\nmodel_daemon = false\n')
+    elif switch == "flag":
+        extra = ["--no-daemon"]
+    else:
+        env["VALARMIND_MODEL_DAEMON"] = "0"
+    fake_model.script(*[ScriptedTurn(text="Alone.")] * 2)
+    for number in range(2):
+        run = client("-p", "say hi", *model_flags(fake_model), *extra, cwd=git_repo, env=env,
+                     marker=tmp_path / f"m{number}")
+        assert run.returncode == 0 and run.stdout == "Alone.\n", run.stderr
+        assert (tmp_path / f"m{number}").read_text() == "in-process"
+    assert not run_socket(runtime).exists()
+
+
+def test_a_server_gone_before_the_run_started_leaves_it_in_process(
+        git_repo: Path, fake_model: Any, runtime: Path, tmp_path: Path) -> None:
+    """It greets as this build, takes the request and the descriptors, and closes: the run
+    was not started, so the client runs it itself."""
+    configure_key(git_repo)
+    (runtime / "valarmind").mkdir(mode=0o700)
+    path = run_socket(runtime)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    os.chmod(path, 0o600)
+    listener.listen()
+    got: list[int] = []
+
+    def serve_once() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            recv_frame(conn)
+            send_frame(conn, {"hello": build(), "server": os.getpid()})
+            request, fds = recv_frame(conn, max_fds=3)
+            got.extend(fds)
+            for fd in fds:
+                os.close(fd)
+
+    thread = threading.Thread(target=serve_once, daemon=True)
+    thread.start()
+    fake_model.script(ScriptedTurn(text="Here."))
+    try:
+        run = client("-p", "say hi", *model_flags(fake_model), cwd=git_repo,
+                     env={**ENV, **server_on(runtime)}, marker=tmp_path / "m")
+    finally:
+        thread.join(5)
+        listener.close()
+    assert len(got) == 3  # it was handed over, then the server was gone
+    assert run.returncode == 0 and run.stdout == "Here.\n", run.stderr
+    assert (tmp_path / "m").read_text() == "in-process"
