@@ -43,17 +43,19 @@ def run_socket(runtime: Path) -> Path:
 
 
 def client(*args: str, cwd: Path, env: dict[str, str], marker: Path, timeout: float = 60,
-           **popen: Any) -> subprocess.CompletedProcess[str]:
-    """`valarmind ARGS` as a user runs it; `marker` then reads "served" or "in-process"."""
+           prefix: tuple[str, ...] = (), **popen: Any) -> subprocess.CompletedProcess[str]:
+    """`valarmind ARGS` as a user runs it (after `prefix`, a command that execs it);
+    `marker` then reads "served" or "in-process"."""
     capture = {} if "stdout" in popen else {"capture_output": True}
-    return subprocess.run([sys.executable, "-c", CLIENT, str(marker), *args], cwd=cwd,
+    return subprocess.run([*prefix, sys.executable, "-c", CLIENT, str(marker), *args], cwd=cwd,
                           env={**os.environ, **env}, text=True, timeout=timeout,
                           **capture, **popen)
 
 
 def start_client(*args: str, cwd: Path, env: dict[str, str], marker: Path,
-                 **popen: Any) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-c", CLIENT, str(marker), *args], cwd=cwd,
+                 prefix: tuple[str, ...] = (), **popen: Any) -> subprocess.Popen[str]:
+    return subprocess.Popen([*prefix, sys.executable, "-c", CLIENT, str(marker), *args],
+                            cwd=cwd,
                             env={**os.environ, **env}, text=True, **popen)
 
 

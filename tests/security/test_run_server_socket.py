@@ -290,9 +290,9 @@ def test_the_server_keeps_the_repository_off_its_import_path(
 # -- what a forked run is handed -------------------------------------------------------------
 
 
-@pytest.fixture
-def stalled(git_repo: Path, fake_model: Any, runtime: Path, tmp_path: Path
-            ) -> Iterator[tuple[subprocess.Popen[str], int, int]]:
+def stalled_run(git_repo: Path, fake_model: Any, runtime: Path, tmp_path: Path,
+                prefix: tuple[str, ...] = ()
+                ) -> Iterator[tuple[subprocess.Popen[str], int, int]]:
     """A served run waiting on the model: (its client, the server, the forked child)."""
     assert ask(git_repo, fake_model, runtime, tmp_path / "first").returncode == 0
     server = wait_for_server(runtime)
@@ -301,7 +301,7 @@ def stalled(git_repo: Path, fake_model: Any, runtime: Path, tmp_path: Path
     answer = tmp_path / "answer.txt"
     with answer.open("w") as out:
         run = start_client("-p", "say hi", *model_flags(fake_model), cwd=git_repo,
-                           env=server_on(runtime), marker=tmp_path / "m",
+                           env=server_on(runtime), marker=tmp_path / "m", prefix=prefix,
                            stdin=subprocess.PIPE, stdout=out, stderr=subprocess.PIPE)
     try:
         child = served_child(server, run.pid)
@@ -313,6 +313,12 @@ def stalled(git_repo: Path, fake_model: Any, runtime: Path, tmp_path: Path
     finally:
         run.kill()
         run.wait()
+
+
+@pytest.fixture
+def stalled(git_repo: Path, fake_model: Any, runtime: Path, tmp_path: Path
+            ) -> Iterator[tuple[subprocess.Popen[str], int, int]]:
+    yield from stalled_run(git_repo, fake_model, runtime, tmp_path)
 
 
 def test_the_childs_stdin_and_stdout_are_the_clients(
@@ -350,6 +356,35 @@ def test_a_run_that_may_ask_in_a_terminal_is_not_served(
     finally:
         os.close(parent)
         os.close(child)
+    assert (tmp_path / "m").read_text() == "in-process"
+
+
+def test_the_clients_resource_limits_are_the_runs(
+        git_repo: Path, fake_model: Any, runtime: Path, tmp_path: Path) -> None:
+    """`prlimit --nofile=256:512 valarmind -p ...`: the forked run has the client's limit."""
+    runs = stalled_run(git_repo, fake_model, runtime, tmp_path,
+                       prefix=("prlimit", "--nofile=256:512", "--"))
+    _run, _server, child = next(runs)
+    try:
+        limits = Path(f"/proc/{child}/limits").read_text()
+    finally:
+        runs.close()
+    assert any(line.startswith("Max open files") and line.split()[3:5] == ["256", "512"]
+               for line in limits.splitlines()), limits
+
+
+def test_a_client_in_another_namespace_is_not_served(
+        git_repo: Path, fake_model: Any, runtime: Path, tmp_path: Path) -> None:
+    """A client in a mount namespace of its own (a sandbox, a container) that still reaches
+    the socket: its run must not escape into the server's world, so it runs in-process."""
+    if os.getuid() != 0:
+        pytest.skip("unshare --mount needs root here")
+    assert ask(git_repo, fake_model, runtime, tmp_path / "first").returncode == 0
+    wait_for_server(runtime)
+    fake_model.script(ScriptedTurn(text="Hello."))
+    out = client("-p", "say hi", *model_flags(fake_model), cwd=git_repo,
+                 env=server_on(runtime), marker=tmp_path / "m", prefix=("unshare", "--mount"))
+    assert out.returncode == 0 and out.stdout == "Hello.\n", out.stderr
     assert (tmp_path / "m").read_text() == "in-process"
 
 

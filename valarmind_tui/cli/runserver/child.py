@@ -3,13 +3,15 @@ as the client would have in-process.
 
 In order: the server's listening socket closed and the signal handlers as a new interpreter
 has them; the hello answered (with `stale` when a module the server imported changed on disk);
-the client's working folder, umask and environment (os.environ replaced whole) applied and its
-three descriptors put on 0, 1 and 2 with new sys.stdin/stdout/stderr over them; the command
-line parsed. A run that may need a terminal (the TUI, `--plain`, a question asked on a
-terminal) or anything but `-p`, `run` and `goal` is declined before anything is done, and the
-client runs it itself. Else the run starts; a watcher thread delivers the signals the client
-forwards and ends the run when the client is gone (its connection closed). The exit code goes
-back to the client, and the child leaves without the interpreter's teardown, as `entry` does.
+a client confined otherwise (namespaces, root, credentials, seccomp: confinement.py) declined,
+its resource limits and nice value taken; the client's working folder, umask and environment
+(os.environ replaced whole) applied and its three descriptors put on 0, 1 and 2 with new
+sys.stdin/stdout/stderr over them; the command line parsed. A run that may need a terminal
+(the TUI, `--plain`, a question asked on a terminal) or anything but `-p`, `run` and `goal` is
+declined before anything is done, and the client runs it itself. Else the run starts; a
+watcher thread delivers the signals the client forwards and ends the run when the client is
+gone (its connection closed). The exit code goes back to the client, and the child leaves
+without the interpreter's teardown, as `entry` does.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ import threading
 import time
 from typing import Any, NoReturn
 
-from valarmind_tui.cli.runserver.protocol import build, recv_frame, send_frame
+from valarmind_tui.cli.runserver.confinement import take_limits, unlike_client
+from valarmind_tui.cli.runserver.protocol import build, peer_credentials, recv_frame, send_frame
 
 HELLO_TIMEOUT_S = 10.0
 GONE_GRACE_S = 5.0
@@ -70,6 +73,11 @@ def _take_place_and_run(conn: socket.socket, stamps: Stamps, finished: threading
     if request is None or len(fds) != 3:
         raise _Gone
     conn.settimeout(None)
+    client = peer_credentials(conn)[0]
+    reason = unlike_client(client) or take_limits(client)
+    if reason is not None:
+        send_frame(conn, {"decline": reason})
+        raise _Gone
     _take_place(request, fds)
     argv = [str(word) for word in request["argv"]]
     reason = _needs_in_process(argv[1:])

@@ -79,8 +79,15 @@ def interpreter_env_set(environ: Mapping[str, str]) -> bool:
 
 def peer_uid(sock: socket.socket) -> int:
     """The user id of the process at the other end of a Unix socket (SO_PEERCRED)."""
+    return peer_credentials(sock)[1]
+
+
+def peer_credentials(sock: socket.socket) -> tuple[int, int, int]:
+    """pid, uid, gid of the process at the other end when it connected (SO_PEERCRED; pid 0
+    when it is in a pid namespace this process cannot see)."""
     creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    return int(struct.unpack("3i", creds)[1])
+    pid, uid, gid = struct.unpack("3i", creds)
+    return int(pid), int(uid), int(gid)
 
 
 def send_frame(sock: socket.socket, message: Mapping[str, Any], fds: Sequence[int] = ()
