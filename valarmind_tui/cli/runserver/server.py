@@ -108,9 +108,13 @@ def serve(path: Path, idle_s: float) -> int:
             continue
         last_active = time.monotonic()
         with conn:
-            if peer_uid(conn) != os.getuid():
+            try:
+                if peer_uid(conn) != os.getuid():
+                    continue
+                child = os.fork()
+            except OSError:  # a client gone already, or no process to be had: it falls back
                 continue
-            if os.fork() == 0:
+            if child == 0:
                 from valarmind_tui.cli.runserver.child import serve_one
 
                 serve_one(conn, sock, stamps)
