@@ -57,12 +57,12 @@ def preload() -> Stamps:
 
 
 def _build_tool_models() -> None:
-    """Build the built-in tools' argument models, as every run's first request does
-    (`defer_build` saves that at import; here it is paid once for all children)."""
+    """Build the built-in tools' argument models and schemas, as every run's first request
+    does (`defer_build` saves that at import; here it is paid once for all children)."""
     from valarmind_tui.tools.catalog import builtin_tools
 
     for tool in builtin_tools():
-        tool.Params.model_json_schema()
+        tool.schema()
 
 
 def bind(path: Path) -> tuple[socket.socket, int]:
