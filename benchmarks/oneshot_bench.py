@@ -9,10 +9,11 @@ model daemon (providers/daemon/) or in the run itself. Three ways, alternated ea
   VALARMIND_RUN_SERVER=0, so the run imports its own modules);
 - run server warm: the run server (cli/runserver/) forks the run from its warm modules, the
   daemon makes the call; the CPU counted is the client's, the forked child's (the server's
-  reaped children) and the daemon's;
+  reaped children) and the daemon's; "fresh HOME run server warm" the same in a new HOME
+  (the first run there starts both servers, the second is timed);
 - fresh HOME warm: as the held-out harness runs each tool, a HOME of its own and no
   XDG_RUNTIME_DIR (the daemon's socket then lives in the data dir under HOME): a first run
-  there starts the daemon (not counted), the second is timed.
+  there starts the daemon (not counted), the second is timed (the run server off);
 Each: wall time from spawn to exit, the run's CPU (user + system, from its rusage), and for the
 daemon ways the daemon's CPU over the same run (/proc/PID/stat), so "whole process" stays honest.
 
@@ -196,7 +197,8 @@ def one_run(project: Path, env: dict[str, str], port: int, *extra: str
     return wall, cpu, daemon
 
 
-WAYS = ("--no-daemon", "daemon cold", "daemon warm", "fresh HOME warm", "run server warm")
+WAYS = ("--no-daemon", "daemon cold", "daemon warm", "fresh HOME warm", "run server warm",
+        "fresh HOME run server warm")
 NO_RUN_SERVER = {"VALARMIND_RUN_SERVER": "0"}
 
 
@@ -222,6 +224,15 @@ def run(rounds: int = 5, ways: tuple[str, ...] = WAYS) -> list[dict]:
                 if "run server warm" in ways:
                     one_run(project, served, server.port)  # a server, if the last one left
                     figures["run server warm"].append(one_run(project, served, server.port))
+                if "fresh HOME run server warm" in ways:
+                    fresh = _home(workdir / f"home-served-{number}")
+                    try:
+                        one_run(project, fresh, server.port)  # starts both servers
+                        figures["fresh HOME run server warm"].append(
+                            one_run(project, fresh, server.port))
+                    finally:
+                        end_run_server(None, fresh)
+                        end_daemon(None, fresh)
                 if "fresh HOME warm" in ways:
                     fresh = {**_home(workdir / f"home-{number}"), **NO_RUN_SERVER}
                     try:
