@@ -249,3 +249,28 @@ def test_a_server_gone_before_the_run_started_leaves_it_in_process(
     assert len(got) == 3  # it was handed over, then the server was gone
     assert run.returncode == 0 and run.stdout == "Here.\n", run.stderr
     assert (tmp_path / "m").read_text() == "in-process"
+
+
+def test_run_is_served_and_writes_its_output(
+        git_repo: Path, fake_model: Any, served: dict[str, str], tmp_path: Path) -> None:
+    """`valarmind run --agent P --prompt F --output O`: served, the same file and exit code as
+    in-process (3 when the profile's turns run out)."""
+    write_user_config(
+        f'api_key_env = "FAKE_API_KEY"\n[profiles.short]\nmodel = "openai/fake-model"\n'
+        f'api_base = "{fake_model.openai_base}"\napi_key_env = "FAKE_API_KEY"\nmax_turns = 2\n')
+    prompt = tmp_path / "p.md"
+    prompt.write_text("Look around.")
+    call = {"name": "glob", "arguments": {"pattern": "*"}}
+    fake_model.script(*[ScriptedTurn(text="looking", tool_calls=[call])] * 4)
+    outputs = {}
+    for way in ("through", "alone"):
+        output = tmp_path / f"{way}.md"
+        run = client("run", "--agent", "short", "--prompt", str(prompt), "--output",
+                     str(output), cwd=git_repo, marker=tmp_path / f"m-{way}",
+                     env={**served, **(IN_PROCESS if way == "alone" else {})})
+        assert run.returncode == 3, run.stderr
+        outputs[way] = output.read_text()
+    assert (tmp_path / "m-through").read_text() == "served"
+    assert (tmp_path / "m-alone").read_text() == "in-process"
+    assert outputs["through"] == outputs["alone"] and outputs["through"].startswith(
+        "## INCOMPLETE")

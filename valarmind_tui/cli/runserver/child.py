@@ -166,11 +166,10 @@ def _needs_in_process(argv: list[str]) -> str | None:
     args = parser.parse_args(rest)
     if getattr(args, "best_of", None):
         return "--best-of"
-    if args.command in ("run", "goal"):
-        return None
-    if args.command is not None:
+    if args.command not in (None, "run", "goal"):
         return f"the {args.command} command"
-    if args.prompt is None and (task is None or args.plain or sys.stdout.isatty()):
+    if args.command is None and args.prompt is None and (
+            task is None or args.plain or sys.stdout.isatty()):
         return "the TUI or the plain REPL"
     if sys.stdin.isatty() and sys.stdout.isatty():
         return "a run that may ask its questions in the terminal"
