@@ -123,6 +123,7 @@ def _take_place(request: dict[str, Any], fds: list[int]) -> None:
     os.environ.update({str(k): str(v) for k, v in env.items()})
     time.tzset()
     tempfile.tempdir = None
+    sys.dont_write_bytecode = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
     with contextlib.suppress(locale.Error):
         locale.setlocale(locale.LC_CTYPE, "")
     for target, fd in enumerate(fds):
