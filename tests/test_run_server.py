@@ -154,9 +154,14 @@ def test_the_clients_environment_is_the_runs(
     assert b"sk-test" not in Path(f"/proc/{pid}/environ").read_bytes()
 
 
-def test_ctrl_c_ends_the_run_as_in_process(
-        git_repo: Path, fake_model: Any, served: dict[str, str], runtime: Path,
-        tmp_path: Path) -> None:
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130),
+                                               (signal.SIGTERM, -signal.SIGTERM),
+                                               (signal.SIGHUP, -signal.SIGHUP)])
+def test_a_signal_ends_the_run_as_in_process(
+        signum: int, code: int, git_repo: Path, fake_model: Any, served: dict[str, str],
+        runtime: Path, tmp_path: Path) -> None:
+    """Ctrl-C (130, from main's KeyboardInterrupt), SIGTERM and SIGHUP (the process ended by
+    the signal): the client forwards it, and ends as the in-process run ends."""
     codes = {}
     for way, env in (("served", served), ("in-process", {**served, **IN_PROCESS})):
         fake_model.script(ScriptedTurn(text="Slow.", fault="stall_first", stall_s=20))
@@ -169,12 +174,12 @@ def test_ctrl_c_ends_the_run_as_in_process(
             time.sleep(0.05)
         assert len(fake_model.requests) > asked, "the run never asked the model"
         started = time.monotonic()
-        run.send_signal(signal.SIGINT)
+        run.send_signal(signum)
         run.communicate(timeout=15)
         assert time.monotonic() - started < 10
         assert (tmp_path / way).read_text() == way
         codes[way] = run.returncode
-    assert codes["served"] == codes["in-process"] == 130
+    assert codes["served"] == codes["in-process"] == code
 
 
 def test_the_server_leaves_after_its_idle_time(
