@@ -5,10 +5,15 @@ HTTP to tests/fakes/model_server.py (OpenAI wire format) in its own process, Lit
 model daemon (providers/daemon/) or in the run itself. Three ways, alternated each round:
 - `--no-daemon`: the run imports and calls LiteLLM itself (what every run did before);
 - daemon cold: no daemon running; the run starts one and is served by it;
-- daemon warm: a daemon from the run before serves it;
+- daemon warm: a daemon from the run before serves it (the run server off:
+  VALARMIND_RUN_SERVER=0, so the run imports its own modules);
+- run server warm: the run server (cli/runserver/) forks the run from its warm modules, the
+  daemon makes the call; the CPU counted is the client's, the forked child's (the server's
+  reaped children) and the daemon's; "fresh HOME run server warm" the same in a new HOME
+  (the first run there starts both servers, the second is timed);
 - fresh HOME warm: as the held-out harness runs each tool, a HOME of its own and no
   XDG_RUNTIME_DIR (the daemon's socket then lives in the data dir under HOME): a first run
-  there starts the daemon (not counted), the second is timed.
+  there starts the daemon (not counted), the second is timed (the run server off);
 Each: wall time from spawn to exit, the run's CPU (user + system, from its rusage), and for the
 daemon ways the daemon's CPU over the same run (/proc/PID/stat), so "whole process" stays honest.
 
@@ -34,6 +39,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from valarmind_tui.cli.runserver.protocol import build as run_build  # noqa: E402
+from valarmind_tui.cli.runserver.protocol import recv_frame, send_frame  # noqa: E402
 from valarmind_tui.providers.daemon.protocol import build  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -109,14 +116,39 @@ def daemon_pid(runtime: Path | None, env: dict[str, str]) -> int | None:
         sock.close()
 
 
-def _cpu_of(pid: int | None) -> float:
+def _cpu_of(pid: int | None, children: bool = False) -> float:
+    """A process's CPU (with `children`: and that of its children it reaped)."""
     if pid is None:
         return 0.0
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return 0.0
-    return (int(fields[11]) + int(fields[12])) / TICKS
+    own = int(fields[11]) + int(fields[12])
+    return (own + (int(fields[13]) + int(fields[14]) if children else 0)) / TICKS
+
+
+def run_server_pid(runtime: Path | None, env: dict[str, str]) -> int | None:
+    """The run server's pid, from a child's greeting (the child then leaves: nothing sent)."""
+    path = _socket(runtime, env).with_name("run.sock")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(5)
+    try:
+        sock.connect(str(path))
+        send_frame(sock, {"hello": run_build()})
+        hello, _ = recv_frame(sock)
+        return int(hello["server"]) if hello else None
+    except (OSError, ValueError, KeyError):
+        return None
+    finally:
+        sock.close()
+
+
+def served_cpu(server: int | None, before: float) -> float:
+    """The run server's CPU and its reaped children's since `before`, once the last child is
+    reaped (the server reaps each second)."""
+    time.sleep(1.2)
+    return _cpu_of(server, children=True) - before
 
 
 def end_daemon(runtime: Path | None, env: dict[str, str]) -> None:
@@ -130,12 +162,21 @@ def end_daemon(runtime: Path | None, env: dict[str, str]) -> None:
         time.sleep(0.05)
 
 
+def end_run_server(runtime: Path | None, env: dict[str, str]) -> None:
+    pid = run_server_pid(runtime, env)
+    if pid is not None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+
+
 def one_run(project: Path, env: dict[str, str], port: int, *extra: str
             ) -> tuple[float, float, float]:
     """Wall, the run's CPU, the daemon's CPU over the run (seconds)."""
     runtime = _runtime(env)
     before_pid = daemon_pid(runtime, env) if "--no-daemon" not in extra else None
     daemon_before = _cpu_of(before_pid)
+    server = run_server_pid(runtime, env) if env.get("VALARMIND_RUN_SERVER") != "0" else None
+    server_before = _cpu_of(server, children=True) if server else 0.0
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     out = subprocess.run(
@@ -151,16 +192,21 @@ def one_run(project: Path, env: dict[str, str], port: int, *extra: str
     if "--no-daemon" not in extra:
         pid = daemon_pid(runtime, env)
         daemon = _cpu_of(pid) - (daemon_before if pid == before_pid else 0.0)
+    if server is not None:
+        daemon += served_cpu(server, server_before)
     return wall, cpu, daemon
 
 
-WAYS = ("--no-daemon", "daemon cold", "daemon warm", "fresh HOME warm")
+WAYS = ("--no-daemon", "daemon cold", "daemon warm", "fresh HOME warm", "run server warm",
+        "fresh HOME run server warm")
+NO_RUN_SERVER = {"VALARMIND_RUN_SERVER": "0"}
 
 
 def run(rounds: int = 5, ways: tuple[str, ...] = WAYS) -> list[dict]:
     with tempfile.TemporaryDirectory(prefix="valarmind-oneshot-") as tmp:
         workdir = Path(tmp)
-        project, env = _setup(workdir)
+        project, served = _setup(workdir)
+        env = {**served, **NO_RUN_SERVER}
         server = FakeServer(workdir)
         figures: dict[str, list[tuple[float, float, float]]] = {way: [] for way in ways}
         try:
@@ -175,14 +221,27 @@ def run(rounds: int = 5, ways: tuple[str, ...] = WAYS) -> list[dict]:
                     figures["daemon cold"].append(one_run(project, env, server.port))
                 if "daemon warm" in ways:
                     figures["daemon warm"].append(one_run(project, env, server.port))
+                if "run server warm" in ways:
+                    one_run(project, served, server.port)  # a server, if the last one left
+                    figures["run server warm"].append(one_run(project, served, server.port))
+                if "fresh HOME run server warm" in ways:
+                    fresh = _home(workdir / f"home-served-{number}")
+                    try:
+                        one_run(project, fresh, server.port)  # starts both servers
+                        figures["fresh HOME run server warm"].append(
+                            one_run(project, fresh, server.port))
+                    finally:
+                        end_run_server(None, fresh)
+                        end_daemon(None, fresh)
                 if "fresh HOME warm" in ways:
-                    fresh = _home(workdir / f"home-{number}")
+                    fresh = {**_home(workdir / f"home-{number}"), **NO_RUN_SERVER}
                     try:
                         one_run(project, fresh, server.port)  # starts this HOME's daemon
                         figures["fresh HOME warm"].append(one_run(project, fresh, server.port))
                     finally:
                         end_daemon(None, fresh)
         finally:
+            end_run_server(_runtime(served), served)
             end_daemon(_runtime(env), env)
             server.stop()
     rows = []
@@ -195,7 +254,7 @@ def run(rounds: int = 5, ways: tuple[str, ...] = WAYS) -> list[dict]:
              "value": statistics.median(cpus), "unit": "s"},
         ]
         if name != "--no-daemon":
-            rows.append({"name": f"-p say hi, {name}: the daemon's CPU (median)",
+            rows.append({"name": f"-p say hi, {name}: the daemons' CPU (median)",
                          "value": statistics.median(daemons), "unit": "s"})
     return rows
 

@@ -9,8 +9,8 @@ skipped with the reason, never silently; so is a figure a peer's screen did not 
 Nothing here needs the network but the install (OpenCode may fetch its provider package once).
 
 - one-shot: `-p "say hi"`-style runs answered by tests/fakes/model_server.py; each round runs
-  every peer once, then ValarMind (its model daemon warm, as a script calling `-p` in a loop
-  meets it);
+  every peer once, then ValarMind (its run server and model daemon warm, as a script calling `-p`
+  in a loop meets them);
 - terminal (benchmarks/peers_tui.py): each tool in tmux 120x40 against benchmarks/e2e_server.py:
   ready for a prompt, idle memory (PSS of the process tree), memory after N prompts of ~2,000
   tokens, keystroke echo after them, the lag from the last chunk to the last words on screen,
@@ -51,7 +51,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks import peers_tui  # noqa: E402
-from benchmarks.oneshot_bench import FakeServer, end_daemon  # noqa: E402
+from benchmarks.oneshot_bench import FakeServer, end_daemon, end_run_server  # noqa: E402
 from benchmarks.peers import PEERS, Peer, fresh, install, installed  # noqa: E402
 
 KEY = "sk-bench-peers"
@@ -132,6 +132,7 @@ def oneshot(peers: list[Peer], setup: Path, rounds: int, skipped: dict[str, str]
                     skipped.setdefault("ValarMind: one-shot", ours)
                 got["ValarMind"].append({} if isinstance(ours, str) else {"oneshot_s": ours})
         finally:
+            end_run_server(Path(ours_env["XDG_RUNTIME_DIR"]), ours_env)
             end_daemon(Path(ours_env["XDG_RUNTIME_DIR"]), ours_env)
             server.stop()
     return got

@@ -76,15 +76,34 @@ def wait_gone(pid: int, timeout: float) -> bool:
 
 @contextlib.contextmanager
 def daemons_ended(runtime: Path) -> Iterator[None]:
-    """At the end, end the daemon answering in `runtime` (a test's daemon never outlives it)."""
+    """At the end, end the daemon and the run server answering in `runtime` (a test's daemons
+    never outlive it)."""
     try:
         yield
     finally:
-        pid = daemon_pid(runtime)
-        if pid is not None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGTERM)
-            wait_gone(pid, 5)
+        for pid in (daemon_pid(runtime), run_server_pid(runtime)):
+            if pid is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGTERM)
+                wait_gone(pid, 5)
+
+
+def run_server_pid(runtime: Path) -> int | None:
+    """The run server's pid (cli/runserver/), which a run with the daemons on starts too."""
+    from valarmind_tui.cli.runserver.protocol import build as run_build
+    from valarmind_tui.cli.runserver.protocol import recv_frame, send_frame
+
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(5)
+    try:
+        sock.connect(str(runtime / "valarmind" / "run.sock"))
+        send_frame(sock, {"hello": run_build()})
+        answer = recv_frame(sock)[0]
+        return int(answer["server"]) if answer else None
+    except (OSError, ValueError, KeyError):
+        return None
+    finally:
+        sock.close()
 
 
 class Impostor:

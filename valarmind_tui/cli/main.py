@@ -141,9 +141,11 @@ def _use_model_daemon(settings: Any, args: argparse.Namespace) -> None:
 def entry() -> NoReturn:
     """The `valarmind` command: main(), then the exit without the interpreter's teardown (in
     `valarmind -p` 0.5 s after its last line went into freeing litellm's modules)."""
+    from valarmind_tui.cli.runserver.client import run_through_server
     from valarmind_tui.core.fast_exit import exit_without_teardown
 
-    exit_without_teardown(main())
+    served = run_through_server(sys.argv[1:])  # a warm run server's fork (docs/speed.md)
+    exit_without_teardown(main() if served is None else served)
 
 
 def main(argv: list[str] | None = None) -> int:
