@@ -23,6 +23,7 @@ import os
 import shutil
 import stat
 import subprocess
+import threading
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -106,6 +107,8 @@ class ShadowRepo:
         self.git_dir = git_dir
         self.max_file_bytes = max_file_bytes
         self._env: dict[str, str] | None = None
+        self._held = threading.local()
+        """`depth`: how many `locked()` this thread is inside (it holds the flock once)."""
 
     # -- plumbing -------------------------------------------------------------------------
     def _environment(self) -> dict[str, str]:
@@ -186,12 +189,27 @@ class ShadowRepo:
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
-        """One process at a time in the shadow index (two sessions may share a project); a
-        lock git left when a snapshot was killed is cleared first (checkpoints/stale_locks.py)."""
+        """One process at a time in the shadow repository (two sessions may share a project);
+        a lock git left when a snapshot was killed is cleared first (checkpoints/stale_locks.py).
+        Every write holds it: a ref's `.lock` seen while holding it is no live write of
+        another session's, and `gc --prune=now` (upkeep.py) never meets an object written but
+        not yet referenced. Re-entered by the thread that holds it."""
+        depth = getattr(self._held, "depth", 0)
+        if depth:
+            self._held.depth = depth + 1
+            try:
+                yield
+            finally:
+                self._held.depth = depth
+            return
         self._environment()
         with self._flock():
             remove_stale_locks(self.git_dir)
-            yield
+            self._held.depth = 1
+            try:
+                yield
+            finally:
+                self._held.depth = 0
 
     # -- snapshots ------------------------------------------------------------------------
     def snapshot(self, *, room_share: float | None = None) -> Snapshot:
@@ -247,14 +265,18 @@ class ShadowRepo:
         return Snapshot(tree, large)
 
     def commit(self, tree: str, message: str, parent: str | None = None) -> str:
+        """A commit of `tree` (call it inside `locked()` up to the ref that keeps it)."""
         args = ["commit-tree", tree] + (["-p", parent] if parent else [])
-        return self.git(*args, input=message.encode()).decode().strip()
+        with self.locked():
+            return self.git(*args, input=message.encode()).decode().strip()
 
     def set_ref(self, ref: str, commit: str) -> None:
-        self.git("update-ref", ref, commit)
+        with self.locked():
+            self.git("update-ref", ref, commit)
 
     def delete_ref(self, ref: str) -> None:
-        self.git("update-ref", "-d", ref)
+        with self.locked():
+            self.git("update-ref", "-d", ref)
 
     def refs(self, prefix: str) -> list[tuple[str, str, str, str]]:
         """(ref, commit, tree, message) of every ref under `prefix`."""

@@ -208,6 +208,11 @@ class SessionCheckpoints:
 
     def _record_sync(self, tool: str | None, kind: Literal["before", "after"]
                      ) -> CheckpointCreated | None:
+        with self.repo.locked():  # the snapshot's objects referenced before another gc
+            return self._record_locked(tool, kind)
+
+    def _record_locked(self, tool: str | None, kind: Literal["before", "after"]
+                       ) -> CheckpointCreated | None:
         snap = self.repo.snapshot()
         if self._turn is None:
             turns = self._turns()
@@ -264,6 +269,11 @@ class SessionCheckpoints:
 
     def _record_job(self, before: Snapshot, started: float, label: str
                     ) -> CheckpointCreated | None:
+        with self.repo.locked():
+            return self._record_job_locked(before, started, label)
+
+    def _record_job_locked(self, before: Snapshot, started: float, label: str
+                           ) -> CheckpointCreated | None:
         snap = self.repo.snapshot()
         if snap.tree == before.tree:
             return None
@@ -411,10 +421,11 @@ class SessionCheckpoints:
         """A turn the process did not finish ends where the work tree is now."""
         if turn.after is not None:
             return turn
-        snap = self.repo.snapshot()
-        commit = self.repo.commit(snap.tree, json.dumps({"large": snap.large}),
-                                  turn.before_commit)
-        self.repo.set_ref(f"{self.prefix}{turn.number}/after", commit)
+        with self.repo.locked():
+            snap = self.repo.snapshot()
+            commit = self.repo.commit(snap.tree, json.dumps({"large": snap.large}),
+                                      turn.before_commit)
+            self.repo.set_ref(f"{self.prefix}{turn.number}/after", commit)
         return TurnRecord(turn.number, turn.prompt, turn.at, turn.before, turn.before_commit,
                           snap, turn.state)
 
