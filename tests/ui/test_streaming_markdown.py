@@ -479,3 +479,34 @@ async def test_the_last_paragraph_is_drawn_when_a_slow_block_closed_under_a_thre
         await pilot.pause()
         await wait_for(pilot, lambda: "ENDMARKER" in streamed.plain_text, timeout=10)
         assert streamed.plain_text.rstrip().endswith("The final paragraph ends with ENDMARKER.")
+
+
+async def test_blocks_are_rendered_as_their_text_comes_and_the_frame_only_adds_them(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fast answer (2,000 tokens in 0.1 s) left half its blocks to the frame drawn when the
+    model finished: 30-70 ms between its last words and the screen's. The frame now renders
+    only the open block; what it shows is the same, and nothing shows before it."""
+    sections = "".join(f"## Step {n}\n\nWe change `greet`, step {n}.\n\n- read\n- edit\n\n"
+                       for n in range(20)) + "Done: the end"
+    app = Pane()
+    async with app.run_test(size=(70, 60)) as pilot:
+        streamed = app.query_one(".streamed", StreamingMarkdown)
+        streamed.append("# Answer\n\n")
+        await wait_for(pilot, lambda: streamed.source == "# Answer\n\n")
+        renderer = streaming_markdown.renderer_for(app)
+        rendered: list[str] = []
+        real = renderer.render
+        monkeypatch.setattr(renderer, "render", lambda text, width: rendered.append(text)
+                            or real(text, width))
+        for start in range(0, len(sections), 40):  # no frame in between
+            streamed.append(sections[start:start + 40])
+        assert streamed.source == "# Answer\n\n" and "Step" not in streamed.plain_text
+        assert len(rendered) >= 50  # the closed blocks, as their text came
+        rendered.clear()
+        streamed.flush()  # the frame at TurnFinished
+        assert rendered == ["Done: the end"]  # the open block alone
+        app.query_one(".whole", StreamingMarkdown).update("# Answer\n\n" + sections)
+        await pilot.pause()
+        assert streamed.source == "# Answer\n\n" + sections
+        assert streamed.plain_text == app.query_one(".whole", StreamingMarkdown).plain_text
+        assert streamed.plain_text.rstrip().endswith("Done: the end")

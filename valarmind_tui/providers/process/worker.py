@@ -112,6 +112,13 @@ class Worker:
             self._unsent.append(message)
         now = self._loop.time()
         due = max(now, self._last_flush + BATCH_S) if text else now
+        if self._flush_handle is not None and self._flush_at is not None and self._flush_at <= now:
+            # Overdue: a stream whose chunks wait in the socket is iterated without giving the
+            # loop a turn, so the scheduled write would wait for its end (a 2,000-token answer
+            # at 20,000 tokens/s reached the face in one piece with its finish, 160 ms late).
+            self._flush_handle.cancel()
+            self._flush()
+            return
         if self._flush_at is not None and self._flush_at <= due:
             return
         if self._flush_handle is not None:
