@@ -118,7 +118,8 @@ async def test_a_refused_connection_is_said_with_its_address_at_once(fmt: str) -
     assert pieces == []
     said = str(caught.value)
     assert f"cannot connect to 127.0.0.1:{port}: connection refused" in said
-    assert "SSLContext" not in said and "500" not in said and "litellm." not in said
+    assert "SSLContext" not in said and "litellm." not in said
+    assert "error 500" not in said  # not the port: a random port may hold "500" (45009)
 
 
 async def test_a_host_that_does_not_resolve_is_said_at_once() -> None:
