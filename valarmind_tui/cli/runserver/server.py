@@ -18,13 +18,13 @@ import contextlib
 import gc
 import importlib
 import os
-import socket
 import sys
 import threading
 import time
 from pathlib import Path
 
 from valarmind_tui.cli.runserver.protocol import peer_uid
+from valarmind_tui.providers.daemon.place import listen_private, replaced
 
 IDLE_CHECK_S = 1.0
 PRELOADED = (
@@ -65,33 +65,9 @@ def _build_tool_models() -> None:
         tool.schema()
 
 
-def bind(path: Path) -> tuple[socket.socket, int]:
-    """Listen on a temporary name, 0600, then rename it over `path`; the socket and its inode."""
-    temporary = path.with_name(f".r{os.getpid()}"[:len(path.name)])
-    with contextlib.suppress(FileNotFoundError):
-        temporary.unlink()
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    old_umask = os.umask(0o177)
-    try:
-        sock.bind(str(temporary))
-    finally:
-        os.umask(old_umask)
-    os.chmod(temporary, 0o600)
-    sock.listen(64)
-    inode = os.lstat(temporary).st_ino
-    os.replace(temporary, path)
-    return sock, inode
-
-
-def replaced(path: Path, inode: int) -> bool:
-    try:
-        return os.lstat(path).st_ino != inode
-    except OSError:
-        return True
-
-
 def serve(path: Path, idle_s: float) -> int:
-    sock, inode = bind(path)  # first: a run meanwhile waits rather than starting another
+    # first: a run meanwhile waits rather than starting another
+    sock, inode = listen_private(path, ".r")
     stamps = preload()
     if threading.active_count() > 1:  # a fork would copy a thread's locks, not the thread
         print("run server: a thread started at import; not serving", file=sys.stderr)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import socket
 import stat
 from pathlib import Path
 
@@ -80,3 +81,33 @@ def socket_problem(path: Path) -> str | None:
     if info.st_mode & 0o077:
         return f"open to others (mode {oct(info.st_mode & 0o777)})"
     return None
+
+
+def listen_private(path: Path, prefix: str = ".") -> tuple[socket.socket, int]:
+    """Listen on a temporary name beside `path` (`prefix` and the pid), 0600, then rename it
+    over `path` (an atomic replace that never follows a link); the socket and its inode."""
+    # no longer than the socket's own name (a pid has at most 7 digits): a path that fits
+    # sun_path must not become one that does not (AF_UNIX path too long)
+    temporary = path.with_name(f"{prefix}{os.getpid()}"[:len(path.name)])
+    with contextlib.suppress(FileNotFoundError):
+        temporary.unlink()
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old_umask = os.umask(0o177)
+    try:
+        sock.bind(str(temporary))
+    finally:
+        os.umask(old_umask)
+    os.chmod(temporary, 0o600)
+    sock.listen(64)
+    inode = os.lstat(temporary).st_ino
+    os.replace(temporary, path)
+    return sock, inode
+
+
+def replaced(path: Path, inode: int) -> bool:
+    """The socket `listen_private` put at `path` is there no longer (another server took its
+    place, or it was removed)."""
+    try:
+        return os.lstat(path).st_ino != inode
+    except OSError:
+        return True

@@ -27,6 +27,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from valarmind_tui.providers.daemon.place import listen_private, replaced
 from valarmind_tui.providers.daemon.protocol import build, peer_uid
 from valarmind_tui.providers.process.worker import Worker
 
@@ -68,31 +69,14 @@ class Daemon:
         self._workers: set[Worker] = set()
 
     def bind(self) -> socket.socket:
-        """Listen on a temporary name, 0600, then rename it over `path` (atomic replace)."""
-        # no longer than the socket's own name (a pid has at most 7 digits): a path that fits
-        # sun_path must not become one that does not (AF_UNIX path too long)
-        temporary = self.path.with_name(f".{os.getpid()}"[:len(self.path.name)])
-        with contextlib.suppress(FileNotFoundError):
-            temporary.unlink()
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        old_umask = os.umask(0o177)
-        try:
-            sock.bind(str(temporary))
-        finally:
-            os.umask(old_umask)
-        os.chmod(temporary, 0o600)
-        sock.listen(64)
-        self.inode = os.lstat(temporary).st_ino
-        os.replace(temporary, self.path)
+        """Listen at `path` (place.listen_private)."""
+        sock, self.inode = listen_private(self.path)
         return sock
 
     def replaced(self) -> bool:
         """Our socket is no longer at `path` (another daemon took its place, or it was
         removed)."""
-        try:
-            return os.lstat(self.path).st_ino != self.inode
-        except OSError:
-            return True
+        return replaced(self.path, self.inode)
 
     async def connected(self, reader: asyncio.StreamReader,
                         writer: asyncio.StreamWriter) -> None:
