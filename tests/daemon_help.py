@@ -50,7 +50,11 @@ def greeting(path: Path, hello: object = None, timeout: float = 5) -> dict[str, 
 
 
 def daemon_pid(runtime: Path) -> int | None:
-    answer = greeting(socket_of(runtime))
+    return _daemon_pid_in(socket_of(runtime).parent)
+
+
+def _daemon_pid_in(folder: Path) -> int | None:
+    answer = greeting(folder / "model.sock")
     return int(answer["pid"]) if answer else None  # type: ignore[call-overload]
 
 
@@ -78,10 +82,18 @@ def wait_gone(pid: int, timeout: float) -> bool:
 def daemons_ended(runtime: Path) -> Iterator[None]:
     """At the end, end the daemon and the run server answering in `runtime` (a test's daemons
     never outlive it)."""
+    with daemons_ended_in(runtime / "valarmind"):
+        yield
+
+
+@contextlib.contextmanager
+def daemons_ended_in(folder: Path) -> Iterator[None]:
+    """`daemons_ended` for the socket folder itself (the data dir's `run/` when there is no
+    runtime folder)."""
     try:
         yield
     finally:
-        for pid in (daemon_pid(runtime), run_server_pid(runtime)):
+        for pid in (_daemon_pid_in(folder), _run_server_pid_in(folder)):
             if pid is not None:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGTERM)
@@ -90,13 +102,17 @@ def daemons_ended(runtime: Path) -> Iterator[None]:
 
 def run_server_pid(runtime: Path) -> int | None:
     """The run server's pid (cli/runserver/), which a run with the daemons on starts too."""
+    return _run_server_pid_in(runtime / "valarmind")
+
+
+def _run_server_pid_in(folder: Path) -> int | None:
     from valarmind_tui.cli.runserver.protocol import build as run_build
     from valarmind_tui.cli.runserver.protocol import recv_frame, send_frame
 
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(5)
     try:
-        sock.connect(str(runtime / "valarmind" / "run.sock"))
+        sock.connect(str(folder / "run.sock"))
         send_frame(sock, {"hello": run_build()})
         answer = recv_frame(sock)[0]
         return int(answer["server"]) if answer else None

@@ -5,17 +5,14 @@ that runs no command does not need (docs/speed.md)."""
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.conftest import write_user_config
-from tests.daemon_help import greeting, runtime_folder, wait_gone
+from tests.daemon_help import daemons_ended, daemons_ended_in, greeting, runtime_folder
 from tests.fakes.model_server import ScriptedTurn
 from tests.test_headless import model_flags, valarmind
 
@@ -40,20 +37,6 @@ def daemon_config(monkeypatch: pytest.MonkeyPatch) -> None:
                       "model_daemon_idle_s = 60\n\n[lsp]\nenabled = false\n")
 
 
-@contextlib.contextmanager
-def daemon_ended(sock: Path) -> Iterator[None]:
-    """The daemon answering at `sock` ends with the test."""
-    try:
-        yield
-    finally:
-        answer = greeting(sock)
-        if answer is not None:
-            pid = int(str(answer["pid"]))
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGTERM)
-            wait_gone(pid, 5)
-
-
 def imported(stderr: str) -> set[str]:
     return {line.split("|")[-1].strip() for line in stderr.splitlines()
             if line.startswith("import time:")}
@@ -75,7 +58,7 @@ def test_a_warm_one_shot_imports_none_of_what_it_does_not_use(
     runtime = runtime_folder(tmp_path)
     fake_model.script(*[ScriptedTurn(text="Hi!")] * 2)
     env = {"XDG_RUNTIME_DIR": str(runtime)}
-    with daemon_ended(runtime / "valarmind" / "model.sock"):
+    with daemons_ended(runtime):
         assert ask(git_repo, fake_model, env).returncode == 0  # starts the daemon
         warm = ask(git_repo, fake_model, {**env, "PYTHONPROFILEIMPORTTIME": "1"})
     assert warm.returncode == 0, warm.stderr[-2000:]
@@ -94,7 +77,7 @@ def test_a_fresh_home_without_a_runtime_dir_finds_its_daemon_warm(
     monkeypatch.delenv("XDG_DATA_HOME", raising=False)  # the data dir under HOME, as there
     sock = Path(os.environ["HOME"]) / ".local/share/valarmind/run/model.sock"
     fake_model.script(*[ScriptedTurn(text="Hi!")] * 2)
-    with daemon_ended(sock):
+    with daemons_ended_in(sock.parent):
         first = ask(git_repo, fake_model, {})
         assert first.returncode == 0, first.stderr[-2000:]
         answer = greeting(sock)
