@@ -14,7 +14,7 @@ import pytest
 from tests.fakes.model_server import ScriptedTurn
 from valarmind_tui.core import tokenizer
 from valarmind_tui.safety.gate.approval import PolicyApprover
-from valarmind_tui.session import session as session_module
+from valarmind_tui.session import prompt_run
 from valarmind_tui.session.wiring import build_session
 
 
@@ -55,7 +55,7 @@ async def test_a_later_prompt_measures_the_history_on_the_loop_once_the_tokenize
 async def test_a_tokenizer_still_loading_is_waited_for_in_a_thread(
     git_repo: Path, fake_model: Any, model_settings: Any, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(session_module, "encoding_ready", lambda *_: False)
-    monkeypatch.setattr(session_module, "surely_fits", lambda *_: False)  # near the window
+    monkeypatch.setattr(prompt_run, "encoding_ready", lambda *_: False)
+    monkeypatch.setattr(prompt_run, "surely_fits", lambda *_: False)  # near the window
     sent = await _later_prompt_threads(git_repo, fake_model, model_settings, monkeypatch)
     assert tokenizer.count_tokens in sent

@@ -73,7 +73,7 @@ async def test_protected_files_by_pattern_are_denied_with_the_reason(
     run = await live(git_repo, hook_table("PreToolUse", hook, matcher="Edit|Write"))
     write = run.session.tools.get("write_file")
     assert write is not None
-    from valarmind_tui.agents.loop import run_gated
+    from valarmind_tui.agents.gated_call import run_gated
     from valarmind_tui.safety.gate.permissions import AgentPermissions
     from valarmind_tui.tools.base import ToolContext
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from tests.fakes.model_server import ScriptedTurn
 from tests.hooks.conftest import hook_table, script
-from valarmind_tui.agents.loop import run_gated
+from valarmind_tui.agents.gated_call import run_gated
 from valarmind_tui.core.events import Notice
 from valarmind_tui.safety.gate.permissions import AgentPermissions
 from valarmind_tui.tools.base import ToolContext

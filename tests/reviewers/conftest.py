@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import write_user_config
-from valarmind_tui.agents.loop import run_gated
+from valarmind_tui.agents.gated_call import run_gated
 from valarmind_tui.core.events import Event, Notice, ReviewerRan
 from valarmind_tui.safety.gate.approval import ApprovalAnswer, ApprovalRequest
 from valarmind_tui.safety.gate.permissions import AgentPermissions

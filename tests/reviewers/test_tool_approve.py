@@ -102,7 +102,7 @@ async def test_never_approves_instead_of_the_headless_policy(
     git_repo: Path, fake_model: Any, monkeypatch: Any
 ) -> None:
     from tests.conftest import write_user_config
-    from valarmind_tui.agents.loop import run_gated
+    from valarmind_tui.agents.gated_call import run_gated
     from valarmind_tui.safety.gate.approval import PolicyApprover
     from valarmind_tui.safety.gate.permissions import AgentPermissions
     from valarmind_tui.session.wiring import build_session

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from tests.fakes.model_server import ScriptedTurn
-from valarmind_tui.agents.loop import LoopDeps, run_gated
+from valarmind_tui.agents.gated_call import run_gated
+from valarmind_tui.agents.loop import LoopDeps
 from valarmind_tui.agents.orchestrator import Orchestrator
 from valarmind_tui.agents.registry import AgentRegistry
 from valarmind_tui.core.bus import EventBus

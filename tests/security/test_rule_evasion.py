@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from valarmind_tui.agents.loop import run_gated
+from valarmind_tui.agents.gated_call import run_gated
 from valarmind_tui.safety.gate.approval import PermissionMode, PolicyApprover
 from valarmind_tui.safety.gate.permissions import AgentPermissions
 from valarmind_tui.safety.gate.pipeline import PermissionGate

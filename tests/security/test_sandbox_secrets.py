@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.security.conftest import SENTINEL, home_outside_tmp
-from valarmind_tui.agents.loop import run_gated
+from valarmind_tui.agents.gated_call import run_gated
 from valarmind_tui.safety.gate.approval import ApprovalAnswer, ApprovalRequest, PermissionMode
 from valarmind_tui.safety.gate.permissions import AgentPermissions
 from valarmind_tui.safety.gate.pipeline import PermissionGate

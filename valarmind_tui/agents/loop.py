@@ -1,8 +1,8 @@
 """The agent loop: build request → stream → normalize → gate and run tool calls → repeat.
 
 One loop serves every agent; agents differ only in their spec (prompt, tools, permissions).
-A turn's calls run in order, but consecutive `delegate` calls run at once (the delegator decides
-which specialists may overlap); their results are appended in the order the model asked.
+Its tool calls run through `tool_calls.ToolCalls`; their results are appended in the order the
+model asked.
 Running out of turns is not an error: the outcome is `incomplete` and its text starts with
 `## INCOMPLETE`, saying why (seed 000).
 """
@@ -15,16 +15,16 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from valarmind_tui.agents.gated_call import run_gated
 from valarmind_tui.agents.loop_oversight import LoopReviews, with_appeal_tool
 from valarmind_tui.agents.spec import AgentSpec
 from valarmind_tui.agents.steering import SteeringQueue
+from valarmind_tui.agents.timeout import TIMEOUT, is_timeout
+from valarmind_tui.agents.tool_calls import ToolCalls, call_batches
 from valarmind_tui.core.bus import EventBus
 from valarmind_tui.core.errors import (
     BudgetExhausted,
     DenialEscalated,
     ProviderError,
-    ToolError,
 )
 from valarmind_tui.core.events import (
     ModelFellBack,
@@ -32,14 +32,12 @@ from valarmind_tui.core.events import (
     ReasoningDelta,
     RunStatus,
     TextDelta,
-    ToolCallFinished,
-    ToolCallStarted,
     TurnFinished,
     TurnStarted,
     UsageUpdated,
 )
 from valarmind_tui.media.images import ImageAttachment
-from valarmind_tui.media.parts import TOOL_IMAGES_HEADER, image_line, with_images
+from valarmind_tui.media.parts import TOOL_IMAGES_HEADER, with_images
 from valarmind_tui.providers.base import (
     AssistantTurn,
     FallbackUsed,
@@ -49,25 +47,17 @@ from valarmind_tui.providers.base import (
     RetryNotice,
     StreamFinished,
     TextPiece,
-    ToolCall,
     TurnComplete,
     Usage,
     UsageTotals,
 )
 from valarmind_tui.providers.call_origin import calls_for
-from valarmind_tui.providers.model_info import supports_vision
 from valarmind_tui.safety.gate.pipeline import PermissionGate
 from valarmind_tui.safety.secrets import project_masker
-from valarmind_tui.tools.base import CURRENT_CALL_ID, ToolContext, ToolResult
-from valarmind_tui.tools.common import cap_middle
+from valarmind_tui.tools.base import ToolContext, ToolResult
 from valarmind_tui.tools.registry import ToolRegistry
 
-MAX_TOOL_OUTPUT_CHARS = 30_000
-SKILL_TOOL = "skill"
 CANCELLED_MARK = "\n\n[cancelled by the user]"
-TIMEOUT = "timeout"
-"""The message a time limit cancels an agent's task with (`task.cancel(TIMEOUT)`), so its open
-call and partial answer say "timeout", not "cancelled by the user"."""
 TIMEOUT_MARK = "\n\n[stopped: the agent's time limit ran out]"
 
 
@@ -132,11 +122,8 @@ class AgentLoop:
         self._usage = Usage()
         self._turn = 0
         self._partial = ""
-        self._tool_images: list[ImageAttachment] = []
-        """Images the running turn's tool calls returned, sent after their results."""
-        self._vision: bool | None = None
-        self._skill: str | None = None
-        """The skill the model loaded (the `skill` tool): the ledger names it on later calls."""
+        self.calls = ToolCalls(spec, self.deps, self._reviews, agent_id=agent_id,
+                               model=self.model)
         self._last_text = ""
         """The last complete turn's text: what a budget stop keeps as the answer."""
 
@@ -196,13 +183,13 @@ class AgentLoop:
                     f"A {self.stop_event} hook asked you to continue before finishing:\n{reason}")})
                 continue
             for batch in call_batches(turn.tool_calls):
-                results = await self._act_together(batch)
+                results = await self.calls.run_together(batch)
                 for call, result in zip(batch, results, strict=True):
                     self._append({"role": "tool", "tool_call_id": call.id, "content": result})
-            if self._tool_images:
+            if self.calls.images:
                 self._append({"role": "user", "content": with_images(
-                    TOOL_IMAGES_HEADER, self._tool_images)})
-                self._tool_images = []
+                    TOOL_IMAGES_HEADER, self.calls.images)})
+                self.calls.images = []
         reason = (
             f"## INCOMPLETE\n\nThe agent used all {self.max_turns} turns before finishing; "
             "its last message follows.\n\n"
@@ -212,9 +199,8 @@ class AgentLoop:
     def _not_run(self, turn: AssistantTurn, note: str) -> None:
         """A reviewer's note instead of the turn's tool calls (or after its final text)."""
         for call in turn.tool_calls:
-            self.deps.bus.publish(ToolCallStarted(agent_id=self.agent_id, call_id=call.id,
-                                                  name=call.name, arguments=call.arguments))
-            self._finish(call, "denied", ToolResult.error(f"Not run: {note}"))
+            self.calls.started(call)
+            self.calls.finished(call, "denied", ToolResult.error(f"Not run: {note}"))
             self._append({"role": "tool", "tool_call_id": call.id, "content": f"Not run: {note}"})
         if not turn.tool_calls:
             self._append({"role": "user", "content": note})
@@ -246,7 +232,8 @@ class AgentLoop:
             messages=self.messages, tools=self.deps.tools.schemas(), model=self.model
         )
         self._partial = ""
-        with calls_for(**({"skill": self._skill} if self._skill else {})):
+        skill = self.calls.skill
+        with calls_for(**({"skill": skill} if skill else {})):
             return await self._stream(request)
 
     async def _stream(self, request: ModelRequest) -> AssistantTurn:
@@ -295,105 +282,9 @@ class AgentLoop:
             session_tokens=totals.tokens, session_cost_usd=totals.cost_usd,
             session_unpriced=totals.unpriced))
 
-    async def _act_together(self, calls: list[ToolCall]) -> list[str]:
-        """Run the calls at once (one call: as is); the first exception (a denial escalated,
-        a cancel) ends the others and is raised."""
-        if len(calls) == 1:
-            return [await self._act(calls[0])]
-        tasks = [asyncio.ensure_future(self._act(call)) for call in calls]
-        try:
-            await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
-        except asyncio.CancelledError as exc:
-            await _end_all(tasks, exc.args[0] if exc.args else None)
-            raise
-        failed = next((t for t in tasks if t.done() and not t.cancelled()
-                       and t.exception() is not None), None)
-        error = failed.exception() if failed is not None else None
-        if error is not None:
-            await _end_all(tasks, None)
-            raise error
-        return [task.result() for task in tasks]
-
-    async def _act(self, call: ToolCall) -> str:
-        """Gate and run one tool call; always returns what the model should read."""
-        bus = self.deps.bus
-        bus.publish(
-            ToolCallStarted(
-                agent_id=self.agent_id, call_id=call.id, name=call.name, arguments=call.arguments
-            )
-        )
-        status, result = "error", None
-        call_token = CURRENT_CALL_ID.set(call.id)
-        try:
-            with calls_for(tool_call=call.id, tool=call.name):
-                status, result, ran = await self._execute(call)
-        except asyncio.CancelledError as exc:
-            if is_timeout(exc):
-                self._finish(call, "timeout", ToolResult.error(
-                    "stopped: the agent's time limit ran out"))
-            else:
-                self._finish(call, "cancelled", ToolResult.error("cancelled by the user"))
-            raise
-        except DenialEscalated as exc:
-            self._finish(call, "denied", ToolResult.error(str(exc)))
-            raise
-        finally:
-            CURRENT_CALL_ID.reset(call_token)
-        self._finish(call, status, result, ran=ran and status != "denied")
-        if call.name == SKILL_TOOL and status == "ok" and not call.arguments.get("file"):
-            self._skill = str(call.arguments.get("name"))  # its later calls follow the skill
-        output = cap_middle(result.output, MAX_TOOL_OUTPUT_CHARS)
-        if result.images:
-            output += await self._images_for_model(result.images)
-        return output
-
-    async def _images_for_model(self, images: Sequence[ImageAttachment]) -> str:
-        """What the tool result adds for its images: they follow the results for a model that
-        reads images; any other is told, one line each."""
-        if await self.sees_images():
-            self._tool_images.extend(images)
-            return "".join(f"\n[{image_line(i)}: shown below]" for i in images)
-        return "".join(f"\n[{image_line(i)}: not shown, {self.model} does not read images]"
-                       for i in images)
-
     async def sees_images(self) -> bool:
         """Whether this agent's model reads images (asked once, off the loop)."""
-        if self._vision is None:
-            ask = self.deps.vision
-            self._vision = (await ask(self.model) if ask is not None
-                            else await asyncio.to_thread(supports_vision, self.model))
-        return self._vision
-
-    async def _execute(self, call: ToolCall) -> tuple[str, ToolResult, bool]:
-        """(status, result, whether the call got as far as the gate and the tool)."""
-        if call.parse_error is not None:
-            return "error", ToolResult.error(
-                f"The arguments of {call.name} were not valid JSON ({call.parse_error}). "
-                f"Received: {call.raw_arguments[:500]!r}. Send the call again with valid JSON."
-            ), False
-        tool = self.deps.tools.get(call.name)
-        if tool is None:
-            known = ", ".join(self.deps.tools.names()) or "none"
-            return ("error", ToolResult.error(f"Unknown tool {call.name!r}. Available: {known}."),
-                    False)
-        try:
-            params = tool.parse(call.arguments)
-        except ToolError as exc:
-            return "error", ToolResult.error(str(exc)), False
-        status, result = await run_gated(tool, params, self.deps.ctx, self.deps.gate,
-                                         self.spec.permissions)
-        return status, result, True
-
-    def _finish(self, call: ToolCall, status: Any, result: ToolResult, *,
-                ran: bool = False) -> None:
-        self._reviews.tool_finished(call.name, status, result.output)
-        self.deps.bus.publish(
-            ToolCallFinished(
-                agent_id=self.agent_id, call_id=call.id, name=call.name, status=status,
-                output=cap_middle(result.output, MAX_TOOL_OUTPUT_CHARS), diff=result.diff,
-                exit_code=_exit_code(result), ran=ran,
-            )
-        )
+        return await self.calls.sees_images()
 
     def _append(self, message: dict[str, Any]) -> None:
         if message.get("role") == "user":  # a prompt may paste a token or attach a .env
@@ -431,38 +322,3 @@ class AgentLoop:
             status=status, text=text, messages=self.messages, turns=self._turn,
             usage=self._usage, error=error,
         )
-
-
-PARALLEL_TOOLS = frozenset({"delegate"})
-"""Tools whose consecutive calls in one turn run at once."""
-
-
-def call_batches(calls: Sequence[ToolCall]) -> list[list[ToolCall]]:
-    """The turn's calls in order, consecutive `delegate` calls grouped to run together."""
-    batches: list[list[ToolCall]] = []
-    for call in calls:
-        if batches and call.name in PARALLEL_TOOLS and batches[-1][-1].name in PARALLEL_TOOLS:
-            batches[-1].append(call)
-        else:
-            batches.append([call])
-    return batches
-
-
-async def _end_all(tasks: Sequence[asyncio.Future[str]], message: object) -> None:
-    """Cancel what still runs (with the cancel's message: a time limit stays "timeout") and
-    wait for each to finish answering its call."""
-    for task in tasks:
-        if not task.done():
-            task.cancel(message)
-    await asyncio.gather(*tasks, return_exceptions=True)
-
-
-def is_timeout(exc: asyncio.CancelledError) -> bool:
-    """True when a time limit cancelled the task (`task.cancel(TIMEOUT)`), not a person."""
-    return bool(exc.args) and exc.args[0] == TIMEOUT
-
-
-def _exit_code(result: ToolResult) -> int | None:
-    data = result.data
-    code = data.get("exit_code") if isinstance(data, dict) else None
-    return code if isinstance(code, int) else None

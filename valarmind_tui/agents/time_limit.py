@@ -13,7 +13,8 @@ from collections.abc import Awaitable
 from dataclasses import replace
 
 from valarmind_tui.agents.approval_clock import ApprovalClock
-from valarmind_tui.agents.loop import TIMEOUT, AgentOutcome
+from valarmind_tui.agents.loop import AgentOutcome
+from valarmind_tui.agents.timeout import TIMEOUT
 from valarmind_tui.core.events import RunStatus
 from valarmind_tui.providers.base import Usage
 from valarmind_tui.spending.meter import Spending

@@ -26,7 +26,9 @@ from valarmind_tui.safety.gate.approval import (
     Approver,
     PolicyApprover,
 )
-from valarmind_tui.session.session import PromptResult, Session, offline_help
+from valarmind_tui.session.prompt_run import PromptResult
+from valarmind_tui.session.records import offline_help
+from valarmind_tui.session.session import Session
 from valarmind_tui.session.wiring import build_session, open_session
 from valarmind_tui.settings.config import Settings
 from valarmind_tui.tools.common import diff_stats

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 
-from valarmind_tui.agents.loop import is_timeout
+from valarmind_tui.agents.timeout import is_timeout
 from valarmind_tui.core.bus import EventBus
 from valarmind_tui.core.events import ApprovalRequested, ApprovalResolved
 from valarmind_tui.core.visible_text import approval_warning

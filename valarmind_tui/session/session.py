@@ -10,38 +10,32 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from collections.abc import Callable, Iterator
-from contextvars import ContextVar
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from valarmind_tui.agents.gated_call import run_gated
 from valarmind_tui.agents.listings import setup_listings
-from valarmind_tui.agents.loop import LoopDeps, run_gated
-from valarmind_tui.agents.orchestrator import Orchestrator
 from valarmind_tui.agents.registry import AgentRegistry
 from valarmind_tui.agents.side_question import answer_side_question
 from valarmind_tui.agents.spec import AgentSpec
-from valarmind_tui.agents.steering import SteeringQueue
 from valarmind_tui.agents.tasks import TaskList
-from valarmind_tui.agents.time_limit import within_time_budget
 from valarmind_tui.checkpoints import SessionCheckpoints
 from valarmind_tui.commands.agent import register_mcp_prompts
 from valarmind_tui.commands.registry import CommandRegistry, CommandResult
 from valarmind_tui.commands.router import run_line
-from valarmind_tui.context.attachments import read_attachment, split_attachments
+from valarmind_tui.context.attachments import read_attachment
 from valarmind_tui.context.breakdown import ContextBreakdown, context_breakdown
 from valarmind_tui.context.compaction import compact as compact_history
-from valarmind_tui.context.compaction import should_compact, surely_fits
+from valarmind_tui.context.compaction import should_compact
 from valarmind_tui.context.project_context import ContextLoader
 from valarmind_tui.context.prompt_builder import build_agent_prompt
 from valarmind_tui.context.styles import OutputStyle, style_section
-from valarmind_tui.context.tokens import count_tokens
 from valarmind_tui.context.transcript import SHOWN_MESSAGES, Transcript
 from valarmind_tui.core.bus import EventBus
-from valarmind_tui.core.errors import HookStopped, ValarMindError
-from valarmind_tui.core.events import Notice, PromptFinished, RunStatus
-from valarmind_tui.core.tokenizer import encoding_ready
+from valarmind_tui.core.errors import HookStopped
+from valarmind_tui.core.events import Notice, RunStatus
 from valarmind_tui.hooks import HookRunner
 from valarmind_tui.lsp.manager import LspManager
 from valarmind_tui.mcp_client.catalog import schemas_by_source, servers_section
@@ -53,7 +47,6 @@ from valarmind_tui.providers.call_origin import calls_for
 from valarmind_tui.providers.model_info import (
     DEFAULT_CONTEXT_WINDOW,
     context_window,
-    known_context_window,
     supports_vision,
 )
 from valarmind_tui.repomap import RepoMapResult
@@ -66,7 +59,9 @@ from valarmind_tui.safety.secrets import SecretMasker
 from valarmind_tui.session.approver import InteractiveApprover
 from valarmind_tui.session.model_choice import ModelChoice
 from valarmind_tui.session.prompt_images import images_for_prompt
-from valarmind_tui.session.records import export_transcript, offline_help, stored_transcript
+from valarmind_tui.session.prompt_run import PromptResult, run_prompt
+from valarmind_tui.session.records import export_transcript, stored_transcript
+from valarmind_tui.session.run_control import RunControl
 from valarmind_tui.settings.config import Settings
 from valarmind_tui.setup.skills import Skill
 from valarmind_tui.spending.meter import Spending
@@ -76,21 +71,8 @@ from valarmind_tui.tools.registry import ToolRegistry
 from valarmind_tui.tools.services import ToolServices, switch_mode
 from valarmind_tui.tools.shell.jobs import BackgroundJobs, background_command, reap_notice
 
-_HOLDER: ContextVar[bool] = ContextVar("valarmind_session_holder", default=False)
-"""True in the task that holds the session (`Session.hold`): its own prompts are let through."""
-
 if TYPE_CHECKING:
     from valarmind_tui.agents.commit.chain import MessageEditor
-
-
-@dataclass(frozen=True)
-class PromptResult:
-    """The outcome of one submitted prompt."""
-
-    status: RunStatus
-    text: str
-    gates: tuple[dict[str, Any], ...] = ()
-    """The quality gates' verdicts when they were required: {name, verdict, evidence}."""
 
 
 @dataclass(eq=False, repr=False, kw_only=True)
@@ -139,19 +121,19 @@ class Session:
     its own scope (`open_scope`), sets the round (`set_round`), asks `check()`."""
     lsp: LspManager
     """The language servers, started on first use; /lsp shows them."""
-    _hook_context: str = field(default="", init=False)
-    _window: int = field(default=DEFAULT_CONTEXT_WINDOW, init=False)
+    hook_context: str = field(default="", init=False)
+    """What SessionStart hooks said, joined to the next prompt."""
+    window: int = field(default=DEFAULT_CONTEXT_WINDOW, init=False)
     """The model's context window, once a prompt asked for it (the skill listing's budget)."""
-    _turn_messages: list[dict[str, Any]] = field(default_factory=list, init=False)
+    turn_messages: list[dict[str, Any]] = field(default_factory=list, init=False)
     """The running turn's messages, for hooks' transcript."""
-    _ended: bool = field(default=False, init=False)
-    _running: asyncio.Task[PromptResult] | None = field(default=None, init=False)
     pending_images: list[ImageAttachment] = field(default_factory=list, init=False)
     """Images `/image` or an ACP prompt attached, sent with the next prompt."""
-    _steering: SteeringQueue | None = field(default=None, init=False)
-    """The running prompt's messages typed meanwhile (`steer`)."""
-    _held: Callable[[], None] | None = field(default=None, init=False)
-    """Set while a command holds the session across prompts (a goal): how to stop it."""
+    _ended: bool = field(default=False, init=False)
+    _control: RunControl = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._control = RunControl(self.bus)
 
     async def start(self) -> None:
         """Call once a face listens to the bus: reports plugin warnings, then starts the
@@ -164,7 +146,7 @@ class Session:
         if reaped:
             self.bus.publish(Notice(level="warning", message=reaped))
         self.checkpoints.start_warm_up()
-        self._hook_context = await self.hooks.session_start(
+        self.hook_context = await self.hooks.session_start(
             "resume" if self.history else "startup")
         if self.mcp.names():
             await self.mcp.start()
@@ -189,21 +171,13 @@ class Session:
 
     @property
     def busy(self) -> bool:
-        return (self._running is not None and not self._running.done()) or (
-            self._held is not None)
+        return self._control.busy
 
-    @contextlib.contextmanager
-    def hold(self, stop: Callable[[], None]) -> Iterator[None]:
+    def hold(self, stop: Callable[[], None]) -> contextlib.AbstractContextManager[None]:
         """Hold the session across several prompts (a goal's rounds and checks): meanwhile it
         is busy to everyone else, its holder's own prompts run, and `cancel` calls `stop`
         when no prompt is running."""
-        self._held = stop
-        token = _HOLDER.set(True)
-        try:
-            yield
-        finally:
-            _HOLDER.reset(token)
-            self._held = None
+        return self._control.hold(stop)
 
     def set_mode(self, mode: PermissionMode | str) -> None:
         switch_mode(self.gate, self.bus, mode)
@@ -216,118 +190,32 @@ class Session:
         """Run the prompt through the main agent; events stream on the bus meanwhile. One
         prompt at a time: while one runs, another is refused (not queued) with a Notice. Never
         reads a slash: faces route lines first (commands/router.py)."""
-        if self._running is not None and not self._running.done() or (
-                self._held is not None and not _HOLDER.get()):
-            return self._refuse_while_busy()
-        steering = self._steering = SteeringQueue(self.bus)
-        task = asyncio.create_task(self._run_prompt(prompt, steering))
-        self._running = task
-        try:
-            return await asyncio.shield(task)
-        except asyncio.CancelledError:
-            task.cancel()
-            raise
-        finally:
-            self._running = None
-            steering.close()
+        if self._control.refuses_a_prompt():
+            message = ("The agent is still working: wait for the answer or press Esc to "
+                       "cancel it.")
+            self.bus.publish(Notice(level="warning", message=message))
+            return PromptResult(RunStatus.FAILED, message)
+        return await self._control.run(lambda steering: run_prompt(self, prompt, steering))
 
     def steer(self, text: str) -> bool:
         """A message typed while a prompt runs: queued, and delivered to the main agent at its
         next model request (agents/steering.py). False when no prompt runs."""
-        steering = self._steering
-        return self.busy and steering is not None and steering.put(text) is not None
+        return self._control.steer(text)
 
     async def side_question(self, question: str) -> str:
         """/btw: `question` answered from the conversation as it stands (the running turn's
         steps included), in one model call without tools; nothing of it joins the history."""
         answer, usage = await answer_side_question(
-            self.provider(), self.model, [*self.history, *self._turn_messages], question)
+            self.provider(), self.model, [*self.history, *self.turn_messages], question)
         self.totals.add(usage)
         return answer
-
-    def _refuse_while_busy(self) -> PromptResult:
-        message = "The agent is still working: wait for the answer or press Esc to cancel it."
-        self.bus.publish(Notice(level="warning", message=message))
-        return PromptResult(RunStatus.FAILED, message)
-
-    async def _run_prompt(self, prompt: str, steering: SteeringQueue) -> PromptResult:
-        prompt = self.secrets.mask(prompt, fresh=True)  # a pasted token, an attached .env
-        typed = split_attachments(prompt)[0]  # images come from the person's words only
-        verdict = await self.hooks.user_prompt_submit(prompt)
-        if verdict.blocked is not None:
-            message = ("The prompt was not sent: a UserPromptSubmit hook blocked it. "
-                       + verdict.blocked)
-            self.bus.publish(Notice(level="warning", message=message))
-            return self._finish(RunStatus.FAILED, message)
-        context = "\n".join(c for c in (self._hook_context, verdict.context) if c)
-        if context:
-            self._hook_context = ""
-            prompt = f"{prompt}\n\n<hook-context>\n{context}\n</hook-context>"
-        if self.offline:  # the prompt names the session all the same (`valarmind sessions`)
-            if self.store is not None and self.session_id is not None:
-                self.store.name_session(self.session_id, prompt)
-            return self._finish(RunStatus.FAILED, offline_help())
-        try:
-            provider = self.provider()
-        except ValarMindError as exc:
-            self.bus.publish(Notice(level="error", message=str(exc)))
-            return self._finish(RunStatus.FAILED, str(exc))
-        # The window is asked of the model process once per model (a round trip per prompt).
-        window = known_context_window(self.model)
-        if window is None:
-            window = await asyncio.to_thread(context_window, self.model)
-        self._window = window
-        # The tokenizer the history is measured with (compaction), loaded off the loop (it froze
-        # the screen 0.2-0.5 s) and only once the history's bytes come near the window: until
-        # then they say it fits, and the 39 MB of an encoding are never resident.
-        # Loaded already: no thread round trip (it let a frame in before the request).
-        if self.history and not encoding_ready() and not surely_fits(self.history, window):
-            await asyncio.to_thread(count_tokens, "")
-        await self._compact_if_needed()
-        images = await self._prompt_images(typed)
-        ctx = ToolContext(project_root=self.project_root, sandbox=self.sandbox,
-                          services=self.services)
-        deps = LoopDeps(
-            provider=provider, tools=self.tools, gate=self.gate, bus=self.bus, ctx=ctx,
-            totals=self.totals, on_message=self._persist_message, vision=self.sees_images,
-        )
-        orchestrator = Orchestrator(
-            deps, self.agents, model=self.model, settings=self.settings, tasks=self.tasks,
-            max_turns=self.settings.max_turns, system_prompt_for=self.system_prompt,
-            steering=steering,
-        )
-        self.models.new_prompt()
-        self.checkpoints.begin(prompt)
-        self.spending.begin_prompt()
-        try:
-            outcome = await within_time_budget(self.spending, orchestrator.run(
-                prompt, history=self.history or None,
-                system_prompt=self.system_prompt(orchestrator.spec), images=images,
-            ))
-        finally:
-            self._turn_messages = []
-            self.spending.end_scope("prompt")
-            await self.checkpoints.end()
-        self.history = outcome.messages
-        failed = outcome.status == RunStatus.FAILED
-        if failed and outcome.error:
-            self.bus.publish(Notice(level="error", message=outcome.error))
-        text = (outcome.error or outcome.text) if failed else outcome.text
-        gates = tuple(orchestrator.gates.gates()) if orchestrator.gates is not None else ()
-        return self._finish(outcome.status, text, gates)
-
-    def _finish(
-        self, status: RunStatus, text: str, gates: tuple[dict[str, Any], ...] = ()
-    ) -> PromptResult:
-        self.bus.publish(PromptFinished(status=status, text=text, gates=gates))
-        return PromptResult(status, text, gates)
 
     def system_prompt(self, spec: AgentSpec, *, repo_map: str = "") -> str:
         """The agent's prompt plus what it should know about this project."""
         project = "" if spec.exclude_project_context else self.project_context.load().text
         state = f"Project root: {self.project_root}\nPermission mode: {self.mode.value}"
         servers = servers_section(self.mcp, self.tools, spec.name, spec.tools)
-        listings = (servers, *setup_listings(spec, self.skills, self.agents, self._window),
+        listings = (servers, *setup_listings(spec, self.skills, self.agents, self.window),
                     style_section(self.output_style) if spec.name == "orchestrator" else "")
         state += "".join(f"\n\n{text}" for text in listings if text)
         return build_agent_prompt(
@@ -356,9 +244,9 @@ class Session:
         self.bus.publish(Notice(level="info", message=notice))
         return notice
 
-    async def _compact_if_needed(self) -> None:
-        """After `_window` was asked of the model (off the loop: litellm may be importing)."""
-        if self.history and should_compact(self.history, self._window):
+    async def compact_if_needed(self) -> None:
+        """After `window` was asked of the model (off the loop: litellm may be importing)."""
+        if self.history and should_compact(self.history, self.window):
             await self.compact("auto")
 
     def context_breakdown(self) -> ContextBreakdown:
@@ -405,13 +293,7 @@ class Session:
         """Stop the running prompt (stream stopped, tools killed, partial answer kept)."""
         if isinstance(self.approver, InteractiveApprover):
             self.approver.cancel_all()
-        if self._running is not None and not self._running.done():
-            self._running.cancel()
-            return True
-        if self._held is not None:
-            self._held()
-            return True
-        return False
+        return self._control.cancel()
 
     def answer_approval(self, request_id: str, answer: ApprovalAnswer) -> bool:
         if isinstance(self.approver, InteractiveApprover):
@@ -446,7 +328,7 @@ class Session:
             return self.settings.images.vision
         return await asyncio.to_thread(supports_vision, model or self.model)
 
-    async def _prompt_images(self, prompt: str) -> list[ImageAttachment]:
+    async def prompt_images(self, prompt: str) -> list[ImageAttachment]:
         pending, self.pending_images = self.pending_images, []
         return await images_for_prompt(prompt, pending, self.project_root, self.bus,
                                        self.sees_images, self.model)
@@ -468,12 +350,12 @@ class Session:
         await self.hooks.session_end("clear")
         self.clear()
         self.hooks.session_id = uuid.uuid4().hex
-        self._hook_context = await self.hooks.session_start("clear")
+        self.hook_context = await self.hooks.session_start("clear")
 
     def warm_up(self) -> None:
         """Import the model library and run its request path once (providers/warm.py), so the
         first prompt does not wait for them (the tokenizer waits for a long history:
-        `_run_prompt`). Blocking: a face calls it off its UI thread."""
+        `prompt_run.run_prompt`). Blocking: a face calls it off its UI thread."""
         self.project_context.load()  # the first prompt's system prompt reads it
         if not self.offline:
             from valarmind_tui.providers.warm import warm_model_path
@@ -502,11 +384,12 @@ class Session:
     def export_transcript(self) -> str:
         """The conversation so far as JSONL, for hooks' `transcript_path`."""
         return export_transcript(self.secrets.mask_data(  # with the turn, for a Stop hook
-            [*self.history, *self._turn_messages], cached=True), self.hooks.session_id,
+            [*self.history, *self.turn_messages], cached=True), self.hooks.session_id,
             self.project_root)
 
-    def _persist_message(self, message: dict[str, Any]) -> None:
-        self._turn_messages.append(message)
+    def persist_message(self, message: dict[str, Any]) -> None:
+        """Keep a message of the running turn (hooks' transcript) and store it."""
+        self.turn_messages.append(message)
         if self.store is not None and self.session_id is not None:
             self.store.append_message(self.session_id, message)
 

@@ -50,7 +50,8 @@ from valarmind_tui.core.visible_text import visible
 from valarmind_tui.faces.acp.link import SessionLink
 from valarmind_tui.faces.acp.replay import replay_updates
 from valarmind_tui.safety.gate.approval import PermissionMode
-from valarmind_tui.session.session import Session, offline_help
+from valarmind_tui.session.records import offline_help
+from valarmind_tui.session.session import Session
 from valarmind_tui.session.wiring import open_session
 from valarmind_tui.settings.config import KNOWN_KEYS, McpServerConfig, load_settings
 from valarmind_tui.settings.trust.decision import decide

@@ -15,7 +15,7 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from valarmind_tui.agents.delegation.delegate import DelegationResult
-from valarmind_tui.agents.loop import run_gated
+from valarmind_tui.agents.gated_call import run_gated
 from valarmind_tui.agents.results import result_dict
 from valarmind_tui.core.errors import DenialEscalated
 from valarmind_tui.core.events import ToolCallFinished, ToolCallStarted
