@@ -10,9 +10,11 @@ fresh HOME does not fetch them again on every launch).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Callable
@@ -211,3 +213,24 @@ def fresh(workdir: Path, peer: Peer, url: str, setup: Path) -> tuple[Path, dict[
                XDG_DATA_HOME=str(home / "data"), LANG="C.UTF-8", TERM="xterm-256color",
                **peer.env(url, setup))
     return project, env
+
+
+def end_left_behind(workdir: Path) -> list[int]:
+    """End the processes a peer left running from `workdir` (Codex starts an app-server daemon
+    under its fresh HOME that outlives `codex exec` and the TUI): those whose executable,
+    first argument or working directory lies there. Returns their pids."""
+    root = workdir.resolve()
+    ended = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            places = [os.readlink(entry / "exe"), os.readlink(entry / "cwd"),
+                      (entry / "cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")]
+        except OSError:  # gone, or not ours
+            continue
+        if any(Path(place).is_relative_to(root) for place in places):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(int(entry.name), signal.SIGKILL)
+                ended.append(int(entry.name))
+    return ended

@@ -52,7 +52,14 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks import peers_tui  # noqa: E402
 from benchmarks.oneshot_bench import FakeServer, end_daemon, end_run_server  # noqa: E402
-from benchmarks.peers import PEERS, Peer, fresh, install, installed  # noqa: E402
+from benchmarks.peers import (  # noqa: E402
+    PEERS,
+    Peer,
+    end_left_behind,
+    fresh,
+    install,
+    installed,
+)
 
 KEY = "sk-bench-peers"
 PROMPT = "say hi"
@@ -135,6 +142,7 @@ def oneshot(peers: list[Peer], setup: Path, rounds: int, skipped: dict[str, str]
             end_run_server(Path(ours_env["XDG_RUNTIME_DIR"]), ours_env)
             end_daemon(Path(ours_env["XDG_RUNTIME_DIR"]), ours_env)
             server.stop()
+            end_left_behind(workdir)
     return got
 
 
@@ -149,7 +157,10 @@ def terminal(peers: list[Peer], setup: Path, rounds: int, prompts: int,
     for n in range(rounds):
         for name, launch in launches:
             with tempfile.TemporaryDirectory(prefix="valarmind-peers-tui-") as tmp:
-                figures, why = peers_tui.run(launch, Path(tmp), prompts)
+                try:
+                    figures, why = peers_tui.run(launch, Path(tmp), prompts)
+                finally:
+                    end_left_behind(Path(tmp))
             print(f"  round {n + 1} {name}: " + ", ".join(
                 f"{k} {v:.1f}" for k, v in figures.items()) + (f"; stopped: {why}" if why
                                                                else ""), flush=True)
