@@ -182,11 +182,17 @@ def test_a_signal_ends_the_run_as_in_process(
     assert codes["served"] == codes["in-process"] == code
 
 
+@pytest.mark.parametrize("set_in", ["env", "config"])
 def test_the_server_leaves_after_its_idle_time(
-        git_repo: Path, fake_model: Any, runtime: Path, tmp_path: Path) -> None:
+        set_in: str, git_repo: Path, fake_model: Any, runtime: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     configure_key(git_repo)
     fake_model.script(*[ScriptedTurn(text="Once.")] * 3)
     env = {**ENV, **server_on(runtime), "VALARMIND_MODEL_DAEMON_IDLE_S": "2"}
+    if set_in == "config":  # the user's config.toml, read by the client that starts it
+        del env["VALARMIND_MODEL_DAEMON_IDLE_S"]
+        monkeypatch.delenv("VALARMIND_MODEL_DAEMON_IDLE_S", raising=False)
+        write_user_config('api_key_env = "FAKE_API_KEY"\nmodel_daemon_idle_s = 2\n')
     pid = None
     for _ in range(3):  # a run slower than the idle time outlives the server it started
         run = client("-p", "say hi", *model_flags(fake_model), cwd=git_repo, env=env,

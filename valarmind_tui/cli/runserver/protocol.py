@@ -56,19 +56,26 @@ def turned_off(argv: Sequence[str], environ: Mapping[str, str]) -> bool:
     for name in ("VALARMIND_MODEL_DAEMON", "VALARMIND_RUN_SERVER"):
         if environ.get(name, "").strip().lower() in OFF_VALUES:
             return True
+    return user_config_value(environ, "model_daemon", broken=False) is False
+
+
+def user_config_value(environ: Mapping[str, str], key: str, *, broken: object = None) -> object:
+    """`key` of the user's config.toml, read only when the file names it (the client does not
+    load Settings); None when absent, `broken` when the file does not parse (the in-process
+    run reports it)."""
     config = Path(environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
     try:
         text = (config / "valarmind" / "config.toml").read_bytes()
     except OSError:
-        return False
-    if b"model_daemon" not in text:
-        return False
+        return None
+    if key.encode() not in text:
+        return None
     import tomllib
 
     try:
-        return tomllib.loads(text.decode()).get("model_daemon") is False
+        return tomllib.loads(text.decode()).get(key)
     except (ValueError, UnicodeDecodeError):
-        return True  # a broken config: the in-process run reports it
+        return broken
 
 
 def interpreter_env_set(environ: Mapping[str, str]) -> bool:

@@ -8,21 +8,29 @@ import logging
 import os
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
+from valarmind_tui.cli.runserver.protocol import user_config_value
 from valarmind_tui.providers.daemon.place import UnsafePlace, private_folder
 from valarmind_tui.providers.daemon.protocol import daemon_env
 
 _log = logging.getLogger(__name__)
 
 
-def idle_seconds(environ: dict[str, str] | os._Environ[str]) -> str:
-    """The run server's idle time: the model daemon's (`VALARMIND_MODEL_DAEMON_IDLE_S`)."""
-    value = environ.get("VALARMIND_MODEL_DAEMON_IDLE_S", "")
-    try:
-        return str(float(value)) if float(value) > 0 else "600"
-    except ValueError:
-        return "600"
+def idle_seconds(environ: Mapping[str, str]) -> str:
+    """The run server's idle time: the model daemon's (`VALARMIND_MODEL_DAEMON_IDLE_S`, else
+    `model_daemon_idle_s` in the user's config.toml, else 600 s)."""
+    for value in (environ.get("VALARMIND_MODEL_DAEMON_IDLE_S"),
+                  user_config_value(environ, "model_daemon_idle_s")):
+        if isinstance(value, (int, float, str)) and not isinstance(value, bool):
+            try:
+                seconds = float(value)
+            except ValueError:
+                continue
+            if seconds > 0:
+                return str(seconds)
+    return "600"
 
 
 def spawn(path: Path) -> None:
