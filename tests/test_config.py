@@ -72,6 +72,16 @@ def test_a_bad_value_in_your_own_config_stops_the_start(tmp_path: Path) -> None:
     assert (info.value.file, info.value.line, info.value.key) == (str(path), 1, "max_turns")
 
 
+def test_a_bad_variable_over_a_good_config_line_names_the_variable_not_the_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(user_config_dir() / "config.toml", "max_turns = 30\n")
+    monkeypatch.setenv("VALARMIND_MAX_TURNS", "many")
+    with pytest.raises(ConfigError) as info:
+        load_settings(tmp_path, trusted=True)
+    assert (info.value.file, info.value.line, info.value.key) == (None, None, "max_turns")
+    assert "VALARMIND_MAX_TURNS" in str(info.value)
+
+
 def test_unknown_key_is_an_error_with_its_line(tmp_path: Path) -> None:
     path = write(tmp_path / ".valarmind/config.toml", 'model = "x"\nmodle_typo = 3\n')
     err = load_settings(tmp_path, trusted=True).project_config_error

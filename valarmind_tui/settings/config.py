@@ -18,7 +18,7 @@ from valarmind_tui.core.errors import ConfigError
 from valarmind_tui.core.safe_files import read_regular_text
 from valarmind_tui.core.user_dirs import user_config_dir
 from valarmind_tui.settings.budget import BudgetSettings
-from valarmind_tui.settings.environment import environment_values
+from valarmind_tui.settings.environment import NESTED, PREFIX, environment_values
 from valarmind_tui.settings.lsp import LspSettings
 from valarmind_tui.settings.repository import allowed_project_servers, strip_forbidden
 from valarmind_tui.settings.sections import (  # noqa: F401 - the tables are imported from here
@@ -409,11 +409,16 @@ def _load_settings(project_root: Path, *, trusted: bool, **flags: Any) -> Settin
                 else:
                     node = None
                     break
-            if node is not None or (loc and isinstance(data, dict) and loc[0] in data):
+            from_file = err.get("input") == node if node is not None else (
+                loc and isinstance(data, dict) and loc[0] in data)
+            if from_file:  # else a variable or a flag set the value that failed
                 raise ConfigError(
                     err["msg"], file=path, line=find_key_line(path, loc), key=key
                 ) from None
-        raise ConfigError(f"{err['msg']} (from the environment or a flag)", key=key) from None
+        variable = f"{PREFIX}{NESTED.join(str(p) for p in loc)}".upper()
+        where = (f"from {variable}" if os.environ.get(variable) is not None
+                 else "from the environment or a flag")
+        raise ConfigError(f"{err['msg']} ({where})", key=key) from None
     settings._project_trusted = trusted
     settings._project_mcp_servers = project_servers
     settings._ignored_project_keys = tuple(ignored)
