@@ -32,7 +32,7 @@ from valarmind_tui.commands.router import run_line
 from valarmind_tui.context.attachments import read_attachment, split_attachments
 from valarmind_tui.context.breakdown import ContextBreakdown, context_breakdown
 from valarmind_tui.context.compaction import compact as compact_history
-from valarmind_tui.context.compaction import should_compact, surely_fits
+from valarmind_tui.context.history_size import ReportedSize, fits_uncounted, should_compact
 from valarmind_tui.context.project_context import ContextLoader
 from valarmind_tui.context.prompt_builder import build_agent_prompt
 from valarmind_tui.context.styles import OutputStyle, style_section
@@ -142,6 +142,8 @@ class Session:
     _hook_context: str = field(default="", init=False)
     _window: int = field(default=DEFAULT_CONTEXT_WINDOW, init=False)
     """The model's context window, once a prompt asked for it (the skill listing's budget)."""
+    _reported_size: ReportedSize | None = field(default=None, init=False)
+    """The tokens the provider last reported for the history (context/history_size.py)."""
     _turn_messages: list[dict[str, Any]] = field(default_factory=list, init=False)
     """The running turn's messages, for hooks' transcript."""
     _ended: bool = field(default=False, init=False)
@@ -278,10 +280,12 @@ class Session:
             window = await asyncio.to_thread(context_window, self.model)
         self._window = window
         # The tokenizer the history is measured with (compaction), loaded off the loop (it froze
-        # the screen 0.2-0.5 s) and only once the history's bytes come near the window: until
-        # then they say it fits, and the 39 MB of an encoding are never resident.
-        # Loaded already: no thread round trip (it let a frame in before the request).
-        if self.history and not encoding_ready() and not surely_fits(self.history, window):
+        # the screen 0.2-0.5 s) and only once the model's reported count and the bytes since
+        # come near the window: until then they say it fits, and the 24 MB of an encoding are
+        # never resident. Loaded already: no thread round trip (it let a frame in before the
+        # request).
+        if self.history and not encoding_ready() and fits_uncounted(
+                self.history, window, self._reported_size, self.model) is None:
             await asyncio.to_thread(count_tokens, "")
         await self._compact_if_needed()
         images = await self._prompt_images(typed)
@@ -309,6 +313,7 @@ class Session:
             self.spending.end_scope("prompt")
             await self.checkpoints.end()
         self.history = outcome.messages
+        self._reported_size = outcome.reported_size or self._reported_size
         failed = outcome.status == RunStatus.FAILED
         if failed and outcome.error:
             self.bus.publish(Notice(level="error", message=outcome.error))
@@ -358,7 +363,8 @@ class Session:
 
     async def _compact_if_needed(self) -> None:
         """After `_window` was asked of the model (off the loop: litellm may be importing)."""
-        if self.history and should_compact(self.history, self._window):
+        if self.history and should_compact(self.history, self._window, self._reported_size,
+                                           self.model):
             await self.compact("auto")
 
     def context_breakdown(self) -> ContextBreakdown:
