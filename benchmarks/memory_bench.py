@@ -92,6 +92,14 @@ def _name(pid: int) -> str:
     return "UI" if any(b"valarmind" in a for a in argv) else argv[0].decode(errors="replace")
 
 
+def tiktoken_mapped(pid: int) -> bool:
+    """Whether tiktoken's Rust extension is mapped into the process (an encoding was loaded)."""
+    try:
+        return "_tiktoken" in Path(f"/proc/{pid}/maps").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
 def measure(pid: int) -> dict[str, float]:
     """MB of PSS per process of the tree (by role), and "total"."""
     figures: dict[str, float] = {}
@@ -125,7 +133,8 @@ def launch(prompts: int) -> list[dict[str, float]]:
     """Idle figures, then (with `prompts`) the figures after that many answered prompts."""
     with tempfile.TemporaryDirectory(prefix="valarmind-memory-") as tmp:
         home = Path(tmp)
-        server = PacedServer(RATE, ANSWER_TOKENS)
+        # the usage a real provider reports: the session measures its history by it
+        server = PacedServer(RATE, ANSWER_TOKENS, "--count-prompt")
         term: Terminal | None = None
         try:
             root = _project(home, server.port)
@@ -150,6 +159,7 @@ def launch(prompts: int) -> list[dict[str, float]]:
                               "the turn to finish")
                 time.sleep(2.0)
                 results.append(measure(pid))
+                results[-1]["tokenizer_in_ui"] = float(tiktoken_mapped(pid))
                 results[-1]["enter_to_drawn_last5_ms"] = statistics.median(drawn[-5:]) * 1000
                 echoes = idle_echo(term)
                 results[-1]["echo_p50_ms"] = statistics.median(echoes) * 1000
@@ -164,7 +174,7 @@ def launch(prompts: int) -> list[dict[str, float]]:
             server.stop()
 
 
-_TIMES = ("total", "enter_to_drawn_last5_ms", "echo_p50_ms", "echo_p95_ms")
+_TIMES = ("total", "enter_to_drawn_last5_ms", "echo_p50_ms", "echo_p95_ms", "tokenizer_in_ui")
 
 
 def _rows(label: str, figures: dict[str, float]) -> list[dict]:
@@ -181,6 +191,8 @@ def _rows(label: str, figures: dict[str, float]) -> list[dict]:
              "value": figures["echo_p50_ms"], "unit": "ms", "target": "<= 3.4 (Aider)"},
             {"name": f"{label}: keystroke echo p95", "value": figures["echo_p95_ms"],
              "unit": "ms", "target": "-"},
+            {"name": f"{label}: tiktoken loaded in the UI (1 yes, 0 no)",
+             "value": figures["tokenizer_in_ui"], "unit": "", "target": "0"},
         ]
     return rows
 
