@@ -11,12 +11,13 @@ Run as its own process (so its work does not share a GIL with the app or the har
 It prints `PORT n` once listening, then one line per request, flushed, with wall-clock stamps
 (time.time(), comparable across processes): `REQUEST t n`, `FIRST t n` (first content chunk
 written), `LAST t rate n` (the last content chunk written; the finish and [DONE] follow at once),
-where n is the answer's number (`--count-prompt`: the usage reports the request's tokens as a
-provider counts them, tiktoken's cl100k_base over its messages and tools, instead of 10); `SIDE t` for a request answered "ok" at once (a model other than
+where n is the answer's number; `SIDE t` for a request answered "ok" at once (a model other than
 MAIN_MODEL: a peer's title or summary model, or a request naming no prompt part).
 A token is 4 characters of `answer_text()`; each answer ends with END_MARKER and its number: the
 "part N" of the newest prompt in the request (prompts say "explain app.py, part N", or "say hi
 briefly, part N" for an answer of --short-tokens), else the count of answers so far.
+The usage reports 10 prompt tokens; with `--count-prompt`, the request's own tokens as a provider
+counts them (tiktoken's cl100k_base over its messages and tool schemas, in this process).
 """
 
 from __future__ import annotations
