@@ -17,8 +17,8 @@ Session 41, one sitting alternating main and the branch, load 2-3 (docs/memory.m
 / 271.0 -> 225.0 / 212.4 MB (UI 94.7 -> 55.5, model 183.0 -> 169.4); after 30 prompts 317.4 ->
 286.6 MB (UI 122.9 -> 108.2, model 194.5 -> 178.4; 275.6-286.8 in four runs).
 Session 42, the history measured by the tokens its server reports (`--count-prompt`), load 8-11,
-alternating: after 30 prompts 297.5 / 300.0 -> 279.1 / 280.7 MB (UI 126.1 / 123.8 -> 101.9 /
-103.7: tiktoken no longer loaded in the UI).
+alternating: after 30 prompts 297.5 / 300.0 / 299.6 -> 279.1 / 280.7 / 278.5 MB (UI 123-126 ->
+102-104: tiktoken no longer loaded in the UI).
 
 Run alone: `.ci/with-env python benchmarks/memory_bench.py [--idle]`
 (or `benchmarks/run.py memory_bench`, which measures idle only).
