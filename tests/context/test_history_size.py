@@ -152,6 +152,25 @@ async def test_without_a_reported_count_the_bytes_then_tiktoken_decide(
     await session.close()
 
 
+async def test_a_specialist_s_own_count_is_not_the_conversation_s(
+        session: Session, fake_model: FakeModelServer) -> None:
+    """A delegated agent's requests carry its own conversation: near the window by its count,
+    the person's conversation is not compacted for it."""
+    fake_model.script(
+        *[ScriptedTurn(text=f"answer {n}", usage={"prompt_tokens": 600 * n}) for n in (1, 2, 3)],
+        ScriptedTurn(tool_calls=[{"name": "delegate", "arguments": {
+            "agent": "research", "task": "read everything"}}], usage={"prompt_tokens": 2_000}),
+        ScriptedTurn(text='{"summary": "Read it all."}', usage={"prompt_tokens": 15_000}),
+        ScriptedTurn(text="It reads well.", usage={"prompt_tokens": 2_600}),
+        ScriptedTurn(text="answer 5", usage={"prompt_tokens": 2_700}))
+    await _prompts(session, 5)
+    assert fake_model.requests[4]["messages"][0]["content"] != fake_model.requests[3][
+        "messages"][0]["content"]  # the specialist's own request
+    assert _summaries(fake_model) == 0
+    assert len(fake_model.requests) == 7
+    await session.close()
+
+
 def test_a_report_describes_only_the_messages_it_counted() -> None:
     system = {"role": "system", "content": "you help"}
     asked = {"role": "user", "content": "hi"}
