@@ -187,6 +187,9 @@ def test_a_report_describes_only_the_messages_it_counted() -> None:
     resumed = [dict(m) for m in (system, asked, answer)]  # read back from the store
     assert report.added_since(resumed, MODEL) is None
     assert reported_size(Usage(0, 30), [system, asked, answer], MODEL) is None
+    pasted = {"role": "user", "content": "def greet(name):\n    return name\n" * 3_000}
+    assert reported_size(Usage(10, 30), [system, pasted, answer], MODEL) is None  # made up
+    assert reported_size(Usage(30_000, 30), [system, pasted, answer], MODEL) is not None
 
 
 def test_a_smaller_window_after_a_model_switch_is_measured_without_the_old_report() -> None:

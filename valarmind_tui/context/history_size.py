@@ -9,8 +9,9 @@ tokenizer (24 MB in the UI process).
 
 A report describes the very messages it was made for (the same objects, in order): a history
 compacted, rewound, cleared or resumed since, another model chosen, a provider that reports no
-usage or 0 prompt tokens leave no usable report, and the history is measured as before: its
-bytes first, tiktoken past them (`compaction.should_compact`).
+usage, 0 prompt tokens or fewer than the messages' characters allow leave no usable report,
+and the history is measured as before: its bytes first, tiktoken past them
+(`compaction.should_compact`).
 """
 
 from __future__ import annotations
@@ -21,8 +22,13 @@ from typing import Any
 
 from valarmind_tui.context.compaction import DEFAULT_THRESHOLD, surely_fits
 from valarmind_tui.context.compaction import should_compact as counted_over
-from valarmind_tui.context.tokens import count_message_tokens, most_message_tokens
+from valarmind_tui.context.tokens import count_message_tokens, message_chars, most_message_tokens
 from valarmind_tui.providers.base import Usage
+
+MOST_CHARS_PER_TOKEN = 16
+"""More characters than this per reported token is no count of these messages (a server that
+counts the last message only, or makes a figure up): the bytes and tiktoken measure them. Only
+long runs of spaces or repeated signs pack more into one token."""
 
 
 @dataclass(frozen=True)
@@ -50,11 +56,12 @@ class ReportedSize:
 def reported_size(usage: Usage, messages: Sequence[dict[str, Any]], model: str | None
                   ) -> ReportedSize | None:
     """What `usage` says of `messages` (the request's, its answer last); None when the provider
-    reported no prompt tokens (no usage at all, or a server that counts none)."""
-    if usage.prompt_tokens <= 0:
+    reported no prompt tokens (no usage at all, or a server that counts none) or too few for
+    the messages' characters."""
+    tokens = usage.prompt_tokens + max(0, usage.completion_tokens)
+    if usage.prompt_tokens <= 0 or tokens * MOST_CHARS_PER_TOKEN < message_chars(messages):
         return None
-    return ReportedSize(model, usage.prompt_tokens + max(0, usage.completion_tokens),
-                        tuple(messages))
+    return ReportedSize(model, tokens, tuple(messages))
 
 
 def fits_uncounted(history: Sequence[dict[str, Any]], window: int,
