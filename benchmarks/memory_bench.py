@@ -16,9 +16,9 @@ cores, of which ~2.5 ms is the harness itself (a raw Python echo loop in the sam
 Session 41, one sitting alternating main and the branch, load 2-3 (docs/memory.md): idle 277.7
 / 271.0 -> 225.0 / 212.4 MB (UI 94.7 -> 55.5, model 183.0 -> 169.4); after 30 prompts 317.4 ->
 286.6 MB (UI 122.9 -> 108.2, model 194.5 -> 178.4; 275.6-286.8 in four runs).
-Session 42, the history measured by the tokens its server reports (`--count-prompt`), load 8-11,
-alternating: after 30 prompts 297.5 / 300.0 / 299.6 -> 279.1 / 280.7 / 278.5 MB (UI 123-126 ->
-102-104: tiktoken no longer loaded in the UI).
+Session 42, the history measured by the tokens its server reports (`--count-prompt`), six
+alternating pairs at load 4-11: after 30 prompts 280.3-301.8 -> 260.4-280.7 MB (UI 103.2-126.1
+-> 83.4-103.7: tiktoken no longer loaded in the UI).
 
 Run alone: `.ci/with-env python benchmarks/memory_bench.py [--idle]`
 (or `benchmarks/run.py memory_bench`, which measures idle only).
