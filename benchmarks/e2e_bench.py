@@ -49,10 +49,10 @@ KEYS_PER_LINE = 30
 class PacedServer:
     """benchmarks/e2e_server.py in its own process; its stamped lines as they come."""
 
-    def __init__(self, rate: float, tokens: int) -> None:
+    def __init__(self, rate: float, tokens: int, *flags: str) -> None:
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "benchmarks.e2e_server", "--rate", str(rate),
-             "--tokens", str(tokens)], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+             "--tokens", str(tokens), *flags], cwd=ROOT, stdout=subprocess.PIPE, text=True)
         self._lines: list[list[str]] = []
         self._changed = threading.Condition()
         threading.Thread(target=self._read, daemon=True).start()

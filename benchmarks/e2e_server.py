@@ -16,6 +16,8 @@ MAIN_MODEL: a peer's title or summary model, or a request naming no prompt part)
 A token is 4 characters of `answer_text()`; each answer ends with END_MARKER and its number: the
 "part N" of the newest prompt in the request (prompts say "explain app.py, part N", or "say hi
 briefly, part N" for an answer of --short-tokens), else the count of answers so far.
+The usage reports 10 prompt tokens; with `--count-prompt`, the request's own tokens as a provider
+counts them (tiktoken's cl100k_base over its messages and tool schemas, in this process).
 """
 
 from __future__ import annotations
@@ -104,7 +106,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         try:
             if form == "openai":
-                self._stream(text, server, model, number)
+                self._stream(text, server, model, number, request)
             else:
                 self._stream_wire(form, model, text, server, number)
         except (BrokenPipeError, ConnectionResetError):
@@ -162,7 +164,8 @@ class _Handler(BaseHTTPRequestHandler):
                 rate = sent_tokens / max(1e-6, time.perf_counter() - start)
                 _say(f"LAST {time.time():.6f} {rate:.1f} {number}")
 
-    def _stream(self, text: str, server: _Server, model: str, number: int) -> None:
+    def _stream(self, text: str, server: _Server, model: str, number: int,
+                request: dict[str, Any]) -> None:
         def event(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> bytes:
             body = {"id": "chatcmpl-bench", "object": "chat.completion.chunk", "created": 0,
                     "model": model, "choices": [{"index": 0, "delta": delta,
@@ -185,12 +188,21 @@ class _Handler(BaseHTTPRequestHandler):
             sent_tokens += max(1, len(piece) // CHARS_PER_TOKEN)
         rate = sent_tokens / (time.perf_counter() - start)
         _say(f"LAST {time.time():.6f} {rate:.1f} {number}")
-        usage = {"prompt_tokens": 10, "completion_tokens": sent_tokens,
-                 "total_tokens": sent_tokens + 10}
+        prompt = _prompt_tokens(request) if server.count_prompt else 10
+        usage = {"prompt_tokens": prompt, "completion_tokens": sent_tokens,
+                 "total_tokens": sent_tokens + prompt}
         self.wfile.write(event({}, "stop") + b"data: " + json.dumps(
             {"id": "chatcmpl-bench", "object": "chat.completion.chunk", "created": 0,
              "model": model, "choices": [], "usage": usage}).encode() + b"\n\ndata: [DONE]\n\n")
         self.wfile.flush()
+
+
+def _prompt_tokens(request: dict[str, Any]) -> int:
+    """The request's tokens as an OpenAI model reports them: its messages and tool schemas."""
+    from valarmind_tui.context.tokens import count_json_tokens, count_message_tokens
+
+    return count_message_tokens(request.get("messages") or []) + count_json_tokens(
+        request.get("tools") or [])
 
 
 def _text_of(data: str) -> str:
@@ -213,6 +225,7 @@ class _Server(ThreadingHTTPServer):
     tokens = 5000
     short_tokens = 20
     count = 0
+    count_prompt = False
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -221,9 +234,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tokens", type=int, default=5000, help="tokens per answer")
     parser.add_argument("--short-tokens", type=int, default=20,
                         help=f"tokens per answer to a prompt saying {SHORT!r}")
+    parser.add_argument("--count-prompt", action="store_true",
+                        help="report the request's own token count as its prompt tokens")
     args = parser.parse_args(argv)
     server = _Server(("127.0.0.1", 0), _Handler)
     server.rate, server.tokens, server.short_tokens = args.rate, args.tokens, args.short_tokens
+    server.count_prompt = args.count_prompt
     _say(f"PORT {server.server_address[1]}")
     with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever(poll_interval=0.05)

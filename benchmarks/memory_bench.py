@@ -16,6 +16,9 @@ cores, of which ~2.5 ms is the harness itself (a raw Python echo loop in the sam
 Session 41, one sitting alternating main and the branch, load 2-3 (docs/memory.md): idle 277.7
 / 271.0 -> 225.0 / 212.4 MB (UI 94.7 -> 55.5, model 183.0 -> 169.4); after 30 prompts 317.4 ->
 286.6 MB (UI 122.9 -> 108.2, model 194.5 -> 178.4; 275.6-286.8 in four runs).
+Session 42, the history measured by the tokens its server reports (`--count-prompt`), six
+alternating pairs at load 4-11: after 30 prompts 280.3-301.8 -> 260.4-280.7 MB (UI 103.2-126.1
+-> 83.4-103.7: tiktoken no longer loaded in the UI).
 
 Run alone: `.ci/with-env python benchmarks/memory_bench.py [--idle]`
 (or `benchmarks/run.py memory_bench`, which measures idle only).
@@ -92,6 +95,14 @@ def _name(pid: int) -> str:
     return "UI" if any(b"valarmind" in a for a in argv) else argv[0].decode(errors="replace")
 
 
+def tiktoken_mapped(pid: int) -> bool:
+    """Whether tiktoken's Rust extension is mapped into the process (an encoding was loaded)."""
+    try:
+        return "_tiktoken" in Path(f"/proc/{pid}/maps").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
 def measure(pid: int) -> dict[str, float]:
     """MB of PSS per process of the tree (by role), and "total"."""
     figures: dict[str, float] = {}
@@ -125,7 +136,8 @@ def launch(prompts: int) -> list[dict[str, float]]:
     """Idle figures, then (with `prompts`) the figures after that many answered prompts."""
     with tempfile.TemporaryDirectory(prefix="valarmind-memory-") as tmp:
         home = Path(tmp)
-        server = PacedServer(RATE, ANSWER_TOKENS)
+        # the usage a real provider reports: the session measures its history by it
+        server = PacedServer(RATE, ANSWER_TOKENS, "--count-prompt")
         term: Terminal | None = None
         try:
             root = _project(home, server.port)
@@ -150,6 +162,7 @@ def launch(prompts: int) -> list[dict[str, float]]:
                               "the turn to finish")
                 time.sleep(2.0)
                 results.append(measure(pid))
+                results[-1]["tokenizer_in_ui"] = float(tiktoken_mapped(pid))
                 results[-1]["enter_to_drawn_last5_ms"] = statistics.median(drawn[-5:]) * 1000
                 echoes = idle_echo(term)
                 results[-1]["echo_p50_ms"] = statistics.median(echoes) * 1000
@@ -164,7 +177,7 @@ def launch(prompts: int) -> list[dict[str, float]]:
             server.stop()
 
 
-_TIMES = ("total", "enter_to_drawn_last5_ms", "echo_p50_ms", "echo_p95_ms")
+_TIMES = ("total", "enter_to_drawn_last5_ms", "echo_p50_ms", "echo_p95_ms", "tokenizer_in_ui")
 
 
 def _rows(label: str, figures: dict[str, float]) -> list[dict]:
@@ -181,6 +194,8 @@ def _rows(label: str, figures: dict[str, float]) -> list[dict]:
              "value": figures["echo_p50_ms"], "unit": "ms", "target": "<= 3.4 (Aider)"},
             {"name": f"{label}: keystroke echo p95", "value": figures["echo_p95_ms"],
              "unit": "ms", "target": "-"},
+            {"name": f"{label}: tiktoken loaded in the UI (1 yes, 0 no)",
+             "value": figures["tokenizer_in_ui"], "unit": "", "target": "0"},
         ]
     return rows
 

@@ -56,6 +56,6 @@ async def test_a_tokenizer_still_loading_is_waited_for_in_a_thread(
     git_repo: Path, fake_model: Any, model_settings: Any, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(prompt_run, "encoding_ready", lambda *_: False)
-    monkeypatch.setattr(prompt_run, "surely_fits", lambda *_: False)  # near the window
+    monkeypatch.setattr(prompt_run, "fits_uncounted", lambda *_: None)  # near the window
     sent = await _later_prompt_threads(git_repo, fake_model, model_settings, monkeypatch)
     assert tokenizer.count_tokens in sent

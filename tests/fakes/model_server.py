@@ -52,6 +52,9 @@ class ScriptedTurn:
     """Characters of text/reasoning/arguments per streamed delta."""
     usage: dict[str, int] | None = None
     """{"prompt_tokens": n, "completion_tokens": m}; defaults to small made-up counts."""
+    report_usage: bool = True
+    """False: the OpenAI form streams no usage chunk, even when the request asks for one (a
+    server that reports none)."""
     signature: str = "sig-fake-0001"
     """Anthropic thinking-block signature."""
     fault: str | None = None
@@ -282,8 +285,8 @@ class _Handler(BaseHTTPRequestHandler):
         self._start_sse(turn.headers)
         if turn.fault == "empty":
             return
-        include_usage = form != "openai" or bool(
-            (request.get("stream_options") or {}).get("include_usage"))
+        include_usage = form != "openai" or (turn.report_usage and bool(
+            (request.get("stream_options") or {}).get("include_usage")))
         events = list(_events(turn, form, model, include_usage))
         finish = next((n for n, event in enumerate(events) if wire.is_finish(event)), len(events))
         if include_usage and turn.fault not in ("cut", "cut_mid_event", "stall_mid"):

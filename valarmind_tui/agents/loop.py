@@ -20,6 +20,7 @@ from valarmind_tui.agents.spec import AgentSpec
 from valarmind_tui.agents.steering import SteeringQueue
 from valarmind_tui.agents.timeout import TIMEOUT, is_timeout
 from valarmind_tui.agents.tool_calls import ToolCalls, call_batches
+from valarmind_tui.context.history_size import ReportedSize, reported_size
 from valarmind_tui.core.bus import EventBus
 from valarmind_tui.core.errors import (
     BudgetExhausted,
@@ -94,6 +95,9 @@ class AgentOutcome:
     turns: int
     usage: Usage
     error: str | None = None
+    reported_size: ReportedSize | None = None
+    """The tokens the provider reported for the last request that reported any, and the
+    messages they counted (context/history_size.py)."""
 
 
 class AgentLoop:
@@ -126,6 +130,7 @@ class AgentLoop:
                                model=self.model)
         self._last_text = ""
         """The last complete turn's text: what a budget stop keeps as the answer."""
+        self._reported_size: ReportedSize | None = None
 
     async def run(
         self, task: str, *, history: list[dict[str, Any]] | None = None,
@@ -164,6 +169,8 @@ class AgentLoop:
             self._turn += 1
             turn = await self._query()
             self._append(turn.to_message())
+            self._reported_size = (reported_size(turn.usage, self.messages, self.model)
+                                   or self._reported_size)
             last_text = self._last_text = turn.text
             ignored = await self._reviews.ignored_error(turn)
             if ignored is not None:
@@ -320,5 +327,5 @@ class AgentLoop:
     ) -> AgentOutcome:
         return AgentOutcome(
             status=status, text=text, messages=self.messages, turns=self._turn,
-            usage=self._usage, error=error,
+            usage=self._usage, error=error, reported_size=self._reported_size,
         )

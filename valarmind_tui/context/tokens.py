@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from valarmind_tui.core.tokenizer import count_tokens, estimate_tokens, most_tokens
 
 __all__ = ["count_json_tokens", "count_message_tokens", "count_tokens", "estimate_tokens",
-           "most_message_tokens", "most_tokens"]
+           "message_chars", "most_message_tokens", "most_tokens"]
 
 
 IMAGE_TOKENS = 1_600
@@ -69,11 +69,16 @@ def most_message_tokens(messages: list[dict[str, Any]]) -> int:
     return _message_tokens(messages, most_tokens, most_tokens)
 
 
-def _message_tokens(messages: list[dict[str, Any]], count_text: Callable[[str], int],
-                    count: Callable[[str], int]) -> int:
+def message_chars(messages: Sequence[dict[str, Any]]) -> int:
+    """Characters of the messages' text and tool calls, an image as IMAGE_TOKENS."""
+    return _message_tokens(messages, len, len, overhead=0)
+
+
+def _message_tokens(messages: Sequence[dict[str, Any]], count_text: Callable[[str], int],
+                    count: Callable[[str], int], overhead: int = 4) -> int:
     total = 0
     for message in messages:
-        total += 4
+        total += overhead
         content = message.get("content")
         if isinstance(content, str):
             total += count_text(content)

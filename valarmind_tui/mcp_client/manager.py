@@ -25,6 +25,7 @@ from typing import Any
 
 from valarmind_tui.core.bus import EventBus
 from valarmind_tui.core.events import Notice, NoticeLevel
+from valarmind_tui.core.tokenizer import most_tokens
 from valarmind_tui.mcp_client.config_files import server_configs
 from valarmind_tui.mcp_client.connection import Connection, StartError, describe_error
 from valarmind_tui.mcp_client.limits import cap_text, timed_out
@@ -343,8 +344,8 @@ class McpManager:
             if isinstance(tool, McpTool) and tool.server in self._connections:
                 registry.unregister(existing)
         tools = self.tools(allow_overrides)
-        full = sum(self.count_tokens(t.full_schema()) for t in tools)
-        self.on_demand = self.schema_budget is not None and full > self.schema_budget
+        self.on_demand = (self.schema_budget is not None
+                          and not self._schemas_fit(tools, self.schema_budget))
         for tool in tools:
             tool.compact = self.on_demand
             registry.register(tool)
@@ -356,6 +357,15 @@ class McpManager:
         if not any(r is registry for r, _ in self._registries):
             self._registries.append((registry, allow_overrides))
         return [t.name for t in tools]
+
+    def _schemas_fit(self, tools: list[McpTool], budget: int) -> bool:
+        """Whether the tools' whole schemas take at most `budget` tokens: by their bytes first
+        (no text has more tokens), counted only past them, so a few servers' tools load no
+        tokenizer (24 MB) into the UI."""
+        schemas = [t.full_schema() for t in tools]
+        if sum(most_tokens(json.dumps(s, separators=(",", ":"))) for s in schemas) <= budget:
+            return True
+        return sum(self.count_tokens(s) for s in schemas) <= budget
 
     async def _tools_changed(self, server: str) -> None:
         for registry, overrides in self._registries:

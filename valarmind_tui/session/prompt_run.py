@@ -13,7 +13,7 @@ from valarmind_tui.agents.orchestrator import Orchestrator
 from valarmind_tui.agents.steering import SteeringQueue
 from valarmind_tui.agents.time_limit import within_time_budget
 from valarmind_tui.context.attachments import split_attachments
-from valarmind_tui.context.compaction import surely_fits
+from valarmind_tui.context.history_size import fits_uncounted
 from valarmind_tui.context.tokens import count_tokens
 from valarmind_tui.core.bus import EventBus
 from valarmind_tui.core.errors import ValarMindError
@@ -72,10 +72,12 @@ async def run_prompt(session: Session, prompt: str, steering: SteeringQueue) -> 
         window = await asyncio.to_thread(context_window, session.model)
     session.window = window
     # The tokenizer the history is measured with (compaction), loaded off the loop (it froze
-    # the screen 0.2-0.5 s) and only once the history's bytes come near the window: until
-    # then they say it fits, and the 39 MB of an encoding are never resident.
-    # Loaded already: no thread round trip (it let a frame in before the request).
-    if session.history and not encoding_ready() and not surely_fits(session.history, window):
+    # the screen 0.2-0.5 s) and only once the model's reported count and the bytes since
+    # come near the window: until then they say it fits, and the 24 MB of an encoding are
+    # never resident. Loaded already: no thread round trip (it let a frame in before the
+    # request).
+    if session.history and not encoding_ready() and fits_uncounted(
+            session.history, window, session.reported_size, session.model) is None:
         await asyncio.to_thread(count_tokens, "")
     await session.compact_if_needed()
     images = await session.prompt_images(typed)
@@ -103,6 +105,7 @@ async def run_prompt(session: Session, prompt: str, steering: SteeringQueue) -> 
         session.spending.end_scope("prompt")
         await session.checkpoints.end()
     session.history = outcome.messages
+    session.reported_size = outcome.reported_size or session.reported_size
     failed = outcome.status == RunStatus.FAILED
     if failed and outcome.error:
         bus.publish(Notice(level="error", message=outcome.error))

@@ -28,7 +28,7 @@ from valarmind_tui.commands.router import run_line
 from valarmind_tui.context.attachments import read_attachment
 from valarmind_tui.context.breakdown import ContextBreakdown, context_breakdown
 from valarmind_tui.context.compaction import compact as compact_history
-from valarmind_tui.context.compaction import should_compact
+from valarmind_tui.context.history_size import ReportedSize, should_compact
 from valarmind_tui.context.project_context import ContextLoader
 from valarmind_tui.context.prompt_builder import build_agent_prompt
 from valarmind_tui.context.styles import OutputStyle, style_section
@@ -125,6 +125,8 @@ class Session:
     """What SessionStart hooks said, joined to the next prompt."""
     window: int = field(default=DEFAULT_CONTEXT_WINDOW, init=False)
     """The model's context window, once a prompt asked for it (the skill listing's budget)."""
+    reported_size: ReportedSize | None = field(default=None, init=False)
+    """The tokens the provider last reported for the history (context/history_size.py)."""
     turn_messages: list[dict[str, Any]] = field(default_factory=list, init=False)
     """The running turn's messages, for hooks' transcript."""
     pending_images: list[ImageAttachment] = field(default_factory=list, init=False)
@@ -246,7 +248,8 @@ class Session:
 
     async def compact_if_needed(self) -> None:
         """After `window` was asked of the model (off the loop: litellm may be importing)."""
-        if self.history and should_compact(self.history, self.window):
+        if self.history and should_compact(self.history, self.window, self.reported_size,
+                                           self.model):
             await self.compact("auto")
 
     def context_breakdown(self) -> ContextBreakdown:

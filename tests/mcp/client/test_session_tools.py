@@ -233,3 +233,25 @@ async def test_schemas_stay_whole_under_the_share(
     offered = {t["function"]["name"]: t["function"] for t in fake_model.requests[0]["tools"]}
     assert "mcp_tool_schema" not in offered
     assert offered["mcp__inv__inventory_001"]["parameters"]["required"] == ["sku"]
+
+
+async def test_schemas_under_the_share_by_their_bytes_load_no_tokenizer(
+    tmp_path: Path, fake_model: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Five tools' schemas are a few KB, far under 10% of the window: the UI process is spared
+    the tokenizer (24 MB) that counting them would load; 120 tools' are counted."""
+    from valarmind_tui.core import tokenizer
+
+    asked: list[str] = []
+    real = tokenizer.encoding
+    monkeypatch.setattr(tokenizer, "encoding", lambda name="cl100k_base": (
+        asked.append(name), real(name))[1])
+    write_user_config(server_toml("inv", [str(FIXTURES / "many_tools_server.py"), "5"]))
+    session = session_for(tmp_path, fake_model, monkeypatch, approver=RecordingApprover())
+    try:
+        await session.start()
+        offered = len(session.mcp.tools())
+    finally:
+        await session.close()
+    assert offered == 5 and not session.mcp.on_demand
+    assert asked == []

@@ -1,0 +1,91 @@
+"""How big a conversation is, by the model's own count where there is one (issue #36).
+
+The provider reports the tokens of every request: the main agent's last request (its prompt
+tokens) plus its answer (the completion tokens) is the history the model saw, counted by the
+model itself. What joined the history after that answer (a quality gate's note, a cancelled
+answer's text) is bounded by its UTF-8 bytes, and counted with tiktoken only when that bound
+brings the sum near the window: a long conversation far from its window never loads the
+tokenizer (24 MB in the UI process).
+
+A report describes the very messages it was made for (the same objects, in order): a history
+compacted, rewound, cleared or resumed since, another model chosen, a provider that reports no
+usage, 0 prompt tokens or fewer than the messages' characters allow leave no usable report,
+and the history is measured as before: its bytes first, tiktoken past them
+(`compaction.should_compact`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from valarmind_tui.context.compaction import DEFAULT_THRESHOLD, surely_fits
+from valarmind_tui.context.compaction import should_compact as counted_over
+from valarmind_tui.context.tokens import count_message_tokens, message_chars, most_message_tokens
+from valarmind_tui.providers.base import Usage
+
+MOST_CHARS_PER_TOKEN = 16
+"""More characters than this per reported token is no count of these messages (a server that
+counts the last message only, or makes a figure up): the bytes and tiktoken measure them. Only
+long runs of spaces or repeated signs pack more into one token."""
+
+
+@dataclass(frozen=True)
+class ReportedSize:
+    """The tokens a provider reported for a request and its answer, and what they counted."""
+
+    model: str | None
+    """The model that counted: another model's tokenizer counts otherwise."""
+    tokens: int
+    """Prompt tokens plus completion tokens."""
+    covered: tuple[dict[str, Any], ...]
+    """The request's messages and the answer, the very objects of the history."""
+
+    def added_since(self, history: Sequence[dict[str, Any]], model: str | None
+                    ) -> list[dict[str, Any]] | None:
+        """The messages `history` gained after the reported answer; None when the report is
+        not about `history` (it no longer starts with the counted messages) or `model`."""
+        if model != self.model or len(history) < len(self.covered):
+            return None
+        if any(now is not then for now, then in zip(history, self.covered, strict=False)):
+            return None
+        return list(history[len(self.covered):])
+
+
+def reported_size(usage: Usage, messages: Sequence[dict[str, Any]], model: str | None
+                  ) -> ReportedSize | None:
+    """What `usage` says of `messages` (the request's, its answer last); None when the provider
+    reported no prompt tokens (no usage at all, or a server that counts none) or too few for
+    the messages' characters."""
+    tokens = usage.prompt_tokens + max(0, usage.completion_tokens)
+    if usage.prompt_tokens <= 0 or tokens * MOST_CHARS_PER_TOKEN < message_chars(messages):
+        return None
+    return ReportedSize(model, tokens, tuple(messages))
+
+
+def fits_uncounted(history: Sequence[dict[str, Any]], window: int,
+                   reported: ReportedSize | None, model: str | None,
+                   threshold: float = DEFAULT_THRESHOLD) -> bool | None:
+    """True when the history is surely under `threshold` of the window, False when the model's
+    own count is over it, None when only counting with the tokenizer can tell."""
+    limit = window * threshold
+    since = reported.added_since(history, model) if reported is not None else None
+    if reported is None or since is None:
+        return True if surely_fits(list(history), window, threshold) else None
+    if reported.tokens > limit:
+        return False
+    return True if reported.tokens + most_message_tokens(since) <= limit else None
+
+
+def should_compact(history: list[dict[str, Any]], window: int, reported: ReportedSize | None,
+                   model: str | None, threshold: float = DEFAULT_THRESHOLD) -> bool:
+    """True when the history uses more than `threshold` of the window: by the reported count
+    and what came after it, or counted as before when no report describes it."""
+    fits = fits_uncounted(history, window, reported, model, threshold)
+    if fits is not None:
+        return not fits
+    since = reported.added_since(history, model) if reported is not None else None
+    if reported is None or since is None:
+        return counted_over(history, window, threshold)
+    return reported.tokens + count_message_tokens(since) > window * threshold
