@@ -17,7 +17,8 @@ Session 41, one sitting alternating main and the branch, load 2-3 (docs/memory.m
 / 271.0 -> 225.0 / 212.4 MB (UI 94.7 -> 55.5, model 183.0 -> 169.4); after 30 prompts 317.4 ->
 286.6 MB (UI 122.9 -> 108.2, model 194.5 -> 178.4; 275.6-286.8 in four runs).
 
-Run alone: `.ci/with-env python benchmarks/memory_bench.py [--idle]`
+Run alone: `.ci/with-env python benchmarks/memory_bench.py [--idle] [--import-all]`
+(`--import-all`: every package imported whole, providers/import_less.py turned off)
 (or `benchmarks/run.py memory_bench`, which measures idle only).
 """
 
@@ -129,7 +130,10 @@ def launch(prompts: int) -> list[dict[str, float]]:
         term: Terminal | None = None
         try:
             root = _project(home, server.port)
-            term = Terminal(_command(), root, _env(home))
+            env = _env(home)
+            if "--import-all" in sys.argv:  # providers/import_less.py off: the figure before
+                env["VALARMIND_IMPORT_ALL"] = "1"
+            term = Terminal(_command(), root, env)
             term.wait(lambda lines: "mode:" in _status(lines), 60, "the session")
             time.sleep(SETTLE_S)
             pid = term.pid()
