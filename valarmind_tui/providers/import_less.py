@@ -118,7 +118,7 @@ class DeferredInit(importlib.abc.Loader):
         return None
 
     def exec_module(self, module: ModuleType) -> None:
-        module.__getattr__ = ModuleNames(module, self.real, self.index)  # type: ignore[attr-defined]
+        module.__getattr__ = ModuleNames(module, self.real, self.index)  # type: ignore[method-assign]
 
 
 class ModuleNames:
