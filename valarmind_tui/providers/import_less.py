@@ -27,8 +27,8 @@ import os
 import sys
 import threading
 from collections.abc import Iterable, Sequence
-from types import CodeType, ModuleType
-from typing import Any
+from types import ModuleType
+from typing import Any, TypeGuard
 
 DEFERRED_PACKAGES = (
     "openai.types", "openai.resources",
@@ -78,8 +78,9 @@ class IndexFinder(importlib.abc.MetaPathFinder):
         return spec
 
 
-Index = dict[str, ast.stmt]
-"""Each name an `__init__` binds, and the statement that binds it."""
+Index = dict[str, str]
+"""Each name an `__init__` binds, and the statement that binds it (source: smaller than its
+syntax tree, compiled when the name is first asked for)."""
 
 
 def read_index(loader: importlib.machinery.SourceFileLoader, package: str) -> Index | None:
@@ -94,11 +95,12 @@ def read_index(loader: importlib.machinery.SourceFileLoader, package: str) -> In
         if position == 0 and _is_docstring(node) or _is_future(node):
             continue
         if isinstance(node, ast.ImportFrom) and _own_submodule(node, package):
+            source = f"from {'.' * node.level}{node.module or ''} import "
             for alias in node.names:
-                index[alias.asname or alias.name] = ast.ImportFrom(
-                    module=node.module, names=[alias], level=node.level)
+                bound = alias.asname or alias.name
+                index[bound] = f"{source}{alias.name} as {bound}"
         elif _is_literal_all(node):
-            index["__all__"] = node
+            index["__all__"] = f"__all__ = {ast.literal_eval(node.value)!r}"
         else:
             return None
     return index
@@ -129,7 +131,6 @@ class ModuleNames:
         self.module = module
         self.loader = loader
         self.index = index
-        self.whole_lock = threading.RLock()
         self.whole_run = False
         self.running = threading.local()
 
@@ -142,7 +143,7 @@ class ModuleNames:
         busy.add(name)
         try:
             if statement is not None:
-                exec(_compiled(statement, self.loader.path), namespace)
+                exec(compile(statement, self.loader.path, "exec", dont_inherit=True), namespace)
             elif self._is_submodule(name):
                 return importlib.import_module(f"{self.module.__name__}.{name}")
             else:
@@ -163,18 +164,16 @@ class ModuleNames:
             f"{self.module.__name__}.{name}", self.module.__path__) is not None
 
     def _run_whole(self) -> None:
-        with self.whole_lock:
-            if self.whole_run:
-                return
+        """Unlocked: two threads running it at once only import the same modules and bind the
+        same names (an index does nothing else), and a lock here could deadlock with the
+        import system's own."""
+        if not self.whole_run:
             code = self.loader.get_code(self.module.__name__)
             assert code is not None
             exec(code, self.module.__dict__)
             self.whole_run = True
 
 
-def _compiled(statement: ast.stmt, filename: str) -> CodeType:
-    tree = ast.fix_missing_locations(ast.Module(body=[statement], type_ignores=[]))
-    return compile(tree, filename, "exec", dont_inherit=True)
 
 
 def _own_submodule(node: ast.ImportFrom, package: str) -> bool:
@@ -193,7 +192,7 @@ def _is_future(node: ast.stmt) -> bool:
     return isinstance(node, ast.ImportFrom) and node.module == "__future__"
 
 
-def _is_literal_all(node: ast.stmt) -> bool:
+def _is_literal_all(node: ast.stmt) -> TypeGuard[ast.Assign]:
     return (isinstance(node, ast.Assign) and len(node.targets) == 1
             and isinstance(node.targets[0], ast.Name) and node.targets[0].id == "__all__"
             and isinstance(node.value, ast.List | ast.Tuple)
