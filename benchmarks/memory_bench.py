@@ -16,6 +16,9 @@ cores, of which ~2.5 ms is the harness itself (a raw Python echo loop in the sam
 Session 41, one sitting alternating main and the branch, load 2-3 (docs/memory.md): idle 277.7
 / 271.0 -> 225.0 / 212.4 MB (UI 94.7 -> 55.5, model 183.0 -> 169.4); after 30 prompts 317.4 ->
 286.6 MB (UI 122.9 -> 108.2, model 194.5 -> 178.4; 275.6-286.8 in four runs).
+Session 42, `--import-all` (providers/import_less.py off) alternated with it on, load 5-6:
+idle 216.8-218.4 -> 191.9-193.8 MB (model 167.7-168.7 -> 142.9-143.8); after 30 prompts
+305.5 -> 273.4 MB (model 177.0 -> 151.9).
 
 Run alone: `.ci/with-env python benchmarks/memory_bench.py [--idle] [--import-all]`
 (`--import-all`: every package imported whole, providers/import_less.py turned off)

@@ -6,8 +6,8 @@ process does before its first prompt: `load_litellm()`, then the warm-up request
 rusage: the interpreter's start, the import and the request), the wall time of the import, the
 modules imported, and its anonymous memory and PSS at the end. Medians per way.
 
-Session 42, load 7-10 on the 2 shared cores (docs/memory.md): CPU 1.62 -> 1.38 s, modules
-3,222 -> 2,279, anonymous 156 -> 132 MB.
+Session 42, load ~6 on the 2 shared cores, five rounds (docs/memory.md): CPU 1.89 -> 1.38 s,
+import wall 3.69 -> 2.48 s, modules 3,228 -> 2,285, anonymous 157 -> 132 MB.
 
 Run alone: `.ci/with-env python benchmarks/model_import_bench.py [--rounds N]`.
 """
