@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 import os
 import sys
 from collections.abc import AsyncGenerator, Iterator
@@ -111,11 +112,41 @@ def drop_import_leftovers() -> None:
     """Free what LiteLLM's import decoded only to build something else. `litellm.utils` parses
     its packaged Anthropic tokenizer (a 1.7 MB JSON file) into `json_data`, only to serialize it
     again into `claude_json_str` (which its tokenizer reads when asked to count), and keeps both:
-    13 MB of Python objects nothing reads again. Then the freed pages go back to the system."""
+    13 MB of Python objects nothing reads again, and a 2.4 MB string read only to count an
+    Anthropic model's tokens locally, built again on demand (`_claude_json_on_demand`). Then the
+    freed pages go back to the system."""
     utils = sys.modules.get("litellm.utils")
     if utils is not None and hasattr(utils, "json_data") and hasattr(utils, "claude_json_str"):
         del utils.json_data
+        _claude_json_on_demand(utils)
     release_free_memory()
+
+
+def _claude_json_on_demand(utils: ModuleType) -> None:
+    """Drop `utils.claude_json_str`, registered as one of LiteLLM's own lazy names (its readers
+    import it from `litellm.utils`, whose `__getattr__` asks that registry): the first read
+    builds the same string from the same file and keeps it. Left as it is when the registry is
+    not the one this was written against."""
+    try:
+        from litellm._lazy_imports import get_lazy_import_registry
+
+        registry = get_lazy_import_registry()
+    except (ImportError, AttributeError):
+        return
+    if not isinstance(registry, dict) or "claude_json_str" in registry:
+        return
+
+    def build(name: str) -> str:
+        from importlib import resources
+
+        tokenizers = resources.files("litellm.litellm_core_utils.tokenizers")
+        with tokenizers.joinpath("anthropic_tokenizer.json").open("r", encoding="utf-8") as f:
+            value = json.dumps(json.load(f))
+        utils.claude_json_str = value  # type: ignore[attr-defined]
+        return value
+
+    registry["claude_json_str"] = build
+    del utils.claude_json_str
 
 
 _loaded: ModuleType | None = None
