@@ -18,7 +18,9 @@ Session 41, one sitting alternating main and the branch, load 2-3 (docs/memory.m
 286.6 MB (UI 122.9 -> 108.2, model 194.5 -> 178.4; 275.6-286.8 in four runs).
 Session 42, `--import-all` (providers/import_less.py off) alternated with it on, load 5-6:
 idle 216.8-218.4 -> 191.9-193.8 MB (model 167.7-168.7 -> 142.9-143.8); after 30 prompts
-305.5 -> 273.4 MB (model 177.0 -> 151.9).
+305.5 -> 273.4 MB (model 177.0 -> 151.9). Another sitting, with LiteLLM's claude_json_str
+also dropped (both ways), load 7-12: idle 206.0-206.7 -> 179.9-181.3 MB, after 30 prompts
+297.0 -> 276.7 MB.
 
 Run alone: `.ci/with-env python benchmarks/memory_bench.py [--idle] [--import-all]`
 (`--import-all`: every package imported whole, providers/import_less.py turned off)
