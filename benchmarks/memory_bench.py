@@ -19,8 +19,14 @@ Session 41, one sitting alternating main and the branch, load 2-3 (docs/memory.m
 Session 42, the history measured by the tokens its server reports (`--count-prompt`), six
 alternating pairs at load 4-11: after 30 prompts 280.3-301.8 -> 260.4-280.7 MB (UI 103.2-126.1
 -> 83.4-103.7: tiktoken no longer loaded in the UI).
+Session 42, `--import-all` (providers/import_less.py off) alternated with it on, load 5-6:
+idle 216.8-218.4 -> 191.9-193.8 MB (model 167.7-168.7 -> 142.9-143.8); after 30 prompts
+305.5 -> 273.4 MB (model 177.0 -> 151.9). Another sitting, with LiteLLM's claude_json_str
+also dropped (both ways), load 7-12: idle 206.0-206.7 -> 179.9-181.3 MB, after 30 prompts
+297.0 -> 276.7 MB.
 
-Run alone: `.ci/with-env python benchmarks/memory_bench.py [--idle]`
+Run alone: `.ci/with-env python benchmarks/memory_bench.py [--idle] [--import-all]`
+(`--import-all`: every package imported whole, providers/import_less.py turned off)
 (or `benchmarks/run.py memory_bench`, which measures idle only).
 """
 
@@ -141,7 +147,10 @@ def launch(prompts: int) -> list[dict[str, float]]:
         term: Terminal | None = None
         try:
             root = _project(home, server.port)
-            term = Terminal(_command(), root, _env(home))
+            env = _env(home)
+            if "--import-all" in sys.argv:  # providers/import_less.py off: the figure before
+                env["VALARMIND_IMPORT_ALL"] = "1"
+            term = Terminal(_command(), root, env)
             term.wait(lambda lines: "mode:" in _status(lines), 60, "the session")
             time.sleep(SETTLE_S)
             pid = term.pid()

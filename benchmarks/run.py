@@ -16,7 +16,7 @@ BENCHES = ["startup_bench", "loop_bench", "ui_bench", "token_bench", "repomap_be
            "stall_bench", "e2e_bench", "background_bench",
            "image_bench", "ledger_bench", "goal_bench",
            "lsp_bench", "oneshot_bench",
-           "turn_bench", "memory_bench", "worktree_bench"]
+           "turn_bench", "memory_bench", "worktree_bench", "model_import_bench"]
 
 
 def main(names: list[str]) -> int:

@@ -56,8 +56,18 @@ from valarmind_tui.providers.litellm_call import load_litellm
 
 litellm = load_litellm()
 import litellm.utils as utils
+kept = "claude_json_str" in vars(utils)
+model = min(m for m in litellm.anthropic_models  # one counted with the packaged tokenizer
+            if litellm.utils.uses_anthropic_tokenizer(m))
+claude = litellm.token_counter(model=model, text="How many tokens, Claude?")
+built = "claude_json_str" in vars(utils)
 from litellm.utils import claude_json_str
-print(json.dumps({"json_data": hasattr(utils, "json_data"),
+from importlib import resources
+with resources.files("litellm.litellm_core_utils.tokenizers").joinpath(
+        "anthropic_tokenizer.json").open("r", encoding="utf-8") as f:
+    fresh = json.dumps(json.load(f))
+print(json.dumps({"json_data": hasattr(utils, "json_data"), "kept": kept, "built": built,
+                  "same": claude_json_str == fresh, "claude": claude,
                   "tokenizer_source": json.loads(claude_json_str).get("model", {}).get("type")}))
 """
 
@@ -67,7 +77,21 @@ def test_litellm_s_import_leaves_no_decoded_tokenizer_file_but_its_tokenizer_sou
                           capture_output=True, text=True, timeout=180, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     got = json.loads(done.stdout.strip().splitlines()[-1])
-    assert got == {"json_data": False, "tokenizer_source": "BPE"}
+    claude = got.pop("claude")
+    assert got == {"json_data": False, "kept": False, "built": True, "same": True,
+                   "tokenizer_source": "BPE"}
+    # the Anthropic tokenizer, built from the string on demand, counts as a whole import's
+    whole = subprocess.run([sys.executable, "-P", "-c", _WHOLE_COUNT], cwd=ROOT,
+                           capture_output=True, text=True, timeout=180, check=False)
+    assert whole.returncode == 0, whole.stderr[-2000:]
+    assert claude == int(whole.stdout.strip().splitlines()[-1]) > 0
+
+
+_WHOLE_COUNT = r"""
+import litellm
+model = min(m for m in litellm.anthropic_models if litellm.utils.uses_anthropic_tokenizer(m))
+print(litellm.token_counter(model=model, text="How many tokens, Claude?"))
+"""
 
 
 def test_nothing_in_litellm_reads_the_dropped_json_data() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 import os
 import sys
 from collections.abc import AsyncGenerator, Iterator
@@ -18,6 +19,7 @@ from typing import Any
 from valarmind_tui.core.heap import release_free_memory
 from valarmind_tui.providers.base import ReasoningPiece, StreamFinished, TextPiece, Usage
 from valarmind_tui.providers.failures import Failure, classify
+from valarmind_tui.providers.import_less import defer_indexes
 from valarmind_tui.providers.native_finish import watch_native_finish
 from valarmind_tui.providers.normalize import TurnAccumulator, usage_details, usage_from
 from valarmind_tui.providers.one_iterator import keep_one_iterator
@@ -86,7 +88,7 @@ def load_litellm() -> ModuleType:
     elsewhere). The first import runs without garbage collection (each full collection walked
     the half-built heap again: 2.7 s became 2.1 s), then freezes what it imported out of the
     collector's sight, and what the import decoded and never reads again is dropped
-    (`drop_import_leftovers`)."""
+    (`drop_import_leftovers`). Index packages are read name by name (providers/import_less.py)."""
     global _loaded
     if _loaded is not None:
         return _loaded
@@ -94,6 +96,7 @@ def load_litellm() -> ModuleType:
     os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
     os.environ.setdefault("LITELLM_LOG", "ERROR")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    defer_indexes()
     with imports_without_collection():
         import litellm
 
@@ -109,11 +112,41 @@ def drop_import_leftovers() -> None:
     """Free what LiteLLM's import decoded only to build something else. `litellm.utils` parses
     its packaged Anthropic tokenizer (a 1.7 MB JSON file) into `json_data`, only to serialize it
     again into `claude_json_str` (which its tokenizer reads when asked to count), and keeps both:
-    13 MB of Python objects nothing reads again. Then the freed pages go back to the system."""
+    13 MB of Python objects nothing reads again, and a 2.4 MB string read only to count an
+    Anthropic model's tokens locally, built again on demand (`_claude_json_on_demand`). Then the
+    freed pages go back to the system."""
     utils = sys.modules.get("litellm.utils")
     if utils is not None and hasattr(utils, "json_data") and hasattr(utils, "claude_json_str"):
         del utils.json_data
+        _claude_json_on_demand(utils)
     release_free_memory()
+
+
+def _claude_json_on_demand(utils: ModuleType) -> None:
+    """Drop `utils.claude_json_str`, registered as one of LiteLLM's own lazy names (its readers
+    import it from `litellm.utils`, whose `__getattr__` asks that registry): the first read
+    builds the same string from the same file and keeps it. Left as it is when the registry is
+    not the one this was written against."""
+    try:
+        from litellm._lazy_imports import get_lazy_import_registry
+
+        registry = get_lazy_import_registry()
+    except (ImportError, AttributeError):
+        return
+    if not isinstance(registry, dict) or "claude_json_str" in registry:
+        return
+
+    def build(name: str) -> str:
+        from importlib import resources
+
+        tokenizers = resources.files("litellm.litellm_core_utils.tokenizers")
+        with tokenizers.joinpath("anthropic_tokenizer.json").open("r", encoding="utf-8") as f:
+            value = json.dumps(json.load(f))
+        utils.claude_json_str = value  # type: ignore[attr-defined]
+        return value
+
+    registry["claude_json_str"] = build
+    del utils.claude_json_str
 
 
 _loaded: ModuleType | None = None
