@@ -98,6 +98,7 @@ def _stamped_app(out: Path, trace: bool) -> None:
 
     handle_event = ChatView.handle_event
     armed, window = [False], [False]
+    threads_at: list[dict[str, float]] = [{}]
 
     async def stamped_event(self: Any, event: Any) -> None:
         await handle_event(self, event)
@@ -139,6 +140,14 @@ def _stamped_app(out: Path, trace: bool) -> None:
             armed[0] = window[0] = False
             stamp("shown", cpu=time.thread_time(), **{k: v * 1000 for k, v in spent.items()})
 
+    # why the ignores below: the stamps replace methods of the launched process's classes
+    Worker.send = stamped_send  # type: ignore[method-assign]  # why: above
+    Worker._flush = stamped_flush  # type: ignore[method-assign]  # why: above
+    Inbox.post = stamped_post  # type: ignore[method-assign]  # why: above
+    AgentLoop._finished = stamped_finished  # type: ignore[method-assign]  # why: above
+    ChatView.handle_event = stamped_event  # type: ignore[method-assign]  # why: above
+    Screen._on_timer_update = stamped_update  # type: ignore[method-assign]  # why: above
+    App._display = stamped_display  # type: ignore[method-assign]  # why: above
     if trace:
         _trace_callbacks(stamp, lambda: window[0])
         from valarmind_tui.faces.tui.event_routing import EventRouter
@@ -148,18 +157,23 @@ def _stamped_app(out: Path, trace: bool) -> None:
         async def traced_route(self: Any, event: Any) -> None:
             if window[0] or armed[0]:
                 stamp("slow", what=f"route {type(event).__name__}")
+            if isinstance(event, TurnFinished) and event.agent_id == "main":
+                threads_at[0] = _thread_cpu()
             await route(self, event)
 
+        update_now = Screen._on_timer_update
+
+        def traced_update(self: Any) -> None:
+            if armed[0] and threads_at[0]:
+                now = _thread_cpu()
+                used = {name: round(now[name] - cpu, 2) for name, cpu in threads_at[0].items()
+                        if name in now and now[name] - cpu >= 0.1}
+                stamp("slow", what=f"threads' CPU since TurnFinished: {used}")
+            update_now(self)
+
+        Screen._on_timer_update = traced_update  # type: ignore[method-assign]  # why: trace
         EventRouter.route = traced_route  # type: ignore[method-assign]  # why: the trace
 
-    # why the ignores below: the stamps replace methods of the launched process's classes
-    Worker.send = stamped_send  # type: ignore[method-assign]  # why: above
-    Worker._flush = stamped_flush  # type: ignore[method-assign]  # why: above
-    Inbox.post = stamped_post  # type: ignore[method-assign]  # why: above
-    AgentLoop._finished = stamped_finished  # type: ignore[method-assign]  # why: above
-    ChatView.handle_event = stamped_event  # type: ignore[method-assign]  # why: above
-    Screen._on_timer_update = stamped_update  # type: ignore[method-assign]  # why: above
-    App._display = stamped_display  # type: ignore[method-assign]  # why: above
     from valarmind_tui.cli.main import main
 
     sys.argv = ["valarmind"]
@@ -168,6 +182,20 @@ def _stamped_app(out: Path, trace: bool) -> None:
 
 
 TRACE_MS = 0.3
+
+
+def _thread_cpu() -> dict[str, float]:
+    """CPU ms of each thread of this process, by name."""
+    import threading
+
+    found = {}
+    for thread in threading.enumerate():
+        try:
+            clock = time.pthread_getcpuclockid(thread.ident or 0)
+            found[thread.name] = time.clock_gettime(clock) * 1000
+        except (OSError, ProcessLookupError):
+            continue
+    return found
 
 
 def _trace_callbacks(stamp: Any, tracing: Any) -> None:
