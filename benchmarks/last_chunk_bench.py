@@ -10,6 +10,7 @@ processes) at each step of a short answer's end, per later prompt:
 - chat: the chat has handled TurnFinished (the open block flushed);
 - frame: the first frame after it begins (`layout` says whether it was a full layout), and
 - shown: that frame is handed to the terminal's writer thread;
+- written: the writer thread has written it (it needs the interpreter lock for that);
 - screen: tmux shows the last words (the harness's poll, every ~2 ms).
 
 Each step is printed as ms after the server's last chunk (median over the later prompts), with
@@ -40,7 +41,8 @@ from benchmarks.e2e_bench import PacedServer, _env, _project, _status  # noqa: E
 from benchmarks.e2e_server import END_MARKER  # noqa: E402
 from benchmarks.e2e_terminal import Terminal  # noqa: E402
 
-STEPS = ("litellm", "finish", "piped", "read", "finished", "chat", "frame", "shown", "screen")
+STEPS = ("litellm", "finish", "piped", "read", "finished", "chat", "frame", "shown", "written",
+         "screen")
 
 
 def _stamped_app(out: Path, trace: bool) -> None:
@@ -49,6 +51,7 @@ def _stamped_app(out: Path, trace: bool) -> None:
     and the frame handed to the terminal."""
     from textual._compositor import Compositor
     from textual.app import App
+    from textual.drivers._writer_thread import WriterThread
     from textual.screen import Screen
 
     from valarmind_tui.agents.loop import AgentLoop
@@ -97,7 +100,7 @@ def _stamped_app(out: Path, trace: bool) -> None:
             window[0] = True
 
     handle_event = ChatView.handle_event
-    armed, window = [False], [False]
+    armed, window, unwritten = [False], [False], [False]
     threads_at: list[dict[str, float]] = [{}]
 
     async def stamped_event(self: Any, event: Any) -> None:
@@ -133,12 +136,24 @@ def _stamped_app(out: Path, trace: bool) -> None:
     display = App._display
 
     def stamped_display(self: Any, screen: Any, update: Any) -> None:
+        words = armed[0] and update is not None
+        unwritten[0] = unwritten[0] or words  # before the writer thread can see the frame
         started = time.thread_time()
         display(self, screen, update)
         spent["display"] = time.thread_time() - started
-        if armed[0] and update is not None:
+        if words:
             armed[0] = window[0] = False
             stamp("shown", cpu=time.thread_time(), **{k: v * 1000 for k, v in spent.items()})
+
+    def stamped_run(self: Any) -> None:
+        while (text := self._queue.get()) is not None:
+            self._file.write(text)
+            if self._queue.qsize() == 0:
+                self._file.flush()
+                if unwritten[0]:
+                    unwritten[0] = False
+                    stamp("written")
+        self._file.flush()
 
     # why the ignores below: the stamps replace methods of the launched process's classes
     Worker.send = stamped_send  # type: ignore[method-assign]  # why: above
@@ -148,6 +163,7 @@ def _stamped_app(out: Path, trace: bool) -> None:
     ChatView.handle_event = stamped_event  # type: ignore[method-assign]  # why: above
     Screen._on_timer_update = stamped_update  # type: ignore[method-assign]  # why: above
     App._display = stamped_display  # type: ignore[method-assign]  # why: above
+    WriterThread.run = stamped_run  # type: ignore[method-assign]  # why: above
     if trace:
         _trace_callbacks(stamp, lambda: window[0])
         from valarmind_tui.faces.tui.event_routing import EventRouter
@@ -221,12 +237,12 @@ def _trace_callbacks(stamp: Any, tracing: Any) -> None:
 
 
 def _per_prompt(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The stamps cut into prompts: each ends with its `shown` (the first of each step kept)."""
+    """The stamps cut into prompts: each ends with its `written` (the first of each step kept)."""
     prompts: list[dict[str, Any]] = []
     current: dict[str, Any] = {}
     for line in sorted(lines, key=lambda line: line["t"]):
         current.setdefault(line["step"], line)
-        if line["step"] == "shown":
+        if line["step"] == "written":
             prompts.append(current)
             current = {}
     return prompts
