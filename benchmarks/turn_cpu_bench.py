@@ -3,7 +3,8 @@ times there move by tens of ms from one run to the next): `valarmind` in tmux as
 it, with stamps (time.thread_time of the UI's event-loop thread) around three steps:
 - Enter -> request: from the prompt's Enter until the request is handed to the model process;
 - first words -> frame: from the answer's first text until the layout frame that shows it;
-- last words -> frame: from the answer's TurnFinished until the layout frame that shows it.
+- last words -> frame: from the answer's TurnFinished until the frame that shows it is handed
+  to the terminal (a layout frame or, when the answer kept its height, a repaint of its lines).
 Medians over the later prompts of one launch (the first is the warm-up's).
 
 Issue #36, one run each, alternating, load average 3-4 on the 2 shared cores (20-token answers
@@ -13,8 +14,8 @@ first words -> frame 10.7-11.6 before one renderer per app and theme, 9.0-11.0 a
 words -> frame 8.9-9.6 / 8.3-9.8 (unchanged: the open block's Markdown and Textual's layout).
 
 Run alone: `.ci/with-env python benchmarks/turn_cpu_bench.py [--tokens N] [--prompts N]`.
-The stamps patch the app's own methods and Textual's Screen._on_timer_update in the launched
-process (`--app`), so a rename there shows here as an error, not as a wrong figure.
+The stamps patch the app's own methods and Textual's Screen._on_timer_update and App._display in
+the launched process (`--app`), so a rename there shows here as an error, not as a wrong figure.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ STEPS = ("enter_to_request", "first_words_to_frame", "last_words_to_frame")
 
 def _stamped_app(out: Path) -> int:
     """Run `valarmind` with the stamps; each layout frame rewrites `out` (JSON lists, ms)."""
+    from textual.app import App
     from textual.screen import Screen
 
     from valarmind_tui.core.events import TextDelta, TurnFinished, TurnStarted
@@ -78,18 +80,24 @@ def _stamped_app(out: Path) -> int:
     def stamped_update(self: Any) -> None:
         layout = self._layout_required
         update(self)
-        if not layout:
-            return
-        for step in ("first_words_to_frame", "last_words_to_frame"):
-            if step in began:
-                found[step].append(cpu() - began.pop(step))
-        out.write_text(json.dumps({k: [v * 1000 for v in found[k]] for k in STEPS}))
+        if layout and "first_words_to_frame" in began:
+            found["first_words_to_frame"].append(cpu() - began.pop("first_words_to_frame"))
+            out.write_text(json.dumps({k: [v * 1000 for v in found[k]] for k in STEPS}))
+
+    display = App._display
+
+    def stamped_display(self: Any, screen: Any, changes: Any) -> None:
+        display(self, screen, changes)
+        if changes is not None and "last_words_to_frame" in began:  # layout or not
+            found["last_words_to_frame"].append(cpu() - began.pop("last_words_to_frame"))
+            out.write_text(json.dumps({k: [v * 1000 for v in found[k]] for k in STEPS}))
 
     # why the ignores below: the stamps replace methods of the launched process's classes
     app_module.ValarMindApp._send_prompt = stamped_send  # type: ignore[method-assign]  # why: above
     client.Channel._open = stamped_open  # type: ignore[method-assign]  # why: above
     ChatView.handle_event = stamped_event  # type: ignore[method-assign]  # why: above
     Screen._on_timer_update = stamped_update  # type: ignore[method-assign]  # why: above
+    App._display = stamped_display  # type: ignore[method-assign]  # why: above
     from valarmind_tui.cli.main import main
 
     sys.argv = ["valarmind"]

@@ -288,6 +288,30 @@ async def test_the_child_writes_a_fast_streams_text_in_few_lines_and_a_finish_at
     assert written - finish_sent < io_thread.BATCH_S
 
 
+async def test_the_answers_last_words_go_out_with_its_finish_before_the_loop_gets_a_turn(
+) -> None:
+    """LiteLLM parses the usage chunk and ends the stream before the loop gets a turn: the
+    finish (and the text waiting for a batch) is written when it comes, not then."""
+    from valarmind_tui.providers.process.worker import Worker
+
+    read_fd, write_fd = os.pipe()
+    worker = Worker(os.fdopen(write_fd, "wb"), asyncio.get_running_loop())
+    worker.send({"i": 1, "d": {"content": "Hello"}, "f": None}, text=True)
+    worker.send({"i": 1, "d": {"content": " there"}, "f": None}, text=True)
+    worker.send({"i": 1, "d": {}, "f": "stop"})
+    os.set_blocking(read_fd, False)
+    with contextlib.suppress(BlockingIOError):
+        lines = os.read(read_fd, 1 << 20).decode().splitlines()  # no turn of the loop yet
+    messages = [json.loads(line) for line in lines]
+    assert "".join(m["d"].get("content", "") for m in messages) == "Hello there"
+    assert messages[-1]["f"] == "stop"
+    worker.send({"i": 1, "u": [10, 2, None, 0, 0]})
+    worker.send({"i": 1, "end": 1})
+    later = [json.loads(line) for line in os.read(read_fd, 1 << 20).decode().splitlines()]
+    os.close(read_fd)
+    assert later == [{"i": 1, "u": [10, 2, None, 0, 0]}, {"i": 1, "end": 1}]
+
+
 async def test_a_stream_that_never_gives_the_loop_a_turn_still_writes_its_text_as_it_goes() -> None:
     """Chunks already waiting in the socket are parsed one after the other without a turn of
     the loop (2,000 tokens at 20,000 tokens/s): the text went out in one piece with the finish."""

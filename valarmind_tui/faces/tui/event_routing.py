@@ -107,6 +107,8 @@ class EventRouter:
                     self.notifier.turn_began()
                 self.on_state_changed()  # busy
                 garbage.settle_turn()
+            case TurnFinished(agent_id="main"):
+                await chat.last_words_drawn()  # the words first, the decorations after
             case Notice():
                 self._last_notice = event.message
             case ApprovalRequested():

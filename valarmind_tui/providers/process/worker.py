@@ -107,11 +107,20 @@ class Worker:
         self.done = asyncio.Event()
 
     def send(self, message: Message, *, text: bool = False) -> None:
-        """Queue `message`; `text` (a delta of plain text) may wait up to BATCH_S for more."""
+        """Queue `message`; `text` (a delta of plain text) may wait up to BATCH_S for more.
+        Anything else (a finish, the end, an answer) is written now, with the text before it."""
         if not (text and self._unsent and _merged(self._unsent[-1], message)):
             self._unsent.append(message)
+        if not text:
+            # Not at the loop's next turn: LiteLLM parses the usage chunk and ends the stream
+            # (its end-of-stream bookkeeping) before giving the loop one, 1-4 ms that the
+            # answer's last words waited for on their way to the screen.
+            if self._flush_handle is not None:
+                self._flush_handle.cancel()
+            self._flush()
+            return
         now = self._loop.time()
-        due = max(now, self._last_flush + BATCH_S) if text else now
+        due = max(now, self._last_flush + BATCH_S)
         if self._flush_handle is not None and self._flush_at is not None and self._flush_at <= now:
             # Overdue: a stream whose chunks wait in the socket is iterated without giving the
             # loop a turn, so the scheduled write would wait for its end (a 2,000-token answer

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from typing import TYPE_CHECKING, Any, assert_never
 
 from textual.app import ComposeResult
@@ -59,6 +61,8 @@ def _new_answer() -> AssistantMessage:
     return AssistantMessage()
 
 
+WORDS_FRAME_WAIT_S = 0.1
+"""The longest the end of a turn's decorations wait for the frame of its last words."""
 LIVE_ITEMS = 40
 """Items of the conversation kept in the layout while the view follows the end."""
 FOLD_STEP = 20
@@ -205,6 +209,18 @@ class ChatView(OneLayoutPass, VerticalScroll):
                 pass  # a specialist's text, or shown elsewhere (sidebar, status, a modal)
             case _:
                 assert_never(event)
+
+    async def last_words_drawn(self) -> None:
+        """Wait (at most WORDS_FRAME_WAIT_S) for the frame that shows what TurnFinished
+        flushed. The events after it (the usage in the status bar and the sidebar, the run's
+        end) wait here, so that frame draws the answer's changed lines alone: the decorations
+        joined it when they came before it, and their work and layout came first."""
+        widget: Widget = self if self.current is None else self.current.answer
+        # Its refresh reaches the screen now, ahead of the wait below: posted at its next
+        # Idle, an idle screen could end the wait before the frame.
+        widget._check_refresh()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(widget.wait_for_refresh(), WORDS_FRAME_WAIT_S)
 
     async def start_tool(
         self, agent_id: str, call_id: str, name: str, arguments: dict[str, Any],
