@@ -9,10 +9,12 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
+from textual.geometry import Region
 from textual.message import Message
+from textual.strip import Strip
 from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
-from textual.widgets.text_area import Document
+from textual.widgets.text_area import Document, TextAreaTheme
 
 from valarmind_tui.core.visible_text import visible
 from valarmind_tui.faces.tui.history import PromptHistory
@@ -66,6 +68,9 @@ class PromptInput(TextArea):
         """The person moved through the offer with the arrow keys since it was made."""
         self.vim: VimKeys | None = None
         """Vim keys (config editor_mode = "vim"), set once the session's settings are known."""
+        self._theme_styled: TextAreaTheme | None = None
+        """The theme object whose colours were last taken from the CSS (render_lines)."""
+        self.disable_messages(TextArea.SelectionChanged)  # no one reads it: one hop less a key
 
     def use_vim(self, on: bool) -> None:
         self.vim = VimKeys() if on else None
@@ -76,6 +81,21 @@ class PromptInput(TextArea):
             self.border_title = None
         else:
             self.border_title = "-- INSERT --" if self.vim.mode == "insert" else "-- NORMAL --"
+
+    # -- rendering ----------------------------------------------------------------------------
+    def notify_style_update(self) -> None:
+        self._theme_styled = None
+        super().notify_style_update()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """TextArea takes its theme's colours from the CSS on each render (~0.1-0.3 ms, most of
+        it the widget's style walked up its ancestors): here once per theme object and CSS
+        update (a theme switch replaces the object and updates the CSS; focus updates it)."""
+        theme = self._theme
+        if theme is not None and theme is not self._theme_styled:
+            theme.apply_css(self)
+            self._theme_styled = theme
+        return super(TextArea, self).render_lines(crop)  # past TextArea's, which applies it again
 
     # -- completion ---------------------------------------------------------------------------
     def _before_cursor(self) -> str:
@@ -88,9 +108,12 @@ class PromptInput(TextArea):
             return
         before = self._before_cursor()
         found = self.completer(before) if self.completer else []
-        self._offered = [c for c in found if before[c.start:] != c.value][:12]
+        offered = [c for c in found if before[c.start:] != c.value][:12]
         self._offered_for = before
         self._choosing = False
+        if not offered and not self._offered:
+            return  # hidden and staying so: an ordinary key leaves the list alone
+        self._offered = offered
         self.completions.clear_options()
         if not self._offered:
             self.completions.display = False
@@ -142,9 +165,6 @@ class PromptInput(TextArea):
     def _on_text_area_changed(self, event: TextArea.Changed) -> None:
         event.stop()  # read here only: not passed up the bar, the screen and the app per key
         self.refresh_completions()
-
-    def _on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
-        event.stop()  # the same: each keystroke's echo waited for both to go up three levels
 
     # -- keys ---------------------------------------------------------------------------------
     async def _on_key(self, event: events.Key) -> None:
