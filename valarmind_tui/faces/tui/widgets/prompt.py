@@ -11,10 +11,11 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.geometry import Region
 from textual.message import Message
+from textual.reactive import Reactive, reactive
 from textual.strip import Strip
 from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
-from textual.widgets.text_area import Document, TextAreaTheme
+from textual.widgets.text_area import Document, Selection, TextAreaTheme
 
 from valarmind_tui.core.visible_text import visible
 from valarmind_tui.faces.tui.history import PromptHistory
@@ -41,6 +42,11 @@ class PromptInput(TextArea):
     PromptInput { height: auto; min-height: 3; max-height: 10; border: tall $primary 50%; }
     PromptInput:focus { border: tall $primary; }
     """
+
+    selection: Reactive[Selection] = reactive(
+        Selection(), init=False, always_update=True, repaint=False)
+    """TextArea's, but a change repaints the text's rows only (`_watch_selection`): TextArea's
+    repainted the whole widget, border rows too, for each key."""
 
     class Submitted(Message):
         """The person sent `text`."""
@@ -96,6 +102,10 @@ class PromptInput(TextArea):
             theme.apply_css(self)
             self._theme_styled = theme
         return super(TextArea, self).render_lines(crop)  # past TextArea's, which applies it again
+
+    def _watch_selection(self, previous_selection: Selection, selection: Selection) -> None:
+        super()._watch_selection(previous_selection, selection)
+        self.refresh(self.size.region)  # the content's rows: an edit may move every row below
 
     # -- completion ---------------------------------------------------------------------------
     def _before_cursor(self) -> str:
