@@ -182,6 +182,13 @@ class PromptInput(TextArea):
         if handled:
             event.stop()
             event.prevent_default()
+        elif event.is_printable:
+            # Typed text: TextArea's handler inserts it here, and the offer is made at once, not
+            # when its Changed message comes back through the queue (one hop less a key).
+            with self.prevent(TextArea.Changed):
+                await super()._on_key(event)
+            event.prevent_default()
+            self.refresh_completions()
 
     def _vim_key(self, event: events.Key) -> bool:
         """The vim engine's, when on: True when it took the key."""
