@@ -174,3 +174,21 @@ async def test_the_prompt_takes_a_new_themes_colours(make_session, make_app) -> 
         await pilot.press("c")
         await pilot.pause()
         assert colours(prompt._theme) == colours(fresh(prompt))
+
+
+async def test_a_long_prompt_keeps_the_cursor_in_view(make_session, make_app) -> None:
+    app = make_app(make_session())
+    async with app.run_test(size=(120, 40)) as pilot:
+        prompt = app.query_one(PromptInput)
+        for n in range(15):
+            await pilot.press(*f"line {n}", "ctrl+j")
+        await pilot.press(*"end")
+        await pilot.pause()
+        rows = prompt.scrollable_content_region.height
+        assert rows < 16 and prompt.scroll_y == 16 - rows  # the last row, where the cursor is
+        await pilot.press(*["up"] * 14)
+        await pilot.pause()
+        assert prompt.cursor_location[0] == 1 and prompt.scroll_y == 1
+        await pilot.press("up", "home", "x")
+        await pilot.pause()
+        assert prompt.text.startswith("xline 0") and prompt.scroll_y == 0

@@ -9,7 +9,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.geometry import Region
+from textual.geometry import Offset, Region
 from textual.message import Message
 from textual.reactive import Reactive, reactive
 from textual.strip import Strip
@@ -106,6 +106,17 @@ class PromptInput(TextArea):
     def _watch_selection(self, previous_selection: Selection, selection: Selection) -> None:
         super()._watch_selection(previous_selection, selection)
         self.refresh(self.size.region)  # the content's rows: an edit may move every row below
+
+    def scroll_cursor_visible(self, center: bool = False, animate: bool = False) -> Offset:
+        """TextArea's, without its scroll computation (~0.1 ms a key) when the cursor's row is
+        in view: soft-wrapped text never scrolls sideways."""
+        if center or not self.soft_wrap or not self._has_cursor:
+            return super().scroll_cursor_visible(center, animate)
+        self._recompute_cursor_offset()
+        row = self._cursor_offset[1] - self.scroll_offset.y
+        if 0 <= row < self.scrollable_content_region.height:
+            return Offset(0, 0)
+        return super().scroll_cursor_visible(center, animate)
 
     # -- completion ---------------------------------------------------------------------------
     def _before_cursor(self) -> str:
