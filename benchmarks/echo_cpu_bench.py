@@ -11,7 +11,9 @@ process (time.thread_time of the event-loop thread, time.process_time of the who
 - the echo's wall time as a person's terminal sees it (tmux, as memory_bench's idle echo).
 Medians over the keys. `--profile FILE` writes a cProfile of the UI thread over the typing.
 
-Issue #36, one run each, alternating, same sitting: docs/turn-speed.md ("A keystroke's CPU").
+Issue #36, one run each, alternating main and the branch, load 3.4-6.5 (docs/turn-speed.md, "A
+keystroke's CPU"): key -> frame 1.98-2.01 -> 1.31-1.38 ms, per key 2.46-2.49 -> 1.70-1.84 ms
+once the echo rendered only the prompt's changed row.
 
 Run alone: `.ci/with-env python benchmarks/echo_cpu_bench.py [--prompts N] [--keys N]
 [--profile FILE]`. The stamps patch Textual's App.on_event and Screen._on_timer_update in the
