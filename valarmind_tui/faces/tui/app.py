@@ -51,6 +51,7 @@ from valarmind_tui.faces.tui.completion import (
     complete_path,
     mentioned_paths,
 )
+from valarmind_tui.faces.tui.dirty_rows import DirtyRowsCompositor
 from valarmind_tui.faces.tui.event_routing import EventRouter
 from valarmind_tui.faces.tui.history import PromptHistory, default_history_file
 from valarmind_tui.faces.tui.resumed import show_resumed
@@ -77,6 +78,10 @@ class MainScreen(Screen):
     widget, the chat view, would drop them)."""
 
     AUTO_FOCUS = "PromptInput"
+
+    def __init__(self, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._compositor = DirtyRowsCompositor()  # a keystroke renders the prompt's row only
 
 
 class ValarMindApp(App[int]):

@@ -9,10 +9,13 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
+from textual.geometry import Offset, Region
 from textual.message import Message
+from textual.reactive import Reactive, reactive
+from textual.strip import Strip
 from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
-from textual.widgets.text_area import Document
+from textual.widgets.text_area import Document, Selection, TextAreaTheme
 
 from valarmind_tui.core.visible_text import visible
 from valarmind_tui.faces.tui.history import PromptHistory
@@ -40,6 +43,11 @@ class PromptInput(TextArea):
     PromptInput:focus { border: tall $primary; }
     """
 
+    selection: Reactive[Selection] = reactive(
+        Selection(), init=False, always_update=True, repaint=False)
+    """TextArea's, but a change repaints the text's rows only (`_watch_selection`): TextArea's
+    repainted the whole widget, border rows too, for each key."""
+
     class Submitted(Message):
         """The person sent `text`."""
 
@@ -66,6 +74,9 @@ class PromptInput(TextArea):
         """The person moved through the offer with the arrow keys since it was made."""
         self.vim: VimKeys | None = None
         """Vim keys (config editor_mode = "vim"), set once the session's settings are known."""
+        self._theme_styled: TextAreaTheme | None = None
+        """The theme object whose colours were last taken from the CSS (render_lines)."""
+        self.disable_messages(TextArea.SelectionChanged)  # no one reads it: one hop less a key
 
     def use_vim(self, on: bool) -> None:
         self.vim = VimKeys() if on else None
@@ -76,6 +87,36 @@ class PromptInput(TextArea):
             self.border_title = None
         else:
             self.border_title = "-- INSERT --" if self.vim.mode == "insert" else "-- NORMAL --"
+
+    # -- rendering ----------------------------------------------------------------------------
+    def notify_style_update(self) -> None:
+        self._theme_styled = None
+        super().notify_style_update()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """TextArea takes its theme's colours from the CSS on each render (~0.1-0.3 ms, most of
+        it the widget's style walked up its ancestors): here once per theme object and CSS
+        update (a theme switch replaces the object and updates the CSS; focus updates it)."""
+        theme = self._theme
+        if theme is not None and theme is not self._theme_styled:
+            theme.apply_css(self)
+            self._theme_styled = theme
+        return super(TextArea, self).render_lines(crop)  # past TextArea's, which applies it again
+
+    def _watch_selection(self, previous_selection: Selection, selection: Selection) -> None:
+        super()._watch_selection(previous_selection, selection)
+        self.refresh(self.size.region)  # the content's rows: an edit may move every row below
+
+    def scroll_cursor_visible(self, center: bool = False, animate: bool = False) -> Offset:
+        """TextArea's, without its scroll computation (~0.1 ms a key) when the cursor's row is
+        in view: soft-wrapped text never scrolls sideways."""
+        if center or not self.soft_wrap or not self._has_cursor:
+            return super().scroll_cursor_visible(center, animate)
+        self._recompute_cursor_offset()
+        row = self._cursor_offset[1] - self.scroll_offset.y
+        if 0 <= row < self.scrollable_content_region.height:
+            return Offset(0, 0)
+        return super().scroll_cursor_visible(center, animate)
 
     # -- completion ---------------------------------------------------------------------------
     def _before_cursor(self) -> str:
@@ -88,9 +129,12 @@ class PromptInput(TextArea):
             return
         before = self._before_cursor()
         found = self.completer(before) if self.completer else []
-        self._offered = [c for c in found if before[c.start:] != c.value][:12]
+        offered = [c for c in found if before[c.start:] != c.value][:12]
         self._offered_for = before
         self._choosing = False
+        if not offered and not self._offered:
+            return  # hidden and staying so: an ordinary key leaves the list alone
+        self._offered = offered
         self.completions.clear_options()
         if not self._offered:
             self.completions.display = False
@@ -143,15 +187,19 @@ class PromptInput(TextArea):
         event.stop()  # read here only: not passed up the bar, the screen and the app per key
         self.refresh_completions()
 
-    def _on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
-        event.stop()  # the same: each keystroke's echo waited for both to go up three levels
-
     # -- keys ---------------------------------------------------------------------------------
     async def _on_key(self, event: events.Key) -> None:
         handled = self._vim_key(event) or self._handle_key(event.key)
         if handled:
             event.stop()
             event.prevent_default()
+        elif event.is_printable:
+            # Typed text: TextArea's handler inserts it here, and the offer is made at once, not
+            # when its Changed message comes back through the queue (one hop less a key).
+            with self.prevent(TextArea.Changed):
+                await super()._on_key(event)
+            event.prevent_default()
+            self.refresh_completions()
 
     def _vim_key(self, event: events.Key) -> bool:
         """The vim engine's, when on: True when it took the key."""
