@@ -69,3 +69,17 @@ def test_tab_completes_a_theme_name(tui: Tmux) -> None:
              "the completed theme name")
     tui.key("Enter")
     tui.wait(lambda: "Theme: valarmind-high-contrast" in _chat(tui), 10, "the switch")
+
+
+def test_editing_keys_in_a_burst_apply_in_the_order_typed(tui: Tmux) -> None:
+    """A fast typist's correction (Backspace, arrows, Home) arrives in the same burst as the
+    letters around it: each key applies where it was typed, none after the letters that
+    followed it."""
+    tui.key("h", "e", "l", "l", "o", "BSpace", "p", "Left", "Left", "X", "Home", "[", "End",
+            "]")
+    tui.wait(lambda: _prompt_line(tui) == "[helXlp]", 5, "the burst applied in order")
+    for burst in range(3):
+        tui.key("End", "C-u")
+        tui.wait(lambda: _prompt_line(tui) == "", 5, "the input emptied")
+        tui.key("a", "b", "c", "BSpace", "BSpace", "d", "e", "Left", "BSpace", "f")
+        tui.wait(lambda: _prompt_line(tui) == "afe", 5, f"burst {burst} applied in order")

@@ -189,7 +189,8 @@ class PromptInput(TextArea):
 
     # -- keys ---------------------------------------------------------------------------------
     async def _on_key(self, event: events.Key) -> None:
-        handled = self._vim_key(event) or self._handle_key(event.key)
+        handled = (self._vim_key(event) or self._handle_key(event.key)
+                   or not event.is_printable and await self._own_binding(event.key))
         if handled:
             event.stop()
             event.prevent_default()
@@ -200,6 +201,21 @@ class PromptInput(TextArea):
                 await super()._on_key(event)
             event.prevent_default()
             self.refresh_completions()
+
+    async def _own_binding(self, key: str) -> bool:
+        """Run the prompt's own binding for `key` (Backspace, the arrows, Home...) now. Left to
+        bubble, it ran once the key had gone up to the app, after the letters typed behind it
+        in the same burst were inserted: "ab<Backspace>c" gave "ab". The focused widget's
+        bindings come first in Textual's chain, so running them here changes no precedence;
+        a key bound only further up still bubbles."""
+        for namespace, bindings in self.screen._modal_binding_chain:  # the keymap applied
+            if namespace is not self:
+                return False
+            for binding in bindings.key_to_bindings.get(key, ()):
+                if not binding.priority and await self.app.run_action(binding.action, self):
+                    return True
+            return False
+        return False
 
     def _vim_key(self, event: events.Key) -> bool:
         """The vim engine's, when on: True when it took the key."""
