@@ -6,11 +6,13 @@ import os
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.daemon_help import end_daemons_started_in
 from valarmind_tui.safety.sandbox.wrap import Sandbox
 from valarmind_tui.settings.config import KNOWN_KEYS, Settings, load_settings
 
@@ -53,12 +55,16 @@ def no_reads_beside_the_repo() -> None:
 @pytest.fixture(autouse=True)
 def isolated_home(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> Path:
-    """A throwaway HOME/XDG config and data dir; provider keys removed from the environment."""
+) -> Iterator[Path]:
+    """A throwaway HOME/XDG config and data dir; provider keys removed from the environment.
+    At the end, the run server and model daemon a child started in that HOME are ended."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    # no child finds the user's runtime folder: a daemon a test did not place in a runtime
+    # folder of its own (tests/daemon_help.py) is in this HOME's data dir, ended below
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
     for name in list(os.environ):
         if name in KNOWN_KEYS or name.startswith("VALARMIND_"):
             monkeypatch.delenv(name, raising=False)
@@ -68,7 +74,13 @@ def isolated_home(
     # basedpyright is on the venv's PATH: every session of every test would start one, and a
     # test that never closes its session left it running (tests/lsp turns them on)
     monkeypatch.setenv("VALARMIND_LSP__ENABLED", "0")
-    return home
+    yield home
+    # a child run with an environment of its own (an MCP client's, `env={"HOME": ...}`) and a
+    # command that may be a one-shot (`mcp serve`, `review` with stdout a pipe) starts a run
+    # server here, which would wait out its idle time (600 s) after the suite
+    data_run = home / ".local" / "share" / "valarmind" / "run"
+    if data_run.is_dir():
+        end_daemons_started_in(data_run)
 
 
 def write_user_config(text: str) -> Path:

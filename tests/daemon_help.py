@@ -5,6 +5,7 @@ daemons a test started, ended at its end."""
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import signal
@@ -98,6 +99,29 @@ def daemons_ended_in(folder: Path) -> Iterator[None]:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGTERM)
                 wait_gone(pid, 5)
+
+
+def end_daemons_started_in(folder: Path) -> list[int]:
+    """End every run server and model daemon started with its socket in `folder`, answering
+    yet or not (found by their command line: one still importing has no socket to greet);
+    their pids."""
+    sockets = {str(folder / "run.sock").encode(), str(folder / "model.sock").encode()}
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if any(a == b"--socket" and b in sockets for a, b in itertools.pairwise(argv)):
+            found.append(int(entry.name))
+    for pid in found:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+    for pid in found:
+        wait_gone(pid, 5)
+    return found
 
 
 def run_server_pid(runtime: Path) -> int | None:

@@ -43,20 +43,33 @@ def runtime(tmp_path: Path) -> Iterator[Path]:
         yield folder
 
 
+@pytest.fixture(scope="module")
+def served_runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The runtime folder of the module's warm run server: one server serves every test that
+    only needs one running (each run is a fresh fork, as for a user's runs one after another)."""
+    folder = runtime_folder(tmp_path_factory.mktemp("served"))
+    with servers_ended(folder):
+        yield folder
+
+
 @pytest.fixture
-def served(git_repo: Path, fake_model: Any, runtime: Path, tmp_path: Path) -> dict[str, str]:
-    """The environment of runs served by a warm run server (started by a first run)."""
+def served(git_repo: Path, fake_model: Any, served_runtime: Path, tmp_path: Path
+           ) -> dict[str, str]:
+    """The environment of runs served by a warm run server (started by a first run, when none
+    answers yet)."""
     configure_key(git_repo)
-    env = {**ENV, **server_on(runtime)}
+    env = {**ENV, **server_on(served_runtime)}
+    if server_pid(served_runtime) is not None:
+        return env
     fake_model.script(ScriptedTurn(text="Warming."))
     first = client("-p", "say hi", *model_flags(fake_model), cwd=git_repo, env=env,
                    marker=tmp_path / "first")
     assert first.returncode == 0, first.stderr
     assert (tmp_path / "first").read_text() == "in-process"
     deadline = time.monotonic() + 20
-    while server_pid(runtime) is None and time.monotonic() < deadline:
+    while server_pid(served_runtime) is None and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert server_pid(runtime) is not None, "the first run started no run server"
+    assert server_pid(served_runtime) is not None, "the first run started no run server"
     fake_model.requests.clear()
     fake_model.request_headers.clear()
     return env
@@ -138,7 +151,7 @@ def test_the_answer_goes_where_the_clients_stdout_points(
 
 
 def test_the_clients_environment_is_the_runs(
-        git_repo: Path, fake_model: Any, served: dict[str, str], runtime: Path,
+        git_repo: Path, fake_model: Any, served: dict[str, str], served_runtime: Path,
         tmp_path: Path) -> None:
     """A key only this client has is the one the model receives; the server never holds it."""
     fake_model.script(*[ScriptedTurn(text="Keyed.")] * 2)
@@ -148,7 +161,7 @@ def test_the_clients_environment_is_the_runs(
     assert (tmp_path / "m").read_text() == "served" and run.returncode == 0, run.stderr
     sent = {k.lower(): v for k, v in fake_model.request_headers[-1].items()}
     assert sent["authorization"] == "Bearer sk-only-this-client"
-    pid = server_pid(runtime)
+    pid = server_pid(served_runtime)
     assert pid is not None
     assert b"sk-only-this-client" not in Path(f"/proc/{pid}/environ").read_bytes()
     assert b"sk-test" not in Path(f"/proc/{pid}/environ").read_bytes()
@@ -159,7 +172,7 @@ def test_the_clients_environment_is_the_runs(
                                                (signal.SIGHUP, -signal.SIGHUP)])
 def test_a_signal_ends_the_run_as_in_process(
         signum: int, code: int, git_repo: Path, fake_model: Any, served: dict[str, str],
-        runtime: Path, tmp_path: Path) -> None:
+        tmp_path: Path) -> None:
     """Ctrl-C (130, from main's KeyboardInterrupt), SIGTERM and SIGHUP (the process ended by
     the signal): the client forwards it, and ends as the in-process run ends."""
     codes = {}

@@ -141,9 +141,18 @@ def test_a_daemon_killed_mid_answer_fails_that_run_plainly(
 # -- errors through the daemon, as without it (tests/test_headless_stream_faults.py) ---------
 
 
+@pytest.fixture(scope="module")
+def shared_runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The runtime folder of the daemon the error tests share: the first run starts it, the
+    next ones are served warm (a user's daemon serves their runs one after another)."""
+    folder = runtime_folder(tmp_path_factory.mktemp("shared"))
+    with daemons_ended(folder):
+        yield folder
+
+
 @pytest.fixture
-def faults_through_daemon(monkeypatch: pytest.MonkeyPatch, runtime: Path) -> None:
-    for name, value in daemon_on(runtime).items():
+def faults_through_daemon(monkeypatch: pytest.MonkeyPatch, shared_runtime: Path) -> None:
+    for name, value in daemon_on(shared_runtime).items():
         monkeypatch.setitem(faults.ENV, name, value)
 
 
@@ -164,11 +173,11 @@ def test_a_stalled_stream_is_reported_within_its_deadline(git_repo: Path,
 
 
 def test_an_auth_failure_reads_the_same_with_and_without_it(
-        git_repo: Path, fake_model: Any, runtime: Path) -> None:
+        git_repo: Path, fake_model: Any, shared_runtime: Path) -> None:
     configure_key(git_repo)
     refused = ScriptedTurn(status=401, error="invalid api key")
     fake_model.script(refused, refused)
-    through = ask(git_repo, fake_model, daemon_on(runtime))
+    through = ask(git_repo, fake_model, daemon_on(shared_runtime))
     alone = ask(git_repo, fake_model, {}, "--no-daemon")
     assert through.returncode == alone.returncode == 1
     assert through.stderr == alone.stderr and "invalid api key" in through.stderr

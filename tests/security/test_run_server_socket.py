@@ -53,6 +53,27 @@ def runtime(tmp_path: Path) -> Iterator[Path]:
         yield folder
 
 
+@pytest.fixture(scope="module")
+def warm_runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The runtime folder of the module's warm run server, for the tests of what a served run
+    is handed or the server holds (one server forks each of them, as it does a user's runs)."""
+    folder = runtime_folder(tmp_path_factory.mktemp("warm"))
+    (folder / "valarmind").mkdir(mode=0o700)
+    with servers_ended(folder):
+        yield folder
+
+
+@pytest.fixture
+def warm(git_repo: Path, fake_model: Any, warm_runtime: Path, tmp_path: Path) -> int:
+    """The pid of a run server of ours answering in `warm_runtime`, started by a first run
+    when none answers yet; the user's key is configured as `ask` does."""
+    if (pid := server_pid(warm_runtime)) is not None:
+        configure_key(git_repo, "VALARMIND_TEST_KEY")
+        return pid
+    assert ask(git_repo, fake_model, warm_runtime, tmp_path / "first").returncode == 0
+    return wait_for_server(warm_runtime)
+
+
 def ask(repo: Path, fake_model: Any, runtime: Path, marker: Path, **extra_env: str) -> Any:
     configure_key(repo, "VALARMIND_TEST_KEY")
     fake_model.script(ScriptedTurn(text="Hello."))
@@ -275,10 +296,8 @@ def test_one_runs_key_does_not_reach_the_next(git_repo: Path, fake_model: Any,
     assert not any(SENTINEL in str(headers) for headers in fake_model.request_headers[2:])
 
 
-def test_the_server_keeps_the_repository_off_its_import_path(
-        git_repo: Path, fake_model: Any, runtime: Path, tmp_path: Path) -> None:
-    assert ask(git_repo, fake_model, runtime, tmp_path / "m").returncode == 0
-    pid = wait_for_server(runtime)
+def test_the_server_keeps_the_repository_off_its_import_path(warm: int) -> None:
+    pid = warm
     command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     assert b"-P" in command  # no working folder or script folder on sys.path
     assert os.readlink(f"/proc/{pid}/cwd") == "/"
@@ -290,12 +309,10 @@ def test_the_server_keeps_the_repository_off_its_import_path(
 # -- what a forked run is handed -------------------------------------------------------------
 
 
-def stalled_run(git_repo: Path, fake_model: Any, runtime: Path, tmp_path: Path,
+def stalled_run(git_repo: Path, fake_model: Any, runtime: Path, server: int, tmp_path: Path,
                 prefix: tuple[str, ...] = ()
                 ) -> Iterator[tuple[subprocess.Popen[str], int, int]]:
     """A served run waiting on the model: (its client, the server, the forked child)."""
-    assert ask(git_repo, fake_model, runtime, tmp_path / "first").returncode == 0
-    server = wait_for_server(runtime)
     fake_model.script(ScriptedTurn(text="Slow.", fault="stall_first", stall_s=30))
     asked = len(fake_model.requests)
     answer = tmp_path / "answer.txt"
@@ -316,9 +333,9 @@ def stalled_run(git_repo: Path, fake_model: Any, runtime: Path, tmp_path: Path,
 
 
 @pytest.fixture
-def stalled(git_repo: Path, fake_model: Any, runtime: Path, tmp_path: Path
+def stalled(git_repo: Path, fake_model: Any, warm_runtime: Path, warm: int, tmp_path: Path
             ) -> Iterator[tuple[subprocess.Popen[str], int, int]]:
-    yield from stalled_run(git_repo, fake_model, runtime, tmp_path)
+    yield from stalled_run(git_repo, fake_model, warm_runtime, warm, tmp_path)
 
 
 def test_the_childs_stdin_and_stdout_are_the_clients(
@@ -339,17 +356,16 @@ def test_a_killed_client_ends_its_run(stalled: tuple[subprocess.Popen[str], int,
     assert wait_gone(server, 0.5) is False  # the server itself stays
 
 
+@pytest.mark.usefixtures("warm")
 def test_a_run_that_may_ask_in_a_terminal_is_not_served(
-        git_repo: Path, fake_model: Any, runtime: Path, tmp_path: Path) -> None:
+        git_repo: Path, fake_model: Any, warm_runtime: Path, tmp_path: Path) -> None:
     """stdin and stdout a terminal: `-p` may ask its questions there, and the forked child
     has no controlling terminal, so the run stays in-process."""
-    assert ask(git_repo, fake_model, runtime, tmp_path / "first").returncode == 0
-    wait_for_server(runtime)
     fake_model.script(ScriptedTurn(text="Hello."))
     parent, child = pty.openpty()
     try:
         out = client("-p", "say hi", *model_flags(fake_model), cwd=git_repo,
-                     env=server_on(runtime), marker=tmp_path / "m", stdin=child,
+                     env=server_on(warm_runtime), marker=tmp_path / "m", stdin=child,
                      stdout=child, stderr=subprocess.PIPE)
         assert out.returncode == 0, out.stderr
         assert b"Hello." in os.read(parent, 65536)
@@ -360,9 +376,10 @@ def test_a_run_that_may_ask_in_a_terminal_is_not_served(
 
 
 def test_the_clients_resource_limits_are_the_runs(
-        git_repo: Path, fake_model: Any, runtime: Path, tmp_path: Path) -> None:
+        git_repo: Path, fake_model: Any, warm_runtime: Path, warm: int, tmp_path: Path
+) -> None:
     """`prlimit --nofile=256:512 valarmind -p ...`: the forked run has the client's limit."""
-    runs = stalled_run(git_repo, fake_model, runtime, tmp_path,
+    runs = stalled_run(git_repo, fake_model, warm_runtime, warm, tmp_path,
                        prefix=("prlimit", "--nofile=256:512", "--"))
     _run, _server, child = next(runs)
     try:
@@ -374,16 +391,16 @@ def test_the_clients_resource_limits_are_the_runs(
 
 
 def test_a_client_in_another_namespace_is_not_served(
-        git_repo: Path, fake_model: Any, runtime: Path, tmp_path: Path) -> None:
+        git_repo: Path, fake_model: Any, warm_runtime: Path, tmp_path: Path,
+        request: pytest.FixtureRequest) -> None:
     """A client in a mount namespace of its own (a sandbox, a container) that still reaches
     the socket: its run must not escape into the server's world, so it runs in-process."""
     if os.getuid() != 0:
         pytest.skip("unshare --mount needs root here")
-    assert ask(git_repo, fake_model, runtime, tmp_path / "first").returncode == 0
-    wait_for_server(runtime)
+    request.getfixturevalue("warm")
     fake_model.script(ScriptedTurn(text="Hello."))
     out = client("-p", "say hi", *model_flags(fake_model), cwd=git_repo,
-                 env=server_on(runtime), marker=tmp_path / "m", prefix=("unshare", "--mount"))
+                 env=server_on(warm_runtime), marker=tmp_path / "m", prefix=("unshare", "--mount"))
     assert out.returncode == 0 and out.stdout == "Hello.\n", out.stderr
     assert (tmp_path / "m").read_text() == "in-process"
 
