@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import write_user_config
-from tests.daemon_help import runtime_folder, wait_gone
+from tests.daemon_help import end_daemons_started_in, runtime_folder, wait_gone
 from tests.fakes.model_server import ScriptedTurn
 from tests.run_server_help import (
     client,
@@ -30,6 +30,8 @@ from tests.run_server_help import (
     start_client,
 )
 from tests.test_headless import configure_key, model_flags
+from valarmind_tui.cli.parser import SUBCOMMANDS
+from valarmind_tui.cli.runserver.client import NEVER_SERVED, ONE_SHOT_WORDS
 from valarmind_tui.cli.runserver.protocol import build, recv_frame, send_frame
 
 ENV = {"FAKE_API_KEY": "sk-test"}
@@ -298,3 +300,18 @@ def test_run_is_served_and_writes_its_output(
     assert (tmp_path / "m-alone").read_text() == "in-process"
     assert outputs["through"] == outputs["alone"] and outputs["through"].startswith(
         "## INCOMPLETE")
+
+
+def test_a_subcommand_the_server_declines_starts_no_server(
+        git_repo: Path, runtime: Path, tmp_path: Path) -> None:
+    """An editor runs `valarmind mcp serve` with pipes for stdout; `map` | cat the same: no
+    run server is started for a command it would decline, so none waits out its idle time."""
+    run = client("map", "--tokens", "200", cwd=git_repo, env=server_on(runtime),
+                 marker=tmp_path / "m", stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert run.returncode == 0, run.stderr
+    assert (tmp_path / "m").read_text() == "in-process"
+    assert end_daemons_started_in(runtime / "valarmind") == []
+
+
+def test_the_client_knows_every_subcommand_the_server_declines() -> None:
+    assert set(SUBCOMMANDS) - ONE_SHOT_WORDS == NEVER_SERVED

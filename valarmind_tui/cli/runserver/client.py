@@ -10,6 +10,11 @@ import os
 from collections.abc import Sequence
 
 ONE_SHOT_WORDS = frozenset({"-p", "--print", "run", "goal"})
+NEVER_SERVED = frozenset({"mcp", "acp", "init", "map", "review", "commit", "undo", "redo",
+                          "rewind", "sessions", "cost", "setup", "trust", "worktrees"})
+"""The subcommands the run server declines (cli/parser.SUBCOMMANDS but run and goal): with
+stdout a pipe they looked like a task, and an editor's `mcp serve` started a run server that
+waited out its idle time."""
 
 
 def run_through_server(argv: Sequence[str]) -> int | None:
@@ -28,4 +33,6 @@ def maybe_one_shot(argv: Sequence[str]) -> bool:
     for word in argv:
         if word in ONE_SHOT_WORDS or word.startswith(("--print=", "-p")) and word != "-p-":
             return True
+    if any(word in NEVER_SERVED for word in argv):
+        return False
     return bool(argv) and not os.isatty(1) and any(not w.startswith("-") for w in argv)
