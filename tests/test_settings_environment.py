@@ -37,7 +37,7 @@ def test_a_bad_value_in_the_environment_is_still_a_config_error(
     from valarmind_tui.core.errors import ConfigError
 
     monkeypatch.setenv("VALARMIND_MAX_TURNS", "many")
-    with pytest.raises(ConfigError, match="environment or a flag"):
+    with pytest.raises(ConfigError, match="VALARMIND_MAX_TURNS"):
         load_settings(tmp_path)
 
 

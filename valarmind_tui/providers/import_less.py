@@ -120,7 +120,9 @@ class DeferredInit(importlib.abc.Loader):
         return None
 
     def exec_module(self, module: ModuleType) -> None:
-        module.__getattr__ = ModuleNames(module, self.real, self.index)  # type: ignore[method-assign]
+        # why the ignore below: a module's own __getattr__ (PEP 562) is set on the module
+        module.__getattr__ = ModuleNames(  # type: ignore[method-assign]  # why: above
+            module, self.real, self.index)
 
 
 class ModuleNames:

@@ -142,7 +142,8 @@ def _claude_json_on_demand(utils: ModuleType) -> None:
         tokenizers = resources.files("litellm.litellm_core_utils.tokenizers")
         with tokenizers.joinpath("anthropic_tokenizer.json").open("r", encoding="utf-8") as f:
             value = json.dumps(json.load(f))
-        utils.claude_json_str = value  # type: ignore[attr-defined]
+        # why the ignore below: LiteLLM's module, typed without the name it makes at import
+        utils.claude_json_str = value  # type: ignore[attr-defined]  # why: above
         return value
 
     registry["claude_json_str"] = build
