@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 from pathlib import Path
+from typing import Any
 
 from valarmind_tui.core.bus import EventBus
 from valarmind_tui.core.events import (
@@ -73,3 +75,28 @@ def test_store_resumes_history_and_logs_events(tmp_path: Path) -> None:
     assert again.list(tmp_path)[0].title == "hello there"
     again.append_message(sid, {"role": "user", "content": "more"})
     assert len(again.messages(sid)) == 3
+
+
+def _open_at_once(path: str, start: Any, results: Any) -> None:
+    start.wait()
+    try:
+        SessionStore(Path(path)).close()
+        results.put("opened")
+    except Exception as exc:  # noqa: BLE001 - the failure is the test's finding
+        results.put(repr(exc))
+
+
+def test_processes_opening_a_new_store_at_once_all_open_it(tmp_path: Path) -> None:
+    """Two ValarMinds started together (two terminals, a script's parallel -p runs) on a new
+    data folder: each opens the store; none fails with "database is locked"."""
+    context = multiprocessing.get_context("fork")
+    for round_ in range(20):
+        path = str(tmp_path / f"sessions{round_}.db")
+        start, results = context.Barrier(6), context.Queue()
+        openers = [context.Process(target=_open_at_once, args=(path, start, results))
+                   for _ in range(6)]
+        for opener in openers:
+            opener.start()
+        for opener in openers:
+            opener.join(30)
+        assert [results.get(timeout=5) for _ in openers] == ["opened"] * 6

@@ -142,16 +142,31 @@ def _kept_when_full(
     return kept
 
 
+OPEN_RETRY_S = 10.0
+"""How long opening the store retries a lock another ValarMind holds while it opens too."""
+
+
 def _connect(where: str) -> sqlite3.Connection:
-    db = sqlite3.connect(where, isolation_level=None, check_same_thread=False)
-    try:
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
-        db.executescript(_SCHEMA + LEDGER_SCHEMA)
-    except BaseException:
-        db.close()
-        raise
-    return db
+    """Open and prepare the file. Two processes opening a new store at once each hold a shared
+    lock and want the write lock (for WAL, for the schema): SQLite answers one of them "database
+    is locked" at once, without waiting (that wait would deadlock), so that one tries again."""
+    deadline = time.monotonic() + OPEN_RETRY_S
+    while True:
+        db = sqlite3.connect(where, isolation_level=None, check_same_thread=False)
+        try:
+            if db.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                db.execute("PRAGMA journal_mode=WAL")  # once per file: WAL stays set
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.executescript(_SCHEMA + LEDGER_SCHEMA)
+            return db
+        except sqlite3.OperationalError as exc:
+            db.close()
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+        except BaseException:
+            db.close()
+            raise
 
 
 class SessionStore:
