@@ -239,10 +239,7 @@ def launch(rate: float, typed_after_s: float | None, prompts: int) -> dict[str, 
             return figures
         finally:
             if term is not None:
-                term.key("C-c")
-                term.key("C-c")
-                time.sleep(0.3)
-                term.close()
+                term.quit()
             server.stop()
 
 

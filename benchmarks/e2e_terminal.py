@@ -88,6 +88,14 @@ class Terminal:
                 raise TimeoutError(f"no {what} after {timeout} s; screen:\n" + "\n".join(lines))
             time.sleep(0.002)
 
+    def quit(self) -> None:
+        """Ctrl+C twice (the app asks once, then leaves), a moment to restore the screen, then
+        close the terminal."""
+        self.key("C-c")
+        self.key("C-c")
+        time.sleep(0.3)
+        self.close()
+
     def close(self) -> None:
         try:
             if self._client.stdin is not None:

@@ -280,10 +280,7 @@ def run(prompts: int = 11, tokens: int = 20, rate: float = 1000, trace: bool = F
             ends = [_turn(term, server, n) for n in range(1, prompts + 1)]
         finally:
             if term is not None:
-                term.key("C-c")
-                term.key("C-c")
-                time.sleep(0.3)
-                term.close()
+                term.quit()
             server.stop()
         lines = [json.loads(line) for line in out.read_text().splitlines()]
         if trace:

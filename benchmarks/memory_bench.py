@@ -179,10 +179,7 @@ def launch(prompts: int) -> list[dict[str, float]]:
             return results
         finally:
             if term is not None:
-                term.key("C-c")
-                term.key("C-c")
-                time.sleep(0.3)
-                term.close()
+                term.quit()
             server.stop()
 
 

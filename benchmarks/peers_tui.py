@@ -161,10 +161,7 @@ def measure(launch: Launch, server: PacedServer, prompts: int, figures: dict[str
         figures["after_mb"] = _pss_mb(pid)
         figures["echo_ms"] = statistics.median(_echo(term))
     finally:
-        term.key("C-c")
-        term.key("C-c")
-        time.sleep(0.3)
-        term.close()
+        term.quit()
 
 
 def run(launch: Callable[[Path, int], Launch], workdir: Path, prompts: int

@@ -85,10 +85,7 @@ def launch(prompts: int = PROMPTS, read_s: float = 0.0, tokens: int = TOKENS
             return turns
         finally:
             if term is not None:
-                term.key("C-c")
-                term.key("C-c")
-                time.sleep(0.3)
-                term.close()
+                term.quit()
             server.stop()
 
 
@@ -127,10 +124,7 @@ def eager(prompts: int = 11) -> tuple[int, list[float]]:
             return retried, drawn_ms
         finally:
             if term is not None:
-                term.key("C-c")
-                term.key("C-c")
-                time.sleep(0.3)
-                term.close()
+                term.quit()
             server.stop()
 
 
