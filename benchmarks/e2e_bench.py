@@ -21,6 +21,7 @@ Run alone: `.ci/with-env python benchmarks/e2e_bench.py` (or `benchmarks/run.py 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import shutil
@@ -30,7 +31,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -130,6 +131,27 @@ def _env(home: Path) -> dict[str, str]:
     # A user's Python caches bytecode; this sandbox may set PYTHONDONTWRITEBYTECODE.
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
+
+
+@contextlib.contextmanager
+def ready_session(server: PacedServer, home: Path, *, command: list[str] | None = None,
+                  env: dict[str, str] | None = None, settle_s: float = 1.0,
+                  ) -> Iterator[Terminal]:
+    """`valarmind` (or `command`) in tmux with `home` as its HOME and a small git project there
+    answered by `server`, once its session is ready and the warm-up (litellm's import in the
+    model process) had `settle_s` to settle. The app is left and the server stopped at the
+    end (what the app wrote in `home` is still there)."""
+    term: Terminal | None = None
+    try:
+        root = _project(home, server.port)
+        term = Terminal(command or _command(), root, {**_env(home), **(env or {})})
+        term.wait(lambda lines: "mode:" in _status(lines), 60, "the session")
+        time.sleep(settle_s)
+        yield term
+    finally:
+        if term is not None:
+            term.quit()
+        server.stop()
 
 
 def _echoes(lines: list[str]) -> int:

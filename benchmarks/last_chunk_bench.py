@@ -37,7 +37,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.e2e_bench import PacedServer, _env, _project, _status  # noqa: E402
+from benchmarks.e2e_bench import PacedServer, _status, ready_session  # noqa: E402
 from benchmarks.e2e_server import END_MARKER  # noqa: E402
 from benchmarks.e2e_terminal import Terminal  # noqa: E402
 
@@ -269,19 +269,10 @@ def run(prompts: int = 11, tokens: int = 20, rate: float = 1000, trace: bool = F
     with tempfile.TemporaryDirectory(prefix="valarmind-last-chunk-") as tmp:
         home, out = Path(tmp), Path(tmp) / "stamps.jsonl"
         server = PacedServer(rate, tokens)
-        term: Terminal | None = None
-        try:
-            root = _project(home, server.port)
-            command = [sys.executable, str(Path(__file__).resolve()), "--app", str(out),
-                       *(["--trace"] if trace else [])]
-            term = Terminal(command, root, _env(home))
-            term.wait(lambda lines: "mode:" in _status(lines), 60, "the session")
-            time.sleep(1.0)  # the warm-up (litellm's import in the model process) settles
+        command = [sys.executable, str(Path(__file__).resolve()), "--app", str(out),
+                   *(["--trace"] if trace else [])]
+        with ready_session(server, home, command=command) as term:
             ends = [_turn(term, server, n) for n in range(1, prompts + 1)]
-        finally:
-            if term is not None:
-                term.quit()
-            server.stop()
         lines = [json.loads(line) for line in out.read_text().splitlines()]
         if trace:
             for line in lines:

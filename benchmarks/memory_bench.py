@@ -46,11 +46,9 @@ from benchmarks.e2e_bench import (  # noqa: E402
     ECHO_KEY,
     KEYS_PER_LINE,
     PacedServer,
-    _command,
     _echoes,
-    _env,
-    _project,
     _status,
+    ready_session,
 )
 from benchmarks.e2e_server import END_MARKER  # noqa: E402
 from benchmarks.e2e_terminal import Terminal  # noqa: E402
@@ -144,15 +142,9 @@ def launch(prompts: int) -> list[dict[str, float]]:
         home = Path(tmp)
         # the usage a real provider reports: the session measures its history by it
         server = PacedServer(RATE, ANSWER_TOKENS, "--count-prompt")
-        term: Terminal | None = None
-        try:
-            root = _project(home, server.port)
-            env = _env(home)
-            if "--import-all" in sys.argv:  # providers/import_less.py off: the figure before
-                env["VALARMIND_IMPORT_ALL"] = "1"
-            term = Terminal(_command(), root, env)
-            term.wait(lambda lines: "mode:" in _status(lines), 60, "the session")
-            time.sleep(SETTLE_S)
+        # --import-all: providers/import_less.py off, the figure before
+        env = {"VALARMIND_IMPORT_ALL": "1"} if "--import-all" in sys.argv else {}
+        with ready_session(server, home, env=env, settle_s=SETTLE_S) as term:
             pid = term.pid()
             results = [measure(pid)]
             if prompts:
@@ -177,10 +169,6 @@ def launch(prompts: int) -> list[dict[str, float]]:
                 results[-1]["echo_p50_ms"] = statistics.median(echoes) * 1000
                 results[-1]["echo_p95_ms"] = echoes[round(0.95 * (len(echoes) - 1))] * 1000
             return results
-        finally:
-            if term is not None:
-                term.quit()
-            server.stop()
 
 
 _TIMES = ("total", "enter_to_drawn_last5_ms", "echo_p50_ms", "echo_p95_ms", "tokenizer_in_ui")

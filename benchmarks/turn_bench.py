@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.e2e_bench import PacedServer, _command, _env, _project, _status  # noqa: E402
+from benchmarks.e2e_bench import PacedServer, _command, _status, ready_session  # noqa: E402
 from benchmarks.e2e_server import END_MARKER  # noqa: E402
 from benchmarks.e2e_terminal import Terminal, cpu_seconds  # noqa: E402
 
@@ -70,62 +70,39 @@ def _turn(term: Terminal, server: PacedServer, n: int, read_s: float = 0.0
 def launch(prompts: int = PROMPTS, read_s: float = 0.0, tokens: int = TOKENS
            ) -> list[dict[str, float]]:
     """One fresh `valarmind` (fresh HOME, small git project); the figures of each prompt."""
-    with tempfile.TemporaryDirectory(prefix="valarmind-turn-") as tmp:
-        home = Path(tmp)
-        server = PacedServer(RATE, tokens)
-        term: Terminal | None = None
-        try:
-            root = _project(home, server.port)
-            term = Terminal(_command(), root, _env(home))
-            term.wait(lambda lines: "mode:" in _status(lines), 60, "the session")
-            time.sleep(1.0)  # the warm-up (litellm's import in the model process) settles
-            turns = []
-            for n in range(1, prompts + 1):
-                turns.append(_turn(term, server, n, read_s))
-            return turns
-        finally:
-            if term is not None:
-                term.quit()
-            server.stop()
+    server = PacedServer(RATE, tokens)
+    with (tempfile.TemporaryDirectory(prefix="valarmind-turn-") as tmp,
+          ready_session(server, Path(tmp), command=_command()) as term):
+        return [_turn(term, server, n, read_s) for n in range(1, prompts + 1)]
 
 
 def eager(prompts: int = 11) -> tuple[int, list[float]]:
     """`--eager`: (later prompts that needed a second Enter, Enter -> answer drawn in ms of
     each later prompt)."""
-    with tempfile.TemporaryDirectory(prefix="valarmind-turn-") as tmp:
-        home = Path(tmp)
-        server = PacedServer(RATE, TOKENS)
-        term: Terminal | None = None
-        try:
-            root = _project(home, server.port)
-            term = Terminal(_command(), root, _env(home))
-            term.wait(lambda lines: "mode:" in _status(lines), 60, "the session")
-            time.sleep(1.0)
-            term.type("explain app.py, part 1")
-            retried, drawn_ms = 0, []
-            for n in range(1, prompts + 1):
-                marker = f"{END_MARKER}-{n}"
-                enter = time.time()
+    server = PacedServer(RATE, TOKENS)
+    with (tempfile.TemporaryDirectory(prefix="valarmind-turn-") as tmp,
+          ready_session(server, Path(tmp), command=_command()) as term):
+        term.type("explain app.py, part 1")
+        retried, drawn_ms = 0, []
+        for n in range(1, prompts + 1):
+            marker = f"{END_MARKER}-{n}"
+            enter = time.time()
+            term.key("Enter")
+            term.type(f"explain app.py, part {n + 1}")  # typed while the answer streams
+            try:
+                drawn = term.wait(lambda lines, m=marker: any(m in x for x in lines),
+                                  RETRY_S if n > 1 else 30, "the answer")
+            except TimeoutError:
+                retried += 1
+                term.key("C-u")  # what came back to the prompt, before the typed text
+                term.type(f"explain app.py, part {n}")
                 term.key("Enter")
-                term.type(f"explain app.py, part {n + 1}")  # typed while the answer streams
-                try:
-                    drawn = term.wait(lambda lines, m=marker: any(m in x for x in lines),
-                                      RETRY_S if n > 1 else 30, "the answer")
-                except TimeoutError:
-                    retried += 1
-                    term.key("C-u")  # what came back to the prompt, before the typed text
-                    term.type(f"explain app.py, part {n}")
-                    term.key("Enter")
-                    term.type(f"explain app.py, part {n + 1}")
-                    drawn = term.wait(lambda lines, m=marker: any(m in x for x in lines), 30,
-                                      "the answer after a second Enter")
-                if n > 1:
-                    drawn_ms.append((drawn - enter) * 1000)
-            return retried, drawn_ms
-        finally:
-            if term is not None:
-                term.quit()
-            server.stop()
+                term.type(f"explain app.py, part {n + 1}")
+                drawn = term.wait(lambda lines, m=marker: any(m in x for x in lines), 30,
+                                  "the answer after a second Enter")
+            if n > 1:
+                drawn_ms.append((drawn - enter) * 1000)
+        return retried, drawn_ms
 
 
 def run() -> list[dict]:
