@@ -176,8 +176,6 @@ class ModuleNames:
             self.whole_run = True
 
 
-
-
 def _own_submodule(node: ast.ImportFrom, package: str) -> bool:
     if any(alias.name == "*" for alias in node.names):
         return False

@@ -31,8 +31,7 @@ class RunControl:
 
     @property
     def busy(self) -> bool:
-        return (self._running is not None and not self._running.done()) or (
-            self._held is not None)
+        return self.prompt_running or self._held is not None
 
     @property
     def prompt_running(self) -> bool:
@@ -79,7 +78,7 @@ class RunControl:
 
     def cancel(self) -> bool:
         """Stop the running prompt, else the holder; False when neither runs."""
-        if self._running is not None and not self._running.done():
+        if self._running is not None and self.prompt_running:
             self._running.cancel()
             return True
         if self._held is not None:

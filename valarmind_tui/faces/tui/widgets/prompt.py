@@ -208,13 +208,12 @@ class PromptInput(TextArea):
         in the same burst were inserted: "ab<Backspace>c" gave "ab". The focused widget's
         bindings come first in Textual's chain, so running them here changes no precedence;
         a key bound only further up still bubbles."""
-        for namespace, bindings in self.screen._modal_binding_chain:  # the keymap applied
-            if namespace is not self:
-                return False
-            for binding in bindings.key_to_bindings.get(key, ()):
-                if not binding.priority and await self.app.run_action(binding.action, self):
-                    return True
+        chain = self.screen._modal_binding_chain  # the focused widget first, the keymap applied
+        if not chain or chain[0][0] is not self:
             return False
+        for binding in chain[0][1].key_to_bindings.get(key, ()):
+            if not binding.priority and await self.app.run_action(binding.action, self):
+                return True
         return False
 
     def _vim_key(self, event: events.Key) -> bool:
