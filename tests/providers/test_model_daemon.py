@@ -142,17 +142,17 @@ def test_a_daemon_killed_mid_answer_fails_that_run_plainly(
 
 
 @pytest.fixture(scope="module")
-def shared_runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def module_daemon_runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The runtime folder of the daemon the error tests share: the first run starts it, the
     next ones are served warm (a user's daemon serves their runs one after another)."""
-    folder = runtime_folder(tmp_path_factory.mktemp("shared"))
+    folder = runtime_folder(tmp_path_factory.mktemp("module-daemon"))
     with daemons_ended(folder):
         yield folder
 
 
 @pytest.fixture
-def faults_through_daemon(monkeypatch: pytest.MonkeyPatch, shared_runtime: Path) -> None:
-    for name, value in daemon_on(shared_runtime).items():
+def faults_through_daemon(monkeypatch: pytest.MonkeyPatch, module_daemon_runtime: Path) -> None:
+    for name, value in daemon_on(module_daemon_runtime).items():
         monkeypatch.setitem(faults.ENV, name, value)
 
 
@@ -173,11 +173,11 @@ def test_a_stalled_stream_is_reported_within_its_deadline(git_repo: Path,
 
 
 def test_an_auth_failure_reads_the_same_with_and_without_it(
-        git_repo: Path, fake_model: Any, shared_runtime: Path) -> None:
+        git_repo: Path, fake_model: Any, module_daemon_runtime: Path) -> None:
     configure_key(git_repo)
     refused = ScriptedTurn(status=401, error="invalid api key")
     fake_model.script(refused, refused)
-    through = ask(git_repo, fake_model, daemon_on(shared_runtime))
+    through = ask(git_repo, fake_model, daemon_on(module_daemon_runtime))
     alone = ask(git_repo, fake_model, {}, "--no-daemon")
     assert through.returncode == alone.returncode == 1
     assert through.stderr == alone.stderr and "invalid api key" in through.stderr
