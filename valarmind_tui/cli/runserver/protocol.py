@@ -56,13 +56,17 @@ def turned_off(argv: Sequence[str], environ: Mapping[str, str]) -> bool:
     for name in ("VALARMIND_MODEL_DAEMON", "VALARMIND_RUN_SERVER"):
         if environ.get(name, "").strip().lower() in OFF_VALUES:
             return True
-    return user_config_value(environ, "model_daemon", broken=False) is False
+    value = user_config_value(environ, "model_daemon")
+    return value is False or value is BROKEN  # a broken config: the in-process run reports it
 
 
-def user_config_value(environ: Mapping[str, str], key: str, *, broken: object = None) -> object:
+BROKEN = object()
+"""`user_config_value` of a config.toml that does not parse."""
+
+
+def user_config_value(environ: Mapping[str, str], key: str) -> object:
     """`key` of the user's config.toml, read only when the file names it (the client does not
-    load Settings); None when absent, `broken` when the file does not parse (the in-process
-    run reports it)."""
+    load Settings); None when absent, BROKEN when the file does not parse."""
     config = Path(environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
     try:
         text = (config / "valarmind" / "config.toml").read_bytes()
@@ -75,7 +79,7 @@ def user_config_value(environ: Mapping[str, str], key: str, *, broken: object = 
     try:
         return tomllib.loads(text.decode()).get(key)
     except (ValueError, UnicodeDecodeError):
-        return broken
+        return BROKEN
 
 
 def interpreter_env_set(environ: Mapping[str, str]) -> bool:
