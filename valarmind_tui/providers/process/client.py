@@ -218,6 +218,9 @@ class Channel:
         return "the model process stopped"
 
 
+LAST_WORDS_WAIT_S = 1.0  # a grandchild holding stderr open must not hold up the failure
+
+
 class ModelProcess(Channel):
     """One child process serving litellm calls, and the threads that talk to it."""
 
@@ -244,8 +247,9 @@ class ModelProcess(Channel):
         self._said = os.fdopen(said_r, "rb")
         self._stderr: deque[str] = deque(maxlen=20)
         self._start_threads()
-        threading.Thread(target=self._drain_stderr, name="model-process-stderr",
-                         daemon=True).start()
+        self._stderr_drained = threading.Thread(
+            target=self._drain_stderr, name="model-process-stderr", daemon=True)
+        self._stderr_drained.start()
 
     @property
     def exit_code(self) -> int | None:
@@ -269,6 +273,8 @@ class ModelProcess(Channel):
 
     def _ended(self) -> None:
         self._proc.wait()
+        # Its last words may still be in the pipe: the reason given must include them.
+        self._stderr_drained.join(timeout=LAST_WORDS_WAIT_S)
 
     def _drain_stderr(self) -> None:
         for line in self._said:
