@@ -4,6 +4,7 @@ the next frames (issue #36: the lag from the last chunk to the last words on scr
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 
@@ -120,3 +121,26 @@ async def test_last_words_that_keep_the_answers_height_repaint_its_lines_without
     assert first < last
     assert frames[first].layout  # the answer appeared
     assert not frames[last].layout  # one line, before and after: only its text repainted
+
+
+async def test_the_last_words_are_drawn_at_the_turns_end_not_at_the_next_frame_tick(
+        make_session: Any, make_app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Textual draws on a 60 Hz grid; the last words, coming a few ms after the frame of the
+    first ones, waited for its next tick. With that tick stopped they are drawn all the same:
+    the turn's end draws them itself."""
+    app = make_app(make_session())
+    frames = _record_frames(app, monkeypatch)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        bus = app.session.bus
+        bus.publish(TurnStarted(turn=1, model="m"))
+        bus.publish(TextDelta(text="Here is the answer.\n\n"))
+        await wait_for(pilot, lambda: frames and "Here is the answer." in frames[-1].answer)
+        app.screen._update_timer.stop()  # no tick draws anything from here on
+        bus.publish(TextDelta(text="And its last words."))
+        bus.publish(TurnFinished(turn=1, text="Here is the answer.\n\nAnd its last words."))
+        for _ in range(250):  # not pilot.pause(): it draws a frame itself
+            if "And its last words." in frames[-1].answer:
+                break
+            await asyncio.sleep(0.02)
+        assert "And its last words." in frames[-1].answer

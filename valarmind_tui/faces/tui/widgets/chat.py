@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, assert_never
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.geometry import Region
+from textual.screen import Screen
 from textual.widget import Widget
 
 from valarmind_tui.agents.goal.state import progress_line
@@ -59,6 +60,14 @@ def _new_answer() -> AssistantMessage:
     )
 
     return AssistantMessage()
+
+
+def _frame_now(screen: Screen[Any]) -> None:
+    """Draw the screen's pending changes now. Textual draws on a 60 Hz grid: the answer's
+    last words, coming a few ms after the frame of its first ones, waited up to 16.7 ms for
+    the next tick (6-8 ms of a short answer's ~25 ms lag). The tick finds nothing to draw."""
+    if screen.is_current and not screen.app._batch_count:
+        screen._on_timer_update()
 
 
 WORDS_FRAME_WAIT_S = 0.1
@@ -219,6 +228,8 @@ class ChatView(OneLayoutPass, VerticalScroll):
         # Its refresh reaches the screen now, ahead of the wait below: posted at its next
         # Idle, an idle screen could end the wait before the frame.
         widget._check_refresh()
+        # Behind the Update and Layout messages just posted: the screen has them when it runs.
+        self.screen.call_later(_frame_now, self.screen)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(widget.wait_for_refresh(), WORDS_FRAME_WAIT_S)
 
