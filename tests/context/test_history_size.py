@@ -171,6 +171,36 @@ async def test_a_specialist_s_own_count_is_not_the_conversation_s(
     await session.close()
 
 
+async def test_a_fallback_model_s_count_is_not_taken_for_the_requested_model_s(
+        git_repo: Path, fake_model: FakeModelServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The primary is overloaded and a fallback answers, counting with its own tokenizer: its
+    count (7,000) is its own, and the next prompt, sent to the primary first again, measures
+    the history with the primary's window and tiktoken (~14,000: over 13,927): compacted."""
+    monkeypatch.setenv("FAKE_API_KEY", "sk-test")
+    settings = load_settings(git_repo, model=MODEL, api_base=fake_model.openai_base,
+                             api_key_env="FAKE_API_KEY", fallback_models=["openai/fake-backup"])
+    session = open_session(settings, git_repo, approver=PolicyApprover())
+    fake_model.script(*[ScriptedTurn(text=f"answer {n}", usage={"prompt_tokens": 600 * n})
+                        for n in (1, 2, 3)],
+                      ScriptedTurn(status=529, headers={"x-should-retry": "false"},
+                                   error="Overloaded"),
+                      ScriptedTurn(text="word " * 14_000, usage={"prompt_tokens": 2_000,
+                                                                 "completion_tokens": 5_000}),
+                      ScriptedTurn(text="summary"), ScriptedTurn(text="answer 5"))
+    await _prompts(session, 4)
+    assert [r["model"] for r in fake_model.requests[2:]] == [
+        "gpt-3.5-turbo", "gpt-3.5-turbo", "fake-backup"]
+    assert session.reported_size is not None
+    assert session.reported_size.model == "openai/fake-backup"
+
+    await session.submit("prompt 5")
+
+    assert _summaries(fake_model) == 1
+    assert fake_model.requests[6]["model"] == "gpt-3.5-turbo"
+    assert session.history[1]["content"].startswith(SUMMARY_HEADER)
+    await session.close()
+
+
 def test_a_report_describes_only_the_messages_it_counted() -> None:
     system = {"role": "system", "content": "you help"}
     asked = {"role": "user", "content": "hi"}
