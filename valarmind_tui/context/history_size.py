@@ -20,8 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from valarmind_tui.context.compaction import DEFAULT_THRESHOLD, surely_fits
-from valarmind_tui.context.compaction import should_compact as counted_over
+from valarmind_tui.context.compaction import DEFAULT_THRESHOLD
 from valarmind_tui.context.tokens import count_message_tokens, message_chars, most_message_tokens
 from valarmind_tui.providers.base import Usage
 
@@ -69,23 +68,32 @@ def fits_uncounted(history: Sequence[dict[str, Any]], window: int,
                    threshold: float = DEFAULT_THRESHOLD) -> bool | None:
     """True when the history is surely under `threshold` of the window, False when the model's
     own count is over it, None when only counting with the tokenizer can tell."""
-    limit = window * threshold
-    since = reported.added_since(history, model) if reported is not None else None
-    if reported is None or since is None:
-        return True if surely_fits(list(history), window, threshold) else None
-    if reported.tokens > limit:
-        return False
-    return True if reported.tokens + most_message_tokens(since) <= limit else None
+    return _fits(history, window * threshold, reported, _since(history, reported, model))
 
 
 def should_compact(history: list[dict[str, Any]], window: int, reported: ReportedSize | None,
                    model: str | None, threshold: float = DEFAULT_THRESHOLD) -> bool:
     """True when the history uses more than `threshold` of the window: by the reported count
     and what came after it, or counted as before when no report describes it."""
-    fits = fits_uncounted(history, window, reported, model, threshold)
+    limit = window * threshold
+    since = _since(history, reported, model)
+    fits = _fits(history, limit, reported, since)
     if fits is not None:
         return not fits
-    since = reported.added_since(history, model) if reported is not None else None
     if reported is None or since is None:
-        return counted_over(history, window, threshold)
-    return reported.tokens + count_message_tokens(since) > window * threshold
+        return count_message_tokens(history) > limit
+    return reported.tokens + count_message_tokens(since) > limit
+
+
+def _since(history: Sequence[dict[str, Any]], reported: ReportedSize | None,
+           model: str | None) -> list[dict[str, Any]] | None:
+    return None if reported is None else reported.added_since(history, model)
+
+
+def _fits(history: Sequence[dict[str, Any]], limit: float, reported: ReportedSize | None,
+          since: list[dict[str, Any]] | None) -> bool | None:
+    if reported is None or since is None:
+        return True if most_message_tokens(history) <= limit else None
+    if reported.tokens > limit:
+        return False
+    return True if reported.tokens + most_message_tokens(since) <= limit else None
