@@ -171,6 +171,58 @@ async def test_a_specialist_s_own_count_is_not_the_conversation_s(
     await session.close()
 
 
+async def test_a_resumed_long_conversation_is_measured_by_its_last_reported_count(
+        session: Session, fake_model: FakeModelServer, encodings_asked: list[str]) -> None:
+    """/resume, `--resume`: the count the provider last reported is kept with the session in
+    the store, so a long conversation far from its window loads no tokenizer on its first
+    prompt after being read back."""
+    fake_model.script(ScriptedTurn(text=WORDS, usage={"prompt_tokens": 2_000,
+                                                      "completion_tokens": 3_000}),
+                      ScriptedTurn(text=WORDS, usage={"prompt_tokens": 5_000,
+                                                      "completion_tokens": 3_000}),
+                      ScriptedTurn(text="resumed"))
+    await _prompts(session, 2)
+    await session.close()
+    resumed = open_session(session.settings, session.project_root, approver=PolicyApprover(),
+                           resume="last")
+    assert len(resumed.history) == 5
+    assert most_message_tokens(resumed.history) > LIMIT  # the bytes alone: over the window
+
+    await resumed.submit("prompt 3")
+
+    assert encodings_asked == []
+    assert _summaries(fake_model) == 0
+    assert fake_model.requests[-1]["messages"][-1]["content"] == "prompt 3"
+    await resumed.close()
+
+
+async def test_a_resumed_conversation_is_not_measured_by_a_count_of_its_compacted_form(
+        session: Session, fake_model: FakeModelServer) -> None:
+    """The store keeps every message, compacted or not: the last count was of the compacted
+    history (13,105), which the conversation read back is not (~17,000 by tiktoken, over
+    13,927): it is measured as stored, and compacted before its first prompt."""
+    answer = "word " * 3_500  # ~3,500 tokens
+    fake_model.script(*[ScriptedTurn(text=answer, usage={
+        "prompt_tokens": 2_600 + 3_510 * n, "completion_tokens": 3_500}) for n in range(4)],
+        ScriptedTurn(text="We read four answers."),  # the summary before prompt 5
+        ScriptedTurn(text="answer 5", usage={"prompt_tokens": 13_100, "completion_tokens": 5}),
+        ScriptedTurn(text="We read five answers."),  # the summary after resuming
+        ScriptedTurn(text="resumed"))
+    await _prompts(session, 5)
+    assert _summaries(fake_model) == 1
+    await session.close()
+    resumed = open_session(session.settings, session.project_root, approver=PolicyApprover(),
+                           resume="last")
+    assert len(resumed.history) == 11  # the system prompt, 5 prompts, 5 answers
+
+    await resumed.submit("prompt 6")
+
+    assert _summaries(fake_model) == 2
+    assert fake_model.requests[-2]["messages"][0]["content"] == SUMMARY_PROMPT
+    assert resumed.history[1]["content"].startswith(SUMMARY_HEADER)
+    await resumed.close()
+
+
 async def test_a_fallback_model_s_count_is_not_taken_for_the_requested_model_s(
         git_repo: Path, fake_model: FakeModelServer, monkeypatch: pytest.MonkeyPatch) -> None:
     """The primary is overloaded and a fallback answers, counting with its own tokenizer: its
@@ -233,8 +285,8 @@ def test_a_smaller_window_after_a_model_switch_is_measured_without_the_old_repor
 def test_the_tui_s_thirty_prompts_under_the_window_never_load_the_tokenizer(
         git_repo: Path, fake_model: FakeModelServer, tmp_path: Path) -> None:
     """The TUI's way (the model in its own process, the warm-up): a conversation whose bytes
-    pass the window's threshold but whose reported count does not loads no encoding; resumed
-    from the store it has no report yet, and its first prompt counts as before."""
+    pass the window's threshold but whose reported count does not loads no encoding, nor does
+    its first prompt once resumed from the store (the last count was kept with it)."""
     code = textwrap.dedent(f"""
         import asyncio, sys
         from pathlib import Path
@@ -276,7 +328,7 @@ def test_the_tui_s_thirty_prompts_under_the_window_never_load_the_tokenizer(
                                            "VALARMIND_LSP__ENABLED": "0"})
     lines = out.stdout.split("\n")
     assert lines[0] == "[] 61 True", out.stdout + out.stderr[-3000:]  # True: bytes over
-    assert lines[1:3] == ["61", "['cl100k_base']"], out.stdout + out.stderr[-3000:]
+    assert lines[1:3] == ["61", "[]"], out.stdout + out.stderr[-3000:]
     assert len(fake_model.requests) == 31
     assert _summaries(fake_model) == 0
 

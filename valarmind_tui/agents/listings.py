@@ -4,9 +4,12 @@ Skills are listed by name, description and folder only (progressive disclosure: 
 `skill` tool's), within `SKILL_SHARE` of the model's context window: over it, descriptions are
 cut to their first sentence, then the last skills are left out with a line saying how many and
 where to find them. The listing is measured by its UTF-8 bytes, never fewer than its tokens in
-any encoding: it holds for every model without loading a tokenizer (24 MB in the UI process,
-built again on every prompt), at the price of a cut about four times sooner for English. The orchestrator also sees every agent that is not one of ours with its
-description, since its own prompt names only the built-in specialists."""
+any encoding: it holds for every model without a tokenizer (24 MB in the UI process; the
+listing is built on every prompt), at the price of a cut about four times sooner for English
+(at 128k, 24 of 50 skills whose descriptions are long, where cl100k_base's count listed 50).
+
+The orchestrator also sees every agent that is not one of ours with its description, since
+its own prompt names only the built-in specialists."""
 
 from __future__ import annotations
 

@@ -8,14 +8,21 @@ brings the sum near the window: a long conversation far from its window never lo
 tokenizer (24 MB in the UI process).
 
 A report describes the very messages it was made for (the same objects, in order): a history
-compacted, rewound, cleared or resumed since, another model chosen, a provider that reports no
-usage, 0 prompt tokens or fewer than the messages' characters allow leave no usable report,
-and the history is measured as before: its bytes first, tiktoken past them
-(`compaction.should_compact`).
+compacted, rewound or cleared since, another model chosen (or a fallback model that answered
+in its place), a provider that reports no usage, 0 prompt tokens or fewer than the messages'
+characters allow leave no usable report, and the history is measured as before: its bytes
+first, tiktoken past them (`compaction.should_compact`).
+
+The last report is kept with a stored session (`kept_count`) with a digest of the messages it
+counted: a resumed conversation whose first messages are those, read back, is measured by it
+(`restored_size`); one whose are not (the count was of its compacted form: the store keeps
+every message) is measured as before.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +30,7 @@ from typing import Any
 from valarmind_tui.context.compaction import DEFAULT_THRESHOLD
 from valarmind_tui.context.tokens import count_message_tokens, message_chars, most_message_tokens
 from valarmind_tui.providers.base import Usage
+from valarmind_tui.store.sessions import ReportedCount
 
 MOST_CHARS_PER_TOKEN = 16
 """More characters than this per reported token is no count of these messages (a server that
@@ -61,6 +69,32 @@ def reported_size(usage: Usage, messages: Sequence[dict[str, Any]], model: str |
     if usage.prompt_tokens <= 0 or tokens * MOST_CHARS_PER_TOKEN < message_chars(messages):
         return None
     return ReportedSize(model, tokens, tuple(messages))
+
+
+def kept_count(reported: ReportedSize) -> ReportedCount:
+    """What the store keeps of `reported`."""
+    return ReportedCount(reported.model, reported.tokens, len(reported.covered),
+                         messages_digest(reported.covered))
+
+
+def restored_size(count: ReportedCount, history: Sequence[dict[str, Any]]
+                  ) -> ReportedSize | None:
+    """The kept `count` as a report of the resumed `history`, when its first messages are the
+    ones counted; else None."""
+    covered = tuple(history[:count.messages])
+    if len(covered) < count.messages or messages_digest(covered) != count.digest:
+        return None
+    return ReportedSize(count.model, count.tokens, covered)
+
+
+def messages_digest(messages: Sequence[dict[str, Any]]) -> str:
+    """The sha256 of the messages as sent: equal for the same messages read back."""
+    digest = hashlib.sha256()
+    for message in messages:
+        digest.update(json.dumps(message, sort_keys=True, ensure_ascii=False,
+                                 default=str).encode("utf-8", "surrogatepass"))
+        digest.update(b"\0")
+    return digest.hexdigest()
 
 
 def fits_uncounted(history: Sequence[dict[str, Any]], window: int,

@@ -20,7 +20,7 @@ from valarmind_tui.core.errors import ValarMindError
 from valarmind_tui.core.events import Notice, PromptFinished, RunStatus
 from valarmind_tui.core.tokenizer import encoding_ready
 from valarmind_tui.providers.model_info import context_window, known_context_window
-from valarmind_tui.session.records import offline_help
+from valarmind_tui.session.records import keep_reported_size, offline_help
 from valarmind_tui.tools.base import ToolContext
 
 if TYPE_CHECKING:
@@ -105,7 +105,9 @@ async def run_prompt(session: Session, prompt: str, steering: SteeringQueue) -> 
         session.spending.end_scope("prompt")
         await session.checkpoints.end()
     session.history = outcome.messages
-    session.reported_size = outcome.reported_size or session.reported_size
+    if outcome.reported_size is not None:
+        session.reported_size = outcome.reported_size
+        keep_reported_size(session.store, session.session_id, outcome.reported_size)
     failed = outcome.status == RunStatus.FAILED
     if failed and outcome.error:
         bus.publish(Notice(level="error", message=outcome.error))

@@ -1,11 +1,13 @@
 """What a Session keeps outside memory: the SQLite store it opens or resumes, the transcript
-file hooks read, and the repair of a conversation whose process died mid-turn."""
+file hooks read, the repair of a conversation whose process died mid-turn, and the provider's
+last count of the conversation."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+from valarmind_tui.context.history_size import ReportedSize, kept_count, restored_size
 from valarmind_tui.context.interrupted import close_interrupted
 from valarmind_tui.context.transcript import Transcript, build_transcript
 from valarmind_tui.core.errors import UsageError
@@ -62,6 +64,22 @@ def restore_interrupted(
         store.append_event(session_id, TurnFinished(turn=0, text=text,
                                                     finish_reason="interrupted"))
     return added
+
+
+def keep_reported_size(store: SessionStore | None, session_id: str | None,
+                       reported: ReportedSize) -> None:
+    """Keep the provider's newest count of the conversation with the stored session."""
+    if store is not None and session_id is not None:
+        store.keep_reported_count(session_id, kept_count(reported))
+
+
+def resumed_size(store: SessionStore | None, session_id: str | None,
+                 history: list[dict[str, Any]]) -> ReportedSize | None:
+    """The kept count of a resumed conversation, when it counted these messages."""
+    if store is None or session_id is None or not history:
+        return None
+    count = store.reported_count(session_id)
+    return None if count is None else restored_size(count, history)
 
 
 def offline_help(headless: bool = False) -> str:
