@@ -102,6 +102,17 @@ def _name(pid: int) -> str:
     return "UI" if any(b"valarmind" in a for a in argv) else argv[0].decode(errors="replace")
 
 
+def rss_mb(pid: int) -> float:
+    """The resident set of one process in MB, shared pages counted whole (0 once gone)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except (FileNotFoundError, ProcessLookupError):
+        pass
+    return 0.0
+
+
 def tiktoken_mapped(pid: int) -> bool:
     """Whether tiktoken's Rust extension is mapped into the process (an encoding was loaded)."""
     try:
@@ -195,19 +206,21 @@ def resumed(prompts: int) -> list[dict[str, float]]:
             term.wait(lambda lines: "mode:" in _status(lines), 60, "the resumed session")
             time.sleep(SETTLE_S)
             pid = term.pid()
-            results = [measure(pid)]
-            results[0]["tokenizer_in_ui"] = float(tiktoken_mapped(pid))
-            answered(term, prompts + 1)
-            time.sleep(2.0)
-            results.append(measure(pid))
-            results[1]["tokenizer_in_ui"] = float(tiktoken_mapped(pid))
+            results = []
+            for step in range(2):
+                if step:
+                    answered(term, prompts + 1)
+                    time.sleep(2.0)
+                results.append({**measure(pid), "ui_rss": rss_mb(pid),
+                                "tokenizer_in_ui": float(tiktoken_mapped(pid))})
             return results
         finally:
             term.quit()
             server.stop()
 
 
-_TIMES = ("total", "enter_to_drawn_last5_ms", "echo_p50_ms", "echo_p95_ms", "tokenizer_in_ui")
+_TIMES = ("total", "enter_to_drawn_last5_ms", "echo_p50_ms", "echo_p95_ms", "tokenizer_in_ui",
+          "ui_rss")
 
 
 def _rows(label: str, figures: dict[str, float]) -> list[dict]:
@@ -246,6 +259,8 @@ def run_resumed(prompts: int = PROMPTS) -> list[dict]:
                   "target": "-"} for name, value in figures.items() if name not in _TIMES]
         rows += [{"name": f"{label}: PSS of the process tree", "value": figures["total"],
                   "unit": "MB", "target": "-"},
+                 {"name": f"{label}: RSS of UI", "value": figures["ui_rss"], "unit": "MB",
+                  "target": "-"},
                  {"name": f"{label}: tiktoken loaded in the UI (1 yes, 0 no)",
                   "value": figures["tokenizer_in_ui"], "unit": "", "target": "0"}]
     return rows
