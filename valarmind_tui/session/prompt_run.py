@@ -79,6 +79,9 @@ async def run_prompt(session: Session, prompt: str, steering: SteeringQueue) -> 
     if session.history and not encoding_ready() and fits_uncounted(
             session.history, window, session.reported_size, session.model) is None:
         await asyncio.to_thread(count_tokens, "")
+    # A model that fell back during the last prompt is asked first again, from the summary
+    # on: the history was measured against its window.
+    session.models.new_prompt()
     await session.compact_if_needed()
     images = await session.prompt_images(typed)
     ctx = ToolContext(project_root=session.project_root, sandbox=session.sandbox,
@@ -92,7 +95,6 @@ async def run_prompt(session: Session, prompt: str, steering: SteeringQueue) -> 
         tasks=session.tasks, max_turns=session.settings.max_turns,
         system_prompt_for=session.system_prompt, steering=steering,
     )
-    session.models.new_prompt()
     session.checkpoints.begin(prompt)
     session.spending.begin_prompt()
     try:
