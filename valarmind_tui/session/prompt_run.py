@@ -79,8 +79,8 @@ async def run_prompt(session: Session, prompt: str, steering: SteeringQueue) -> 
     if session.history and not encoding_ready() and fits_uncounted(
             session.history, window, session.reported_size, session.model) is None:
         await asyncio.to_thread(count_tokens, "")
-    # A model that fell back during the last prompt is asked first again, from the summary
-    # on: the history was measured against its window.
+    # The session's model is asked first again (a fallback may have answered the last
+    # prompt), from the summary on: the history was measured against its window.
     session.models.new_prompt()
     await session.compact_if_needed()
     images = await session.prompt_images(typed)
