@@ -194,6 +194,14 @@ async def test_a_resumed_long_conversation_is_measured_by_its_last_reported_coun
     assert _summaries(fake_model) == 0
     assert fake_model.requests[-1]["messages"][-1]["content"] == "prompt 3"
     await resumed.close()
+    fake_model.script(ScriptedTurn(text="another model"))
+    other = open_session(session.settings.model_copy(update={"model": "openai/gpt-4"}),
+                         session.project_root, approver=PolicyApprover(), resume="last")
+
+    await other.submit("prompt 4")  # another model's tokenizer: its count is no count here
+
+    assert set(encodings_asked) == {"cl100k_base"}
+    await other.close()
 
 
 async def test_a_resumed_conversation_is_not_measured_by_a_count_of_its_compacted_form(
