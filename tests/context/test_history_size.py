@@ -17,7 +17,12 @@ import pytest
 
 from tests.fakes.model_server import FakeModelServer, ScriptedTurn
 from valarmind_tui.context.compaction import DEFAULT_THRESHOLD, SUMMARY_HEADER, SUMMARY_PROMPT
-from valarmind_tui.context.history_size import ReportedSize, fits_uncounted, reported_size
+from valarmind_tui.context.history_size import (
+    ReportedSize,
+    fits_uncounted,
+    messages_digest,
+    reported_size,
+)
 from valarmind_tui.context.tokens import most_message_tokens
 from valarmind_tui.core import tokenizer
 from valarmind_tui.providers.base import Usage
@@ -202,6 +207,37 @@ async def test_a_resumed_long_conversation_is_measured_by_its_last_reported_coun
 
     assert set(encodings_asked) == {"cl100k_base"}
     await other.close()
+
+
+async def test_a_resumed_conversation_with_a_secret_in_its_prompt_keeps_its_count(
+        session: Session, fake_model: FakeModelServer, encodings_asked: list[str]) -> None:
+    """The system prompt holds a `.env` value (VALARMIND.md names it): the store keeps it
+    masked, and the kept count's digest is of the masked messages, so the conversation read
+    back is the one counted, and the store holds nothing to test a guess of the value with."""
+    secret = "s3cr3t-deploy-value-1234"
+    (session.project_root / ".env").write_text(f"DEPLOY_TOKEN={secret}\n")
+    (session.project_root / "VALARMIND.md").write_text(f"Deploy with `{secret}`.\n")
+    session.invalidate_context()
+    fake_model.script(ScriptedTurn(text=WORDS, usage={"prompt_tokens": 2_000,
+                                                      "completion_tokens": 3_000}),
+                      ScriptedTurn(text=WORDS, usage={"prompt_tokens": 5_000,
+                                                      "completion_tokens": 3_000}),
+                      ScriptedTurn(text="resumed"))
+    await _prompts(session, 2)
+    assert secret in session.history[0]["content"]  # in memory; the model was sent it masked
+    await session.close()
+    resumed = open_session(session.settings, session.project_root, approver=PolicyApprover(),
+                           resume="last")
+    assert secret not in resumed.history[0]["content"]
+    assert resumed.store is not None and resumed.session_id is not None
+    kept = resumed.store.reported_count(resumed.session_id)
+    assert kept is not None  # of the masked messages alone: what the store holds
+    assert kept.digest == messages_digest(resumed.history[:kept.messages])
+
+    await resumed.submit("prompt 3")
+
+    assert encodings_asked == []
+    await resumed.close()
 
 
 async def test_a_resumed_conversation_is_not_measured_by_a_count_of_its_compacted_form(

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,10 +71,13 @@ def reported_size(usage: Usage, messages: Sequence[dict[str, Any]], model: str |
     return ReportedSize(model, tokens, tuple(messages))
 
 
-def kept_count(reported: ReportedSize) -> ReportedCount:
-    """What the store keeps of `reported`."""
+def kept_count(reported: ReportedSize,
+               as_stored: Callable[[list[dict[str, Any]]], list[dict[str, Any]]]
+               ) -> ReportedCount:
+    """What the store keeps of `reported`. Its digest is of the messages `as_stored` (masked):
+    as they are read back, and no way to test a guess of a secret they held."""
     return ReportedCount(reported.model, reported.tokens, len(reported.covered),
-                         messages_digest(reported.covered))
+                         messages_digest(as_stored(list(reported.covered))))
 
 
 def restored_size(count: ReportedCount, history: Sequence[dict[str, Any]]

@@ -14,6 +14,7 @@ from valarmind_tui.core.errors import UsageError
 from valarmind_tui.core.events import TurnFinished
 from valarmind_tui.core.user_dirs import user_data_dir
 from valarmind_tui.hooks.transcript import transcript_lines
+from valarmind_tui.safety.secrets import SecretMasker
 from valarmind_tui.settings.config import KNOWN_KEYS
 from valarmind_tui.store.sessions import SessionStore
 
@@ -67,10 +68,12 @@ def restore_interrupted(
 
 
 def keep_reported_size(store: SessionStore | None, session_id: str | None,
-                       reported: ReportedSize) -> None:
-    """Keep the provider's newest count of the conversation with the stored session."""
+                       reported: ReportedSize, secrets: SecretMasker) -> None:
+    """Keep the provider's newest count of the conversation with the stored session (its
+    digest of the messages masked, as the store keeps them)."""
     if store is not None and session_id is not None:
-        store.keep_reported_count(session_id, kept_count(reported))
+        store.keep_reported_count(session_id, kept_count(
+            reported, lambda messages: secrets.mask_data(messages, cached=True)))
 
 
 def resumed_size(store: SessionStore | None, session_id: str | None,
