@@ -25,6 +25,10 @@ idle 216.8-218.4 -> 191.9-193.8 MB (model 167.7-168.7 -> 142.9-143.8); after 30 
 also dropped (both ways), load 7-12: idle 206.0-206.7 -> 179.9-181.3 MB, after 30 prompts
 297.0 -> 276.7 MB.
 
+Session 43, `--resumed` (the count the provider reported kept with the stored session), four
+alternating pairs at load 4.5-7: the UI after the resumed session's first prompt, PSS 95.5-97.3
+-> 66.8-69.3 MB, RSS 111.8-114.0 -> 82.5-83.9 MB (tiktoken no longer loaded).
+
 Run alone: `.ci/with-env python benchmarks/memory_bench.py [--idle] [--import-all] [--resumed]`
 (`--import-all`: every package imported whole, providers/import_less.py turned off;
 `--resumed`: 30 prompts, the app left, `valarmind --continue`, one prompt: the UI's figures)
