@@ -118,8 +118,9 @@ class ReportedCount:
     messages: int
     """How many of the conversation's first messages the count covers."""
     digest: str
-    """Of those messages as counted: the ones read back are those only if theirs is the same
-    (the store keeps every message; the count may have been of a compacted history)."""
+    """The sha256 of those messages as counted, masked as they are stored: the ones read back
+    are those only if theirs is the same (the store keeps every message; the count may have
+    been of a compacted history)."""
 
 
 @dataclass(frozen=True)
