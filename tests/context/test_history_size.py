@@ -2,9 +2,10 @@
 #36): compaction comes when the model's own count says the window is near, even when the bytes
 are few, and not before; a report stops counting once the history it described is gone; with no
 report the bytes and tiktoken measure it, as before. A resumed conversation is measured by the
-count kept with it when it is the conversation counted; a fallback model's count is its own. Real sessions in the SQLite store, the fake
-model server reporting usage in its final chunk; gpt-3.5-turbo's window (16,385 tokens: 13,927
-before compaction) keeps the conversations short."""
+count kept with it when it is the conversation counted; a fallback model's count is its own.
+Real sessions in the SQLite store, the fake model server reporting usage in its final chunk;
+gpt-3.5-turbo's window (16,385 tokens: 13,927 before compaction) keeps the conversations
+short."""
 
 from __future__ import annotations
 
