@@ -25,8 +25,13 @@ idle 216.8-218.4 -> 191.9-193.8 MB (model 167.7-168.7 -> 142.9-143.8); after 30 
 also dropped (both ways), load 7-12: idle 206.0-206.7 -> 179.9-181.3 MB, after 30 prompts
 297.0 -> 276.7 MB.
 
-Run alone: `.ci/with-env python benchmarks/memory_bench.py [--idle] [--import-all]`
-(`--import-all`: every package imported whole, providers/import_less.py turned off)
+Session 43, `--resumed` (the count the provider reported kept with the stored session), four
+alternating pairs at load 4.5-7: the UI after the resumed session's first prompt, PSS 95.5-97.3
+-> 66.8-69.3 MB, RSS 111.8-114.0 -> 82.5-83.9 MB (tiktoken no longer loaded).
+
+Run alone: `.ci/with-env python benchmarks/memory_bench.py [--idle] [--import-all] [--resumed]`
+(`--import-all`: every package imported whole, providers/import_less.py turned off;
+`--resumed`: 30 prompts, the app left, `valarmind --continue`, one prompt: the UI's figures)
 (or `benchmarks/run.py memory_bench`, which measures idle only).
 """
 
@@ -46,7 +51,9 @@ from benchmarks.e2e_bench import (  # noqa: E402
     ECHO_KEY,
     KEYS_PER_LINE,
     PacedServer,
+    _command,
     _echoes,
+    _env,
     _status,
     ready_session,
 )
@@ -99,6 +106,17 @@ def _name(pid: int) -> str:
     return "UI" if any(b"valarmind" in a for a in argv) else argv[0].decode(errors="replace")
 
 
+def rss_mb(pid: int) -> float:
+    """The resident set of one process in MB, shared pages counted whole (0 once gone)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except (FileNotFoundError, ProcessLookupError):
+        pass
+    return 0.0
+
+
 def tiktoken_mapped(pid: int) -> bool:
     """Whether tiktoken's Rust extension is mapped into the process (an encoding was loaded)."""
     try:
@@ -148,19 +166,7 @@ def launch(prompts: int) -> list[dict[str, float]]:
             pid = term.pid()
             results = [measure(pid)]
             if prompts:
-                drawn = []
-                for n in range(1, prompts + 1):
-                    prompt = f"explain app.py, part {n}"
-                    term.type(prompt)
-                    term.wait(lambda lines, p=prompt: any(p in line for line in lines), 10,
-                              "the typed prompt")
-                    enter = time.time()
-                    term.key("Enter")
-                    marker = f"{END_MARKER}-{n}"
-                    drawn.append(term.wait(lambda lines, m=marker: any(m in line for line in lines),
-                                           60, f"answer {n}") - enter)
-                    term.wait(lambda lines: _status(lines).lstrip().startswith("○"), 30,
-                              "the turn to finish")
+                drawn = [answered(term, n) for n in range(1, prompts + 1)]
                 time.sleep(2.0)
                 results.append(measure(pid))
                 results[-1]["tokenizer_in_ui"] = float(tiktoken_mapped(pid))
@@ -171,7 +177,54 @@ def launch(prompts: int) -> list[dict[str, float]]:
             return results
 
 
-_TIMES = ("total", "enter_to_drawn_last5_ms", "echo_p50_ms", "echo_p95_ms", "tokenizer_in_ui")
+def answered(term: Terminal, n: int) -> float:
+    """Prompt `n` typed and sent: seconds from Enter to its answer drawn, once it finished."""
+    prompt = f"explain app.py, part {n}"
+    term.type(prompt)
+    term.wait(lambda lines: any(prompt in line for line in lines), 10, "the typed prompt")
+    enter = time.time()
+    term.key("Enter")
+    marker = f"{END_MARKER}-{n}"
+    drawn = term.wait(lambda lines: any(marker in line for line in lines), 60, f"answer {n}")
+    term.wait(lambda lines: _status(lines).lstrip().startswith("○"), 30, "the turn to finish")
+    return drawn - enter
+
+
+def resumed(prompts: int) -> list[dict[str, float]]:
+    """The UI after `prompts` answered, the app left, then `valarmind --continue`: its figures
+    once ready, then once the resumed session's first prompt is answered (its history passes
+    the window's threshold by its bytes, not by the tokens the server reported)."""
+    with tempfile.TemporaryDirectory(prefix="valarmind-memory-") as tmp:
+        home = Path(tmp)
+        with ready_session(PacedServer(RATE, ANSWER_TOKENS, "--count-prompt"), home,
+                           settle_s=SETTLE_S) as term:
+            for n in range(1, prompts + 1):
+                answered(term, n)
+            time.sleep(2.0)  # the last messages stored
+        server = PacedServer(RATE, ANSWER_TOKENS, "--count-prompt")
+        config = home / "cfg" / "valarmind" / "config.toml"
+        config.write_text(f'model = "openai/fake-model"\n'
+                          f'api_base = "http://127.0.0.1:{server.port}/v1"\n')
+        term = Terminal([*_command(), "--continue"], home / "project", _env(home))
+        try:
+            term.wait(lambda lines: "mode:" in _status(lines), 60, "the resumed session")
+            time.sleep(SETTLE_S)
+            pid = term.pid()
+            results = []
+            for step in range(2):
+                if step:
+                    answered(term, prompts + 1)
+                    time.sleep(2.0)
+                results.append({**measure(pid), "ui_rss": rss_mb(pid),
+                                "tokenizer_in_ui": float(tiktoken_mapped(pid))})
+            return results
+        finally:
+            term.quit()
+            server.stop()
+
+
+_TIMES = ("total", "enter_to_drawn_last5_ms", "echo_p50_ms", "echo_p95_ms", "tokenizer_in_ui",
+          "ui_rss")
 
 
 def _rows(label: str, figures: dict[str, float]) -> list[dict]:
@@ -202,6 +255,23 @@ def run(prompts: int = 0) -> list[dict]:
     return rows
 
 
+def run_resumed(prompts: int = PROMPTS) -> list[dict]:
+    rows = []
+    for label, figures in zip(("resumed, ready", "resumed, first prompt answered"),
+                              resumed(prompts), strict=True):
+        rows += [{"name": f"{label}: PSS of {name}", "value": value, "unit": "MB",
+                  "target": "-"} for name, value in figures.items() if name not in _TIMES]
+        rows += [{"name": f"{label}: PSS of the process tree", "value": figures["total"],
+                  "unit": "MB", "target": "-"},
+                 {"name": f"{label}: RSS of UI", "value": figures["ui_rss"], "unit": "MB",
+                  "target": "-"},
+                 {"name": f"{label}: tiktoken loaded in the UI (1 yes, 0 no)",
+                  "value": figures["tokenizer_in_ui"], "unit": "", "target": "0"}]
+    return rows
+
+
 if __name__ == "__main__":
-    for row in run(0 if "--idle" in sys.argv else PROMPTS):
+    chosen = (run_resumed() if "--resumed" in sys.argv
+              else run(0 if "--idle" in sys.argv else PROMPTS))
+    for row in chosen:
         print(f"{row['name']:<64} {row['value']:>8.1f} {row['unit']:<3} target {row['target']}")

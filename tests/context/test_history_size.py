@@ -1,9 +1,11 @@
 """A conversation is measured by the tokens its provider reported for the last request (issue
 #36): compaction comes when the model's own count says the window is near, even when the bytes
 are few, and not before; a report stops counting once the history it described is gone; with no
-report the bytes and tiktoken measure it, as before. Real sessions in the SQLite store, the fake
-model server reporting usage in its final chunk; gpt-3.5-turbo's window (16,385 tokens: 13,927
-before compaction) keeps the conversations short."""
+report the bytes and tiktoken measure it, as before. A resumed conversation is measured by the
+count kept with it when it is the conversation counted; a fallback model's count is its own.
+Real sessions in the SQLite store, the fake model server reporting usage in its final chunk;
+gpt-3.5-turbo's window (16,385 tokens: 13,927 before compaction) keeps the conversations
+short."""
 
 from __future__ import annotations
 
@@ -17,7 +19,12 @@ import pytest
 
 from tests.fakes.model_server import FakeModelServer, ScriptedTurn
 from valarmind_tui.context.compaction import DEFAULT_THRESHOLD, SUMMARY_HEADER, SUMMARY_PROMPT
-from valarmind_tui.context.history_size import ReportedSize, fits_uncounted, reported_size
+from valarmind_tui.context.history_size import (
+    ReportedSize,
+    fits_uncounted,
+    messages_digest,
+    reported_size,
+)
 from valarmind_tui.context.tokens import most_message_tokens
 from valarmind_tui.core import tokenizer
 from valarmind_tui.providers.base import Usage
@@ -171,6 +178,128 @@ async def test_a_specialist_s_own_count_is_not_the_conversation_s(
     await session.close()
 
 
+async def test_a_resumed_long_conversation_is_measured_by_its_last_reported_count(
+        session: Session, fake_model: FakeModelServer, encodings_asked: list[str]) -> None:
+    """/resume, `--resume`: the count the provider last reported is kept with the session in
+    the store, so a long conversation far from its window loads no tokenizer on its first
+    prompt after being read back."""
+    fake_model.script(ScriptedTurn(text=WORDS, usage={"prompt_tokens": 2_000,
+                                                      "completion_tokens": 3_000}),
+                      ScriptedTurn(text=WORDS, usage={"prompt_tokens": 5_000,
+                                                      "completion_tokens": 3_000}),
+                      ScriptedTurn(text="resumed"))
+    await _prompts(session, 2)
+    await session.close()
+    resumed = open_session(session.settings, session.project_root, approver=PolicyApprover(),
+                           resume="last")
+    assert len(resumed.history) == 5
+    assert most_message_tokens(resumed.history) > LIMIT  # the bytes alone: over the window
+
+    await resumed.submit("prompt 3")
+
+    assert encodings_asked == []
+    assert _summaries(fake_model) == 0
+    assert fake_model.requests[-1]["messages"][-1]["content"] == "prompt 3"
+    await resumed.close()
+    fake_model.script(ScriptedTurn(text="another model"))
+    other = open_session(session.settings.model_copy(update={"model": "openai/gpt-4"}),
+                         session.project_root, approver=PolicyApprover(), resume="last")
+
+    await other.submit("prompt 4")  # another model's tokenizer: its count is no count here
+
+    assert set(encodings_asked) == {"cl100k_base"}
+    await other.close()
+
+
+async def test_a_resumed_conversation_with_a_secret_in_its_prompt_keeps_its_count(
+        session: Session, fake_model: FakeModelServer, encodings_asked: list[str]) -> None:
+    """The system prompt holds a `.env` value (VALARMIND.md names it): the store keeps it
+    masked, and the kept count's digest is of the masked messages, so the conversation read
+    back is the one counted, and the store holds nothing to test a guess of the value with."""
+    secret = "s3cr3t-deploy-value-1234"
+    (session.project_root / ".env").write_text(f"DEPLOY_TOKEN={secret}\n")
+    (session.project_root / "VALARMIND.md").write_text(f"Deploy with `{secret}`.\n")
+    session.invalidate_context()
+    fake_model.script(ScriptedTurn(text=WORDS, usage={"prompt_tokens": 2_000,
+                                                      "completion_tokens": 3_000}),
+                      ScriptedTurn(text=WORDS, usage={"prompt_tokens": 5_000,
+                                                      "completion_tokens": 3_000}),
+                      ScriptedTurn(text="resumed"))
+    await _prompts(session, 2)
+    assert secret in session.history[0]["content"]  # in memory; the model was sent it masked
+    await session.close()
+    resumed = open_session(session.settings, session.project_root, approver=PolicyApprover(),
+                           resume="last")
+    assert secret not in resumed.history[0]["content"]
+    assert resumed.store is not None and resumed.session_id is not None
+    kept = resumed.store.reported_count(resumed.session_id)
+    assert kept is not None  # of the masked messages alone: what the store holds
+    assert kept.digest == messages_digest(resumed.history[:kept.messages])
+
+    await resumed.submit("prompt 3")
+
+    assert encodings_asked == []
+    await resumed.close()
+
+
+async def test_a_resumed_conversation_is_not_measured_by_a_count_of_its_compacted_form(
+        session: Session, fake_model: FakeModelServer) -> None:
+    """The store keeps every message, compacted or not: the last count was of the compacted
+    history (13,105), which the conversation read back is not (~17,000 by tiktoken, over
+    13,927): it is measured as stored, and compacted before its first prompt."""
+    answer = "word " * 3_500  # ~3,500 tokens
+    fake_model.script(*[ScriptedTurn(text=answer, usage={
+        "prompt_tokens": 2_600 + 3_510 * n, "completion_tokens": 3_500}) for n in range(4)],
+        ScriptedTurn(text="We read four answers."),  # the summary before prompt 5
+        ScriptedTurn(text="answer 5", usage={"prompt_tokens": 13_100, "completion_tokens": 5}),
+        ScriptedTurn(text="We read five answers."),  # the summary after resuming
+        ScriptedTurn(text="resumed"))
+    await _prompts(session, 5)
+    assert _summaries(fake_model) == 1
+    await session.close()
+    resumed = open_session(session.settings, session.project_root, approver=PolicyApprover(),
+                           resume="last")
+    assert len(resumed.history) == 11  # the system prompt, 5 prompts, 5 answers
+
+    await resumed.submit("prompt 6")
+
+    assert _summaries(fake_model) == 2
+    assert fake_model.requests[-2]["messages"][0]["content"] == SUMMARY_PROMPT
+    assert resumed.history[1]["content"].startswith(SUMMARY_HEADER)
+    await resumed.close()
+
+
+async def test_a_fallback_model_s_count_is_not_taken_for_the_requested_model_s(
+        git_repo: Path, fake_model: FakeModelServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The primary is overloaded and a fallback answers, counting with its own tokenizer: its
+    count (7,000) is its own, and the next prompt, sent to the primary first again, measures
+    the history with the primary's window and tiktoken (~14,500: over 13,927): compacted, by
+    the primary first too."""
+    monkeypatch.setenv("FAKE_API_KEY", "sk-test")
+    settings = load_settings(git_repo, model=MODEL, api_base=fake_model.openai_base,
+                             api_key_env="FAKE_API_KEY", fallback_models=["openai/fake-backup"])
+    session = open_session(settings, git_repo, approver=PolicyApprover())
+    fake_model.script(*[ScriptedTurn(text=f"answer {n}", usage={"prompt_tokens": 600 * n})
+                        for n in (1, 2, 3)],
+                      ScriptedTurn(status=529, headers={"x-should-retry": "false"},
+                                   error="Overloaded"),
+                      ScriptedTurn(text="word " * 14_000, usage={"prompt_tokens": 2_000,
+                                                                 "completion_tokens": 5_000}),
+                      ScriptedTurn(text="summary"), ScriptedTurn(text="answer 5"))
+    await _prompts(session, 4)
+    assert [r["model"] for r in fake_model.requests[2:]] == [
+        "gpt-3.5-turbo", "gpt-3.5-turbo", "fake-backup"]
+    assert session.reported_size is not None
+    assert session.reported_size.model == "openai/fake-backup"
+
+    await session.submit("prompt 5")
+
+    assert _summaries(fake_model) == 1
+    assert [r["model"] for r in fake_model.requests[5:]] == ["gpt-3.5-turbo"] * 2
+    assert session.history[1]["content"].startswith(SUMMARY_HEADER)
+    await session.close()
+
+
 def test_a_report_describes_only_the_messages_it_counted() -> None:
     system = {"role": "system", "content": "you help"}
     asked = {"role": "user", "content": "hi"}
@@ -203,8 +332,8 @@ def test_a_smaller_window_after_a_model_switch_is_measured_without_the_old_repor
 def test_the_tui_s_thirty_prompts_under_the_window_never_load_the_tokenizer(
         git_repo: Path, fake_model: FakeModelServer, tmp_path: Path) -> None:
     """The TUI's way (the model in its own process, the warm-up): a conversation whose bytes
-    pass the window's threshold but whose reported count does not loads no encoding; resumed
-    from the store it has no report yet, and its first prompt counts as before."""
+    pass the window's threshold but whose reported count does not loads no encoding, nor does
+    its first prompt once resumed from the store (the last count was kept with it)."""
     code = textwrap.dedent(f"""
         import asyncio, sys
         from pathlib import Path
@@ -246,7 +375,7 @@ def test_the_tui_s_thirty_prompts_under_the_window_never_load_the_tokenizer(
                                            "VALARMIND_LSP__ENABLED": "0"})
     lines = out.stdout.split("\n")
     assert lines[0] == "[] 61 True", out.stdout + out.stderr[-3000:]  # True: bytes over
-    assert lines[1:3] == ["61", "['cl100k_base']"], out.stdout + out.stderr[-3000:]
+    assert lines[1:3] == ["61", "[]"], out.stdout + out.stderr[-3000:]
     assert len(fake_model.requests) == 31
     assert _summaries(fake_model) == 0
 

@@ -3,8 +3,13 @@
 Skills are listed by name, description and folder only (progressive disclosure: the body is the
 `skill` tool's), within `SKILL_SHARE` of the model's context window: over it, descriptions are
 cut to their first sentence, then the last skills are left out with a line saying how many and
-where to find them. The orchestrator also sees every agent that is not one of ours with its
-description, since its own prompt names only the built-in specialists."""
+where to find them. The listing is measured by its UTF-8 bytes, never fewer than its tokens in
+any encoding: it holds for every model without a tokenizer (24 MB in the UI process; the
+listing is built on every prompt), at the price of a cut about four times sooner for English
+(at 128k, 24 of 50 skills whose descriptions are long, where cl100k_base's count listed 50).
+
+The orchestrator also sees every agent that is not one of ours with its description, since
+its own prompt names only the built-in specialists."""
 
 from __future__ import annotations
 
@@ -12,7 +17,7 @@ from collections.abc import Iterable
 
 from valarmind_tui.agents.registry import AgentRegistry
 from valarmind_tui.agents.spec import AgentSpec
-from valarmind_tui.context.tokens import count_tokens, most_tokens
+from valarmind_tui.context.tokens import most_tokens
 from valarmind_tui.setup.skills import Skill
 
 SKILL_SHARE = 0.02
@@ -40,27 +45,32 @@ def skills_for(spec: AgentSpec, skills: Iterable[Skill]) -> list[Skill]:
 
 
 def skills_section(skills: list[Skill], window_tokens: int) -> str:
-    """The listing, fitted into `SKILL_SHARE` of `window_tokens`."""
+    """The listing, fitted into `SKILL_SHARE` of `window_tokens` by its bytes."""
     if not skills:
         return ""
     budget = int(window_tokens * SKILL_SHARE)
-    full = [_line(s, s.description) for s in skills]
-    text = "\n".join([_HEAD, *full])
-    if most_tokens(text) <= budget or count_tokens(text) <= budget:
+    text = "\n".join([_HEAD, *(_line(s, s.description) for s in skills)])
+    if most_tokens(text) <= budget:
         return text
     lines = [_line(s, _first_sentence(s.description)) for s in skills]
+    text = "\n".join([_HEAD, *lines])
+    if most_tokens(text) <= budget:
+        return text
     kept: list[str] = [_HEAD]
-    used = count_tokens(_HEAD)
+    used = most_tokens(_HEAD)
     for number, line in enumerate(lines):
-        cost = count_tokens(line) + 1
-        rest = len(lines) - number
-        if used + cost + 30 > budget:
-            kept.append(f"- … and {rest} more skill{'s' if rest != 1 else ''}: call skill with "
-                        "a name from /skills, or ask the person which one.")
+        with_line = used + 1 + most_tokens(line)  # "\n" and the line
+        if with_line + 1 + most_tokens(_more(len(lines) - number - 1)) > budget:
+            kept.append(_more(len(lines) - number))
             break
         kept.append(line)
-        used += cost
+        used = with_line
     return "\n".join(kept)
+
+
+def _more(rest: int) -> str:
+    return (f"- … and {rest} more skill{'s' if rest != 1 else ''}: call skill with a name from "
+            "/skills, or ask the person which one.")
 
 
 def agents_section(registry: AgentRegistry) -> str:

@@ -169,7 +169,8 @@ class AgentLoop:
             self._turn += 1
             turn = await self._query()
             self._append(turn.to_message())
-            self._reported_size = (reported_size(turn.usage, self.messages, self.model)
+            self._reported_size = (reported_size(turn.usage, self.messages,
+                                                 turn.model or self.model)
                                    or self._reported_size)
             last_text = self._last_text = turn.text
             ignored = await self._reviews.ignored_error(turn)

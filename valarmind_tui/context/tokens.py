@@ -64,7 +64,7 @@ def count_message_tokens(messages: list[dict[str, Any]]) -> int:
     return _message_tokens(messages, _memo.count, count_tokens)
 
 
-def most_message_tokens(messages: list[dict[str, Any]]) -> int:
+def most_message_tokens(messages: Sequence[dict[str, Any]]) -> int:
     """At least `count_message_tokens(messages)`, without loading a tokenizer (`most_tokens`)."""
     return _message_tokens(messages, most_tokens, most_tokens)
 

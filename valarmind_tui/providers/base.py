@@ -77,6 +77,9 @@ class AssistantTurn:
     finish_reason: str | None = None
     thinking_blocks: tuple[dict[str, Any], ...] = ()
     """Anthropic thinking / redacted_thinking blocks, with signatures, replayed verbatim."""
+    model: str | None = None
+    """The model that answered when it is not the one asked: a fallback model
+    (providers/fallback.py). Its usage is that model's own count."""
 
     def to_message(self) -> dict[str, Any]:
         """The OpenAI-format assistant message to append to history."""

@@ -4,7 +4,8 @@ The person lists them (`fallback_models`, `[alias_fallbacks]`, user config only)
 only when its model's own retries are spent and the failure `falls_back` (overload, 5xx, a
 context window too small; never a 4xx the next model would be sent the same), and only before
 anything was streamed. Each move is a `FallbackUsed` chunk, which the agent loop publishes as
-`ModelFellBack`: never a silent downgrade. Once a model failed, the rest of the prompt starts
+`ModelFellBack`: never a silent downgrade; its turn names the model that answered, whose count
+its usage is (`AssistantTurn.model`). Once a model failed, the rest of the prompt starts
 at the model that answered (`reset` at the next prompt tries the first again).
 """
 
@@ -20,6 +21,7 @@ from valarmind_tui.providers.base import (
     Provider,
     RetryNotice,
     StreamChunk,
+    TurnComplete,
 )
 
 
@@ -57,6 +59,8 @@ class FallbackProvider:
                 provider = self.primary if position == 0 else self._provider(model)
                 async for chunk in provider.stream(replace(request, model=model)):
                     shown = shown or not isinstance(chunk, RetryNotice)
+                    if position and isinstance(chunk, TurnComplete):
+                        chunk = TurnComplete(replace(chunk.turn, model=model))
                     yield chunk
                 return
             except ProviderError as exc:

@@ -1,17 +1,20 @@
 """What a Session keeps outside memory: the SQLite store it opens or resumes, the transcript
-file hooks read, and the repair of a conversation whose process died mid-turn."""
+file hooks read, the repair of a conversation whose process died mid-turn, and the provider's
+last count of the conversation."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+from valarmind_tui.context.history_size import ReportedSize, kept_count, restored_size
 from valarmind_tui.context.interrupted import close_interrupted
 from valarmind_tui.context.transcript import Transcript, build_transcript
 from valarmind_tui.core.errors import UsageError
 from valarmind_tui.core.events import TurnFinished
 from valarmind_tui.core.user_dirs import user_data_dir
 from valarmind_tui.hooks.transcript import transcript_lines
+from valarmind_tui.safety.secrets import SecretMasker
 from valarmind_tui.settings.config import KNOWN_KEYS
 from valarmind_tui.store.sessions import SessionStore
 
@@ -62,6 +65,24 @@ def restore_interrupted(
         store.append_event(session_id, TurnFinished(turn=0, text=text,
                                                     finish_reason="interrupted"))
     return added
+
+
+def keep_reported_size(store: SessionStore | None, session_id: str | None,
+                       reported: ReportedSize, secrets: SecretMasker) -> None:
+    """Keep the provider's newest count of the conversation with the stored session (its
+    digest of the messages masked, as the store keeps them)."""
+    if store is not None and session_id is not None:
+        store.keep_reported_count(session_id, kept_count(
+            reported, lambda messages: secrets.mask_data(messages, cached=True)))
+
+
+def resumed_size(store: SessionStore | None, session_id: str | None,
+                 history: list[dict[str, Any]]) -> ReportedSize | None:
+    """The kept count of a resumed conversation, when it counted these messages."""
+    if store is None or session_id is None or not history:
+        return None
+    count = store.reported_count(session_id)
+    return None if count is None else restored_size(count, history)
 
 
 def offline_help(headless: bool = False) -> str:

@@ -58,7 +58,7 @@ from valarmind_tui.safety.sandbox.wrap import Sandbox
 from valarmind_tui.safety.secrets import SecretMasker, project_masker
 from valarmind_tui.session.approver import InteractiveApprover
 from valarmind_tui.session.model_choice import ModelChoice
-from valarmind_tui.session.records import open_store, restore_interrupted
+from valarmind_tui.session.records import open_store, restore_interrupted, resumed_size
 from valarmind_tui.session.search_backends import web_searcher
 from valarmind_tui.session.session import Session
 from valarmind_tui.settings.config import Settings, remember_allow_rule
@@ -343,6 +343,7 @@ def build_session(
                          web_search=web_searcher(settings, models, stack.mcp, stack.tools)),
     )
     stack.hooks.transcript_path = session.export_transcript  # JSONL of the conversation
+    session.reported_size = resumed_size(store, parts.session_id, parts.history)
     if settings.output_style:
         start_with_style(session, settings.output_style)
     return session

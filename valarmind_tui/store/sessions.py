@@ -72,6 +72,13 @@ CREATE TABLE IF NOT EXISTS images (
     mime TEXT NOT NULL,
     data BLOB NOT NULL
 );
+CREATE TABLE IF NOT EXISTS reported_counts (
+    session_id TEXT PRIMARY KEY REFERENCES sessions(id),
+    model TEXT,
+    tokens INTEGER NOT NULL,
+    messages INTEGER NOT NULL,
+    digest TEXT NOT NULL
+);
 """
 
 # Deltas are many and tiny and the finished turn carries the same text; but the main agent's text
@@ -98,6 +105,22 @@ class StoredPrompt:
     """Its place in the messages table: /rewind keeps what came before it."""
     text: str
     at: float | None
+
+
+@dataclass(frozen=True)
+class ReportedCount:
+    """The tokens a provider last reported for a session's conversation, kept so a resumed
+    conversation is measured without a tokenizer (context/history_size.py)."""
+
+    model: str | None
+    """The model that counted."""
+    tokens: int
+    messages: int
+    """How many of the conversation's first messages the count covers."""
+    digest: str
+    """The sha256 of those messages as counted, masked as they are stored: the ones read back
+    are those only if theirs is the same (the store keeps every message; the count may have
+    been of a compacted history)."""
 
 
 @dataclass(frozen=True)
@@ -333,6 +356,17 @@ class SessionStore:
             "SELECT body FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
         ).fetchall()
         return [replace_images(json.loads(body), self._restored_image) for (body,) in rows]
+
+    @_kept_when_full
+    def keep_reported_count(self, session_id: str, count: ReportedCount) -> None:
+        """The session's newest reported count, in place of the one before."""
+        self._db.execute("INSERT OR REPLACE INTO reported_counts VALUES (?, ?, ?, ?, ?)",
+                         (session_id, count.model, count.tokens, count.messages, count.digest))
+
+    def reported_count(self, session_id: str) -> ReportedCount | None:
+        row = self._db.execute("SELECT model, tokens, messages, digest FROM reported_counts "
+                               "WHERE session_id = ?", (session_id,)).fetchone()
+        return None if row is None else ReportedCount(*row)
 
     def events(self, session_id: str) -> list[dict[str, Any]]:
         rows = self._db.execute(

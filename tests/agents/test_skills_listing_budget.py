@@ -1,0 +1,86 @@
+"""The skills listing fits its share of the window (2%) without a tokenizer (issue #36): a long
+listing is cut by its UTF-8 bytes, which no encoding counts fewer tokens than, so the system
+prompt a session sends loads no tiktoken encoding (24 MB in the UI process), and what is sent
+still holds in cl100k_base and o200k_base alike."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes.model_server import FakeModelServer, ScriptedTurn
+from tests.setup.helpers import SETUPS
+from valarmind_tui.agents.listings import SKILL_SHARE, skills_section
+from valarmind_tui.core import tokenizer
+from valarmind_tui.safety.gate.approval import PolicyApprover
+from valarmind_tui.session.wiring import build_session
+from valarmind_tui.setup.skills import Skill, load_skills
+
+REVIEWER = (SETUPS / "gemini-cli/.gemini/skills/code-reviewer/SKILL.md").read_text()
+"""A real skill (Apache-2.0) whose description is long: 50 of them pass 2% of 128k."""
+
+
+@pytest.fixture
+def encodings_asked(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The encodings anything asked `core.tokenizer` for (loading it, the first time)."""
+    asked: list[str] = []
+    real = tokenizer.encoding
+
+    def recorded(name: str = "cl100k_base") -> Any:
+        asked.append(name)
+        return real(name)
+
+    monkeypatch.setattr(tokenizer, "encoding", recorded)
+    return asked
+
+
+def _fifty_skills(root: Path) -> list[Skill]:
+    home = Path(os.environ["HOME"])
+    for number in range(50):
+        folder = home / ".claude/skills" / f"skill-{number:02d}"
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(REVIEWER.replace("name: code-reviewer",
+                                                          f"name: skill-{number:02d}"))
+    skills, _ = load_skills(root, home, trusted=False)
+    assert len(skills) == 50
+    return skills
+
+
+def _listing(system_prompt: str) -> str:
+    start = system_prompt.index("Skills (load one")
+    end = system_prompt.find("\n\n", start)
+    return system_prompt[start:] if end < 0 else system_prompt[start:end]
+
+
+async def test_a_session_s_long_skills_listing_is_cut_without_loading_a_tokenizer(
+        git_repo: Path, fake_model: FakeModelServer, model_settings: Any,
+        encodings_asked: list[str]) -> None:
+    _fifty_skills(git_repo)
+    session = build_session(model_settings(git_repo), git_repo, approver=PolicyApprover())
+    fake_model.script(ScriptedTurn(text="hello"))
+    await session.submit("hi")
+    await session.close()
+    assert encodings_asked == []
+    listing = _listing(fake_model.requests[0]["messages"][0]["content"])
+    assert "- skill-00: Use this skill to review code." in listing
+    assert "more skills: call skill with a name from /skills" in listing  # cut, and says so
+    budget = 128_000 * SKILL_SHARE  # fake-model's window: LiteLLM does not know it
+    for name in tokenizer.BUDGET_ENCODINGS:
+        assert tokenizer.count_tokens(listing, name) <= budget
+
+
+def test_the_cut_keeps_every_skill_it_has_room_for(git_repo: Path) -> None:
+    skills = _fifty_skills(git_repo)
+    for window in (32_000, 128_000, 200_000, 1_000_000):
+        listing = skills_section(skills, window)
+        budget = window * SKILL_SHARE
+        assert len(listing.encode()) <= budget
+        if listing.count("\n- skill-") < 50:  # one more skill's line would not have fit
+            one_more = len(listing.encode()) + len(listing.splitlines()[1].encode())
+            assert one_more > budget  # its "\n", and "and N more" perhaps a digit shorter
+    assert skills_section(skills, 1_000_000).count("\n- skill-") == 50
+    full = skills_section(skills[:3], 128_000)
+    assert full.count("\n- skill-") == 3 and skills[0].description in full  # whole, uncut
