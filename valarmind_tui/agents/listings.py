@@ -3,10 +3,12 @@
 Skills are listed by name, description and folder only (progressive disclosure: the body is the
 `skill` tool's), within `SKILL_SHARE` of the model's context window: over it, descriptions are
 cut to their first sentence, then the last skills are left out with a line saying how many and
-where to find them. The listing is measured by its UTF-8 bytes, never fewer than its tokens in
-any encoding: it holds for every model without a tokenizer (24 MB in the UI process; the
-listing is built on every prompt), at the price of a cut about four times sooner for English
-(at 128k, 24 of 50 skills whose descriptions are long, where cl100k_base's count listed 50).
+where to find them. The listing is measured by its UTF-8 bytes, at BYTES_PER_TOKEN bytes a
+token (as Claude Code gives its skills a budget of characters): no tokenizer is loaded for it
+(24 MB in the UI process; the listing is built on every prompt). Text that encodes into more
+tokens than English prose (code, other scripts) takes more of the window than the share says;
+a budget that held for every encoding (a token per byte) listed 24 of 50 skills at 128k where
+cl100k_base's count listed 50.
 
 The orchestrator also sees every agent that is not one of ours with its description, since
 its own prompt names only the built-in specialists."""
@@ -17,10 +19,11 @@ from collections.abc import Iterable
 
 from valarmind_tui.agents.registry import AgentRegistry
 from valarmind_tui.agents.spec import AgentSpec
-from valarmind_tui.context.tokens import most_tokens
 from valarmind_tui.setup.skills import Skill
 
 SKILL_SHARE = 0.02
+BYTES_PER_TOKEN = 3
+"""A listing line (name, description, folder path) in cl100k_base and o200k_base: 3.0-3.1."""
 SHORT_DESCRIPTION = 160
 _HEAD = ("Skills (load one with the skill tool when the task matches its description; "
          "its instructions are not in this prompt):")
@@ -48,24 +51,28 @@ def skills_section(skills: list[Skill], window_tokens: int) -> str:
     """The listing, fitted into `SKILL_SHARE` of `window_tokens` by its bytes."""
     if not skills:
         return ""
-    budget = int(window_tokens * SKILL_SHARE)
+    budget = int(window_tokens * SKILL_SHARE * BYTES_PER_TOKEN)
     text = "\n".join([_HEAD, *(_line(s, s.description) for s in skills)])
-    if most_tokens(text) <= budget:
+    if _size(text) <= budget:
         return text
     lines = [_line(s, _first_sentence(s.description)) for s in skills]
     text = "\n".join([_HEAD, *lines])
-    if most_tokens(text) <= budget:
+    if _size(text) <= budget:
         return text
     kept: list[str] = [_HEAD]
-    used = most_tokens(_HEAD)
+    used = _size(_HEAD)
     for number, line in enumerate(lines):
-        with_line = used + 1 + most_tokens(line)  # "\n" and the line
-        if with_line + 1 + most_tokens(_more(len(lines) - number - 1)) > budget:
+        with_line = used + 1 + _size(line)  # "\n" and the line
+        if with_line + 1 + _size(_more(len(lines) - number - 1)) > budget:
             kept.append(_more(len(lines) - number))
             break
         kept.append(line)
         used = with_line
     return "\n".join(kept)
+
+
+def _size(text: str) -> int:
+    return len(text.encode())
 
 
 def _more(rest: int) -> str:
