@@ -50,6 +50,17 @@ def test_a_request_through_each_wire_format_is_answered_with_it_on(
     assert fake_model.request_paths[-1] == "/v1/responses"
 
 
+def test_httpx_s_command_line_still_runs_when_called() -> None:
+    """Imported for httpx.main only: Click and Pygments are not imported with LiteLLM."""
+    code = ("from valarmind_tui.providers.litellm_call import load_litellm; load_litellm(); "
+            "import sys, httpx; assert not {'click', 'pygments'} & set(sys.modules); "
+            "httpx.main(['--help'])")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Usage: httpx <URL> [OPTIONS]" in done.stdout
+
+
 def test_the_switch_imports_every_package_whole(fake_model: FakeModelServer) -> None:
     fake_model.script(ScriptedTurn(text="chat"), ScriptedTurn(text="messages"),
                       ScriptedTurn(text="gemini"), ScriptedTurn(text="responses"))

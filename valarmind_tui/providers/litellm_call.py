@@ -19,7 +19,7 @@ from typing import Any
 from valarmind_tui.core.heap import release_free_memory
 from valarmind_tui.providers.base import ReasoningPiece, StreamFinished, TextPiece, Usage
 from valarmind_tui.providers.failures import Failure, classify
-from valarmind_tui.providers.import_less import defer_indexes
+from valarmind_tui.providers.import_less import defer_indexes, stand_in_command_lines
 from valarmind_tui.providers.native_finish import watch_native_finish
 from valarmind_tui.providers.normalize import TurnAccumulator, usage_details, usage_from
 from valarmind_tui.providers.one_iterator import keep_one_iterator
@@ -88,7 +88,8 @@ def load_litellm() -> ModuleType:
     elsewhere). The first import runs without garbage collection (each full collection walked
     the half-built heap again: 2.7 s became 2.1 s), then freezes what it imported out of the
     collector's sight, and what the import decoded and never reads again is dropped
-    (`drop_import_leftovers`). Index packages are read name by name (providers/import_less.py)."""
+    (`drop_import_leftovers`). Index packages are read name by name, and httpx's command line
+    is not imported (providers/import_less.py)."""
     global _loaded
     if _loaded is not None:
         return _loaded
@@ -97,6 +98,7 @@ def load_litellm() -> ModuleType:
     os.environ.setdefault("LITELLM_LOG", "ERROR")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     defer_indexes()
+    stand_in_command_lines()
     with imports_without_collection():
         import litellm
 
