@@ -61,6 +61,34 @@ def test_httpx_s_command_line_still_runs_when_called() -> None:
     assert "Usage: httpx <URL> [OPTIONS]" in done.stdout
 
 
+OCI_SIGNING = """
+import sys
+from valarmind_tui.providers.litellm_call import load_litellm
+load_litellm()
+assert "cryptography.hazmat.bindings._rust" not in sys.modules
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+from litellm.llms.oci.common_utils import sign_oci_request
+key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                        serialization.NoEncryption()).decode()
+params = {"oci_user": "ocid1.user.oc1..u", "oci_fingerprint": "aa:bb", "oci_key": pem,
+          "oci_tenancy": "ocid1.tenancy.oc1..t", "oci_region": "us-chicago-1"}
+base = "https://inference.generativeai.us-chicago-1.oci.oraclecloud.com"
+headers, body = sign_oci_request({}, params, {"x": 1}, base + "/20231130/actions/chat")
+print(headers["authorization"])
+"""
+
+
+def test_oci_signs_its_requests_with_cryptography_loaded_on_first_use() -> None:
+    """OCI's signing binds four `cryptography` modules at LiteLLM's import; the Rust library
+    behind them (5.8 MB) loads when a request is signed, and the signature is made."""
+    done = subprocess.run([sys.executable, "-c", OCI_SIGNING], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert 'algorithm="rsa-sha256"' in done.stdout and 'signature="' in done.stdout
+
+
 def test_the_switch_imports_every_package_whole(fake_model: FakeModelServer) -> None:
     fake_model.script(ScriptedTurn(text="chat"), ScriptedTurn(text="messages"),
                       ScriptedTurn(text="gemini"), ScriptedTurn(text="responses"))

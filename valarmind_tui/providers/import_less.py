@@ -19,19 +19,26 @@ A library's command line is left out the same way: `httpx` imports its `httpx` p
 (`httpx._main`: Click, Pygments and Rich's console, 84 modules, 3.5 MB resident) to bind
 `httpx.main`. A stand-in module binds a `main` that imports the real one when it is called.
 
-`VALARMIND_IMPORT_ALL=1` turns both off.
+Some modules LiteLLM binds at import and uses only on one provider's call: OCI's request
+signing binds four of `cryptography`'s, whose Rust library is 5.8 MB resident. While LiteLLM
+imports (`loaded_on_use`), each of `LOADED_ON_USE` is a stand-in that imports the real module
+the first time a name is read from it, and leaves `sys.modules` after (a later import gets the
+real one).
+
+`VALARMIND_IMPORT_ALL=1` turns all three off.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import importlib
 import importlib.abc
 import importlib.machinery
 import os
 import sys
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from types import ModuleType
 from typing import Any, TypeGuard
 
@@ -47,6 +54,12 @@ a root is read only when it is imported: every package listed costs its `__init_
 
 COMMAND_LINES = {"httpx._main": "main"}
 """A library's command-line module, and the name its package binds from it."""
+
+LOADED_ON_USE = ("cryptography.hazmat.primitives.hashes",
+                 "cryptography.hazmat.primitives.serialization",
+                 "cryptography.hazmat.primitives.asymmetric.padding",
+                 "cryptography.hazmat.primitives.asymmetric.rsa")
+"""Modules bound at LiteLLM's import and read only on a call (OCI's request signing)."""
 
 SWITCH = "VALARMIND_IMPORT_ALL"
 """Set to 1 to import every package whole."""
@@ -83,6 +96,39 @@ def _real_on_call(name: str, function: str) -> Any:
             sys.modules.pop(name, None)  # the stand-in (its module has no file)
         return getattr(importlib.import_module(name), function)(*args, **kwargs)
     return call
+
+
+@contextlib.contextmanager
+def loaded_on_use(names: Sequence[str] = LOADED_ON_USE) -> Iterator[None]:
+    """While inside, an import of one of `names` not imported yet gets a `LoadOnUse`."""
+    if os.environ.get(SWITCH) == "1":
+        yield
+        return
+    placed = {name: LoadOnUse(name) for name in names if name not in sys.modules}
+    sys.modules.update(placed)
+    try:
+        yield
+    finally:
+        for name, stand_in in placed.items():
+            if sys.modules.get(name) is stand_in:
+                del sys.modules[name]
+
+
+class LoadOnUse(ModuleType):
+    """Stands in for the module `name`: the first name read from it imports the real one."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name, f"Stands in for {name} until a name is read from it.")
+        self._real: ModuleType | None = None
+
+    def __getattr__(self, attribute: str) -> Any:
+        if attribute.startswith("__") or attribute == "_real":
+            raise AttributeError(attribute)  # the import system's probes
+        if self._real is None:
+            if sys.modules.get(self.__name__) is self:
+                del sys.modules[self.__name__]
+            self._real = importlib.import_module(self.__name__)
+        return getattr(self._real, attribute)
 
 
 class IndexFinder(importlib.abc.MetaPathFinder):

@@ -19,7 +19,11 @@ from typing import Any
 from valarmind_tui.core.heap import release_free_memory
 from valarmind_tui.providers.base import ReasoningPiece, StreamFinished, TextPiece, Usage
 from valarmind_tui.providers.failures import Failure, classify
-from valarmind_tui.providers.import_less import defer_indexes, stand_in_command_lines
+from valarmind_tui.providers.import_less import (
+    defer_indexes,
+    loaded_on_use,
+    stand_in_command_lines,
+)
 from valarmind_tui.providers.native_finish import watch_native_finish
 from valarmind_tui.providers.normalize import TurnAccumulator, usage_details, usage_from
 from valarmind_tui.providers.one_iterator import keep_one_iterator
@@ -88,8 +92,8 @@ def load_litellm() -> ModuleType:
     elsewhere). The first import runs without garbage collection (each full collection walked
     the half-built heap again: 2.7 s became 2.1 s), then freezes what it imported out of the
     collector's sight, and what the import decoded and never reads again is dropped
-    (`drop_import_leftovers`). Index packages are read name by name, and httpx's command line
-    is not imported (providers/import_less.py)."""
+    (`drop_import_leftovers`). Index packages are read name by name, httpx's command line is not
+    imported, and a few modules load when first used (providers/import_less.py)."""
     global _loaded
     if _loaded is not None:
         return _loaded
@@ -99,7 +103,7 @@ def load_litellm() -> ModuleType:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     defer_indexes()
     stand_in_command_lines()
-    with imports_without_collection():
+    with imports_without_collection(), loaded_on_use():
         import litellm
 
     litellm.suppress_debug_info = True
