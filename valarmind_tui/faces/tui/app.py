@@ -169,7 +169,7 @@ class ValarMindApp(App[int]):
         if self._ask_trust:
             factory = await session_start.with_trust_answer(self, self.project_root, factory)
         try:
-            session = await asyncio.to_thread(factory)
+            session = await asyncio.to_thread(session_start.build, factory)
         except Exception as exc:  # a config or usage error: shown by run_app after exit
             self.startup_error = exc
             self.exit(1, return_code=1)

@@ -42,6 +42,13 @@ async def trust_answer(app: App[Any], root: Path) -> bool | None:
     return await asyncio.to_thread(answer, trust, said)
 
 
+def build(factory: Callable[[], Session]) -> Session:
+    """The factory's session, built (in a thread) with no collection while it imports most of
+    ValarMind: a full collection in that import took 20-50 ms of the 170-220."""
+    with garbage.imports_then_freeze():
+        return factory()
+
+
 def import_model_library() -> None:
     """From the first frame on, beside the session's build: the longest part of the warm-up
     (started only once the session was attached, it was not done when a prompt typed 3 s after
