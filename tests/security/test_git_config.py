@@ -303,16 +303,23 @@ def test_commit_all_stages_and_commits(place: Place) -> None:
 
 
 @pytest.mark.parametrize("name", READ_KEYS)
-def test_review_cli(place: Place, review_model: FakeModelServer, name: str) -> None:
+def test_review_cli(place: Place, no_model: None, name: str) -> None:
     plant_read_key(place, name)
     out = valarmind(place, "review", "--json")
     assert not place.ran(), f"{name} ran: {place.marker.read_text()}\n{out.stdout}{out.stderr}"
 
 
 @pytest.fixture
-def server(place: Place, monkeypatch: pytest.MonkeyPatch) -> ValarMindMcpServer:
+def no_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No provider key: a review is its static part (the diff, the linters), where git runs.
+    With the sentinel key and no model configured, `valarmind review` would call the default
+    provider over the network; test_review_cli_stays_in_the_project gives it the fake one."""
     for name in KNOWN_KEYS:
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def server(place: Place, no_model: None) -> ValarMindMcpServer:
     return ValarMindMcpServer(Settings(), place.repo)
 
 
@@ -365,14 +372,13 @@ async def test_git_tools(place: Place, name: str, source: str, kind: str) -> Non
 
 
 @pytest.mark.parametrize("source", SOURCES[1:])
-def test_review_cli_key_from_another_config_file(place: Place, review_model: FakeModelServer,
-                                                 source: str) -> None:
+def test_review_cli_key_from_another_config_file(place: Place, no_model: None, source: str) -> None:
     plant_read_key(place, "filter.clean", source)
     valarmind(place, "review", "--json")
     assert not place.ran(), place.marker.read_text()
 
 
-def test_submodule_config_filter(place: Place, review_model: FakeModelServer) -> None:
+def test_submodule_config_filter(place: Place, no_model: None) -> None:
     """A submodule's own .git/modules/<name>/config defines a filter its files use."""
     sub = committed_repository(place, place.base / "sub", {
         "a.py": "a = 1\n", ".gitattributes": "*.py filter=subevil\n"})
@@ -483,8 +489,7 @@ def user_model(fake_model: FakeModelServer) -> FakeModelServer:
 
 @pytest.fixture
 def review_model(user_model: FakeModelServer) -> FakeModelServer:
-    """The user's model for `valarmind review`, with the review agent's answer. Without it the
-    sentinel key in the environment picks the default provider: a call over the network."""
+    """The user's model for `valarmind review`, with the review agent's answer."""
     user_model.script(ScriptedTurn(text='{"summary": "fine", "findings": [], "approved": true}'))
     return user_model
 
