@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.daemon_help import end_daemons_started_in
+from tests.daemon_help import daemon_on, daemons_ended, end_daemons_started_in, runtime_folder
 from valarmind_tui.safety.sandbox.wrap import Sandbox
 from valarmind_tui.settings.config import KNOWN_KEYS, Settings, load_settings
 
@@ -81,6 +81,26 @@ def isolated_home(
     data_run = home / ".local" / "share" / "valarmind" / "run"
     if data_run.is_dir():
         end_daemons_started_in(data_run)
+
+
+@pytest.fixture(scope="module")
+def module_warm_runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The runtime folder of the model daemon and run server a module's one-shots share
+    (`warm_runs`); both ended with the module."""
+    folder = runtime_folder(tmp_path_factory.mktemp("warm-runs"))
+    with daemons_ended(folder):
+        yield folder
+    end_daemons_started_in(folder / "valarmind")  # one still starting had no socket to greet
+
+
+@pytest.fixture
+def warm_runs(module_warm_runtime: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """`valarmind -p` children run as a user's do by default: the first starts the model
+    daemon and the run server, the next are forked warm (docs/speed.md). For tests whose point
+    is what a run does, not how a cold interpreter starts (a cold `-p` costs ~2 s of CPU)."""
+    for name, value in daemon_on(module_warm_runtime).items():
+        monkeypatch.setenv(name, value)
+    return module_warm_runtime
 
 
 def write_user_config(text: str) -> Path:

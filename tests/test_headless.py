@@ -9,8 +9,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import write_user_config
 from tests.fakes.model_server import ScriptedTurn
+
+pytestmark = pytest.mark.usefixtures("warm_runs")
 
 
 def valarmind(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 60):

@@ -7,10 +7,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.checkpoints.conftest import SHELL_AGENT, bash, git_state, shell_turn, tree_state, write
 from tests.conftest import write_user_config
 from tests.test_headless import model_flags, valarmind
 from valarmind_tui.core.user_dirs import user_config_dir
+
+pytestmark = pytest.mark.usefixtures("warm_runs")
 
 ENV = {"FAKE_API_KEY": "sk-test"}
 

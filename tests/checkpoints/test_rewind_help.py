@@ -6,10 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.acp.conftest import RecordingClient, acp_agent, ask, configure_model, new_session
 from tests.checkpoints.conftest import bash, shell_turn, tree_state
 from tests.checkpoints.test_headless import ENV, configure
 from tests.test_headless import model_flags, valarmind
+
+pytestmark = pytest.mark.usefixtures("warm_runs")
 
 
 def test_print_rewind_says_how_to_pick_a_point_and_the_advice_works(

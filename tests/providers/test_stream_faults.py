@@ -25,10 +25,11 @@ def _cases(faults: tuple[str, ...], *, gemini_skips: tuple[str, ...] = ()) -> li
             if not (fmt == "gemini" and fault in gemini_skips)]
 
 
-@pytest.fixture(params=["here", "model-process"])
+@pytest.fixture(scope="module", params=["here", "model-process"])
 def where(request: pytest.FixtureRequest) -> Iterator[str]:
     """Each case both ways litellm runs: on this process's model-io thread (headless) and in
-    the model process (the TUI)."""
+    the model process (the TUI). One model process serves all its cases, as the TUI's serves
+    every call of a session after a failed one (each start imports litellm: ~4 s a case)."""
     if request.param == "model-process":
         model_process.start()
     try:
@@ -125,8 +126,9 @@ async def test_a_stalled_stream_is_reported_within_its_deadline(
     assert len(fake_model.requests) <= 1  # a stall is told at once, not waited out again
 
 
+@pytest.mark.parametrize("where", ["here"], indirect=True)
 async def test_an_unreadable_anthropic_stream_is_told_without_litellms_traceback(
-        fake_model: FakeModelServer) -> None:
+        fake_model: FakeModelServer, where: str) -> None:
     fake_model.replay({"headers": {}, "sse_event_names": ["message_start"],
                        "sse_events": ['{"type": "message_start", "message": 5}']})
     with pytest.raises(ProviderError) as caught:

@@ -6,9 +6,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import write_user_config
 from tests.reviewers.conftest import reviewers_table, system_prompts, verdict
 from tests.test_headless import model_flags, valarmind
+
+pytestmark = pytest.mark.usefixtures("warm_runs")
 
 
 def test_print_json_totals_include_the_reviewers_share(git_repo: Path, fake_model: Any) -> None:

@@ -24,6 +24,7 @@ from tests.test_headless import model_flags, valarmind
 from valarmind_tui.core.user_dirs import user_config_dir
 
 ENV = {"FAKE_API_KEY": "sk-test"}
+pytestmark = pytest.mark.usefixtures("warm_runs")
 UTIL = "def util():\n    return 1\n"
 
 

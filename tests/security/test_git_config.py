@@ -90,8 +90,21 @@ class Place:
         os.utime(self.repo / "app.py", (1_600_000_000, 1_600_000_000))
 
 
+@pytest.fixture(scope="module")
+def credentials_url() -> Iterator[str]:
+    """An HTTP remote that answers every request 401, shared by the module's tests (it keeps
+    nothing: a server per test cost each one half a second in `shutdown`'s poll)."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _AskForCredentials)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/x.git"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 @pytest.fixture
-def place(monkeypatch: pytest.MonkeyPatch) -> Iterator[Place]:
+def place(monkeypatch: pytest.MonkeyPatch, credentials_url: str) -> Iterator[Place]:
     for name, value in IDENTITY.items():
         monkeypatch.setenv(name, value)
     root = "/var/tmp" if os.access("/var/tmp", os.W_OK) else None
@@ -103,10 +116,7 @@ def place(monkeypatch: pytest.MonkeyPatch) -> Iterator[Place]:
     program = base / "planted.sh"
     program.write_text(f'#!/bin/sh\necho "$0 $*" >> "{marker}"\nexit 1\n')
     program.chmod(0o755)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _AskForCredentials)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    p = Place(base, repo, outside, marker, program,
-              auth_url=f"http://127.0.0.1:{server.server_address[1]}/x.git")
+    p = Place(base, repo, outside, marker, program, auth_url=credentials_url)
     p.git("init", "-q", "-b", "main")
     (repo / "README.md").write_text("# demo\n")
     (repo / "app.py").write_text("def greet(name):\n    return 'Hello ' + name\n")
@@ -116,7 +126,6 @@ def place(monkeypatch: pytest.MonkeyPatch) -> Iterator[Place]:
     try:
         yield p
     finally:
-        server.shutdown()
         shutil.rmtree(base, ignore_errors=True)
 
 
@@ -294,16 +303,23 @@ def test_commit_all_stages_and_commits(place: Place) -> None:
 
 
 @pytest.mark.parametrize("name", READ_KEYS)
-def test_review_cli(place: Place, name: str) -> None:
+def test_review_cli(place: Place, no_model: None, name: str) -> None:
     plant_read_key(place, name)
     out = valarmind(place, "review", "--json")
     assert not place.ran(), f"{name} ran: {place.marker.read_text()}\n{out.stdout}{out.stderr}"
 
 
 @pytest.fixture
-def server(place: Place, monkeypatch: pytest.MonkeyPatch) -> ValarMindMcpServer:
+def no_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No provider key: a review is its static part (the diff, the linters), where git runs.
+    With the sentinel key and no model configured, `valarmind review` would call the default
+    provider over the network; test_review_cli_stays_in_the_project gives it the fake one."""
     for name in KNOWN_KEYS:
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def server(place: Place, no_model: None) -> ValarMindMcpServer:
     return ValarMindMcpServer(Settings(), place.repo)
 
 
@@ -356,13 +372,13 @@ async def test_git_tools(place: Place, name: str, source: str, kind: str) -> Non
 
 
 @pytest.mark.parametrize("source", SOURCES[1:])
-def test_review_cli_key_from_another_config_file(place: Place, source: str) -> None:
+def test_review_cli_key_from_another_config_file(place: Place, no_model: None, source: str) -> None:
     plant_read_key(place, "filter.clean", source)
     valarmind(place, "review", "--json")
     assert not place.ran(), place.marker.read_text()
 
 
-def test_submodule_config_filter(place: Place) -> None:
+def test_submodule_config_filter(place: Place, no_model: None) -> None:
     """A submodule's own .git/modules/<name>/config defines a filter its files use."""
     sub = committed_repository(place, place.base / "sub", {
         "a.py": "a = 1\n", ".gitattributes": "*.py filter=subevil\n"})
@@ -437,10 +453,12 @@ async def test_git_tools_stay_in_the_project(place: Place, how: str, kind: str) 
 
 
 @pytest.mark.parametrize("how", OUTSIDE_WAYS)
-def test_review_cli_stays_in_the_project(place: Place, how: str) -> None:
+def test_review_cli_stays_in_the_project(place: Place, review_model: FakeModelServer,
+                                         how: str) -> None:
     point_outside(place, how)
     out = valarmind(place, "review", "--json")
     assert OUTSIDE_SECRET not in out.stdout + out.stderr
+    assert OUTSIDE_SECRET not in json.dumps(review_model.requests)
 
 
 @pytest.mark.parametrize("how", OUTSIDE_WAYS)
@@ -467,6 +485,13 @@ def user_model(fake_model: FakeModelServer) -> FakeModelServer:
     write_user_config(f'model = "openai/fake-model"\napi_base = "{fake_model.openai_base}"\n'
                       'api_key_env = "OPENAI_API_KEY"\n')
     return fake_model
+
+
+@pytest.fixture
+def review_model(user_model: FakeModelServer) -> FakeModelServer:
+    """The user's model for `valarmind review`, with the review agent's answer."""
+    user_model.script(ScriptedTurn(text='{"summary": "fine", "findings": [], "approved": true}'))
+    return user_model
 
 
 def tool_answers(server: FakeModelServer) -> list[str]:

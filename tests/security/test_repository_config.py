@@ -21,6 +21,9 @@ import pytest
 from tests.conftest import write_user_config
 from tests.fakes.model_server import FakeModelServer, ScriptedTurn
 from tests.security.conftest import SENTINEL
+from valarmind_tui.settings.trust.decision import remember
+
+pytestmark = pytest.mark.usefixtures("warm_runs")
 
 
 @pytest.fixture
@@ -52,8 +55,8 @@ def project_config(repo: Path, text: str) -> None:
 
 
 def trust(repo: Path) -> None:
-    subprocess.run([sys.executable, "-m", "valarmind_tui", "trust", "--cwd", str(repo)],
-                   check=True, capture_output=True, env=dict(os.environ))
+    """What `valarmind trust` does, in this process (tests/test_trust_content.py runs it)."""
+    remember(repo, True)
 
 
 def marker_server(marker: Path) -> dict[str, Any]:

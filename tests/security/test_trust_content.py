@@ -30,6 +30,8 @@ from tests.security.test_repository_config import (
     valarmind,
 )
 
+pytestmark = pytest.mark.usefixtures("warm_runs")
+
 IDENTITY = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
             "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
 

@@ -9,9 +9,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import write_user_config
 from tests.fakes.model_server import ScriptedTurn
 from tests.test_headless import model_flags, valarmind
+
+pytestmark = pytest.mark.usefixtures("warm_runs")
 
 EXIT_BUDGET = 8
 KEY = {"FAKE_API_KEY": "sk-test"}

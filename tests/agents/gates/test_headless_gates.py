@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from tests.agents.gates.conftest import (
     APPROVED,
     MAKE_FAILS,
@@ -19,6 +21,8 @@ from tests.agents.gates.conftest import (
 from tests.fakes.model_server import ScriptedTurn
 from tests.test_headless import configure_key, model_flags, valarmind
 from valarmind_tui.faces.headless import EXIT_CODES
+
+pytestmark = pytest.mark.usefixtures("warm_runs")
 
 KEY = {"FAKE_API_KEY": "sk-test"}
 

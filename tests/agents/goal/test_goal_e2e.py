@@ -13,8 +13,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import write_user_config
 from tests.fakes.model_server import ScriptedTurn
+
+pytestmark = pytest.mark.usefixtures("warm_runs")
 
 PYTEST = f"{sys.executable} -m pytest -q -p no:cacheprovider"
 CALC_BUG = "def add(a, b):\n    return a - b\n"
@@ -229,8 +233,11 @@ def test_a_goal_resumes_after_kill_9(git_repo: Path, fake_model: Any) -> None:
     )
     args = [sys.executable, "-m", "valarmind_tui",
             *goal_args(fake_model, "--check", PYTEST, "make the tests pass")]
+    # not handed to the run server (warm_runs): a run it forked would be ended by its watcher
+    # (SIGTERM) when this client is killed, not by the kill -9 itself
     proc = subprocess.Popen(args, cwd=repo, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            env={**os.environ, "FAKE_API_KEY": "sk-test"}, start_new_session=True)
+                            env={**os.environ, "FAKE_API_KEY": "sk-test",
+                                 "VALARMIND_RUN_SERVER": "0"}, start_new_session=True)
     deadline = time.monotonic() + 120
     while len(fake_model.requests) < 2 and time.monotonic() < deadline:
         assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
