@@ -27,6 +27,7 @@ from valarmind_tui.providers.import_less import (
 from valarmind_tui.providers.native_finish import watch_native_finish
 from valarmind_tui.providers.normalize import TurnAccumulator, usage_details, usage_from
 from valarmind_tui.providers.one_iterator import keep_one_iterator
+from valarmind_tui.providers.sdk_objects import validate_first
 from valarmind_tui.providers.stream_watch import Deadlines, StreamWatch, provider_finish
 
 
@@ -93,7 +94,8 @@ def load_litellm() -> ModuleType:
     the half-built heap again: 2.7 s became 2.1 s), then freezes what it imported out of the
     collector's sight, and what the import decoded and never reads again is dropped
     (`drop_import_leftovers`). Index packages are read name by name, httpx's command line is not
-    imported, and a few modules load when first used (providers/import_less.py)."""
+    imported, and a few modules load when first used (providers/import_less.py). The OpenAI SDK
+    builds its response objects with pydantic's validator first (providers/sdk_objects.py)."""
     global _loaded
     if _loaded is not None:
         return _loaded
@@ -106,6 +108,7 @@ def load_litellm() -> ModuleType:
     with imports_without_collection(), loaded_on_use():
         import litellm
 
+    validate_first()
     litellm.suppress_debug_info = True
     litellm.telemetry = False
     litellm.num_retries = 0

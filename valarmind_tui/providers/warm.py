@@ -22,6 +22,7 @@ from valarmind_tui.providers.litellm_call import (
     load_litellm_async,
 )
 from valarmind_tui.providers.process import client as model_process
+from valarmind_tui.providers.sdk_objects import build_chunk_validator
 
 WARMED_PROVIDERS = frozenset({
     "openai", "anthropic", "ollama", "ollama_chat", "hosted_vllm", "lm_studio", "openrouter",
@@ -70,6 +71,8 @@ async def warm_request(model: str | None) -> None:
                 stream_options={"include_usage": True}, max_retries=0, num_retries=0,
                 timeout=5, messages=[{"role": "user", "content": "warm-up"}], tools=[_TOOL],
                 _skip_mcp_handler=True)
+        if provider == "openai":
+            build_chunk_validator()  # its chunks: built by pydantic's validator (sdk_objects)
 
 
 _TOOL = {"type": "function", "function": {
