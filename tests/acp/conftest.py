@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,6 +79,13 @@ async def acp_agent(client: RecordingClient, cwd: Path, log: Path,
 async def new_session(conn: Any, cwd: Path) -> str:
     response = await asyncio.wait_for(conn.new_session(cwd=str(cwd), mcp_servers=[]), 30)
     return response.session_id
+
+
+async def until(condition: Callable[[], object], timeout: float = 30) -> None:
+    """Wait for `condition` to hold (the timeout is only reached when it never does)."""
+    async with asyncio.timeout(timeout):
+        while not condition():
+            await asyncio.sleep(0.02)
 
 
 async def ask(conn: Any, session_id: str, text: str, timeout: float = 60) -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ from acp import (
     text_block,
 )
 
-from tests.acp.conftest import RecordingClient, acp_agent, ask, configure_model, new_session
+from tests.acp.conftest import RecordingClient, acp_agent, ask, configure_model, new_session, until
 from tests.fakes.model_server import ScriptedTurn
 from tests.ui.scripts import CHANGED, ORIGINAL, edit_through_code_agent
 
@@ -24,9 +25,11 @@ async def test_initialize_new_session_and_a_streamed_answer(
     git_repo: Path, fake_model: Any, agent_log: Path
 ) -> None:
     configure_model(fake_model)
-    # paced like a real provider: pieces that arrive together are sent to the editor together
+    # the model pauses after "Hello" until the editor has shown it: pieces that arrive together
+    # are sent together, so pacing alone let a loaded machine merge the whole answer into one
+    more = threading.Event()
     fake_model.script(ScriptedTurn(text="Hello from ValarMind, streamed.", reasoning="Thinking.",
-                                   chunk_size=5, chunk_delay_s=0.05))
+                                   chunk_size=5, pause_until=more))
     client = RecordingClient()
     async with acp_agent(client, git_repo, agent_log) as conn:
         init = conn.init_response
@@ -38,11 +41,18 @@ async def test_initialize_new_session_and_a_streamed_answer(
         assert response.modes.current_mode_id == "default"
         assert [m.id for m in response.modes.available_modes] == [
             "default", "accept-edits", "plan", "bypass"]
-        result = await ask(conn, response.session_id, "say hello")
+        answering = asyncio.create_task(ask(conn, response.session_id, "say hello"))
+        try:
+            await until(lambda: client.text() or answering.done())
+            assert (client.text("agent_thought_chunk"), client.text()) == ("Thinking.", "Hello")
+        finally:
+            more.set()
+        result = await answering
     assert result.stop_reason == "end_turn", agent_log.read_text()
     assert client.text() == "Hello from ValarMind, streamed."
-    assert len(client.of("agent_message_chunk")) > 1
-    assert client.text("agent_thought_chunk") == "Thinking."
+    assert client.of("agent_message_chunk")[0].content.text == "Hello"
+    assert client.kinds().index("agent_thought_chunk") < client.kinds().index(
+        "agent_message_chunk")
     commands = client.of("available_commands_update")[0].available_commands
     assert {"clear", "compact"} <= {c.name for c in commands}
     assert {sid for sid, _ in client.updates} == {response.session_id}
@@ -142,8 +152,7 @@ async def test_cancel_mid_stream_ends_the_turn_cancelled(
     async with acp_agent(client, git_repo, agent_log) as conn:
         session_id = await new_session(conn, git_repo)
         running = asyncio.create_task(ask(conn, session_id, "talk for a long time"))
-        while not client.of("agent_message_chunk"):
-            await asyncio.sleep(0.05)
+        await until(lambda: client.of("agent_message_chunk"))
         await conn.cancel(session_id=session_id)
         result = await asyncio.wait_for(running, 30)
         assert result.stop_reason == "cancelled", agent_log.read_text()

@@ -61,6 +61,9 @@ class ScriptedTurn:
     """A streamed response gone wrong, one of FAULTS."""
     stall_s: float = 30.0
     """How long a "stall_*" fault stays silent (the connection then closes)."""
+    pause_until: threading.Event | None = None
+    """The stream pauses after its first piece of text until the test sets this (stall_s at
+    most): what reached the person by then came while the model was still answering."""
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ScriptedTurn:
@@ -291,7 +294,12 @@ class _Handler(BaseHTTPRequestHandler):
         finish = next((n for n, event in enumerate(events) if wire.is_finish(event)), len(events))
         if include_usage and turn.fault not in ("cut", "cut_mid_event", "stall_mid"):
             self._served(turn)  # counted before the client can read the end of it
+        texts = 0
         for n, (name, data) in enumerate(events):
+            if turn.pause_until is not None and wire.is_text((name, data)):
+                if texts == 1:
+                    turn.pause_until.wait(turn.stall_s)
+                texts += 1
             if n == finish and turn.fault in ("cut", "cut_mid_event", "stall_mid"):
                 if turn.fault == "cut_mid_event":
                     self.wfile.write(f"data: {data}"[: len(data) // 2].encode())

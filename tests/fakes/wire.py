@@ -415,6 +415,22 @@ def gemini_error(turn: ScriptedTurn) -> dict[str, Any]:
                       "status": names.get(turn.status, "INTERNAL")}}
 
 
+def is_text(event: Event) -> bool:
+    """Whether a streamed event carries a piece of the answer's text (not reasoning)."""
+    name, data = event
+    try:
+        body = json.loads(data)
+    except ValueError:
+        return False
+    if name is not None:
+        return name == "response.output_text.delta" or (
+            name == "content_block_delta" and body["delta"].get("type") == "text_delta")
+    if "candidates" in body:
+        return any("text" in part and not part.get("thought") for c in body["candidates"]
+                   for part in c.get("content", {}).get("parts", []))
+    return any(choice.get("delta", {}).get("content") for choice in body.get("choices") or [])
+
+
 def is_finish(event: Event) -> bool:
     """Whether a streamed event carries the finish (OpenAI's finish_reason, Anthropic's
     message_delta with its stop_reason, response.completed, Gemini's finishReason)."""

@@ -5,13 +5,14 @@ parsers of those APIs accept."""
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any
 
 import litellm
 import pytest
 
 from tests.fakes.model_server import FakeModelServer, ScriptedTurn
-from tests.providers.test_litellm_provider import collect, final, provider
+from tests.providers.test_litellm_provider import collect, collect_released, final, provider
 from valarmind_tui.core.errors import ProviderError
 from valarmind_tui.providers.base import ReasoningPiece, TextPiece
 
@@ -71,14 +72,15 @@ def test_a_responses_error_mid_stream_reaches_the_reader(fake_model: FakeModelSe
 
 
 async def test_a_streamed_gemini_answer_arrives_in_pieces(fake_model: FakeModelServer) -> None:
+    more = threading.Event()
     fake_model.script(ScriptedTurn(text="Gemini speaks in pieces.", reasoning="Short thought.",
-                                   chunk_size=6, chunk_delay_s=0.05, usage={"prompt_tokens": 30,
-                                                        "completion_tokens": 8}))
-    pieces = await collect(provider(fake_model, "gemini"))
+                                   chunk_size=6, pause_until=more, usage={"prompt_tokens": 30,
+                                                                          "completion_tokens": 8}))
+    pieces = await collect_released(provider(fake_model, "gemini"), more)
     turn = final(pieces)
     assert turn.text == "Gemini speaks in pieces."
     assert turn.reasoning == "Short thought."
-    assert len([p for p in pieces if isinstance(p, TextPiece)]) >= 2
+    assert [p.text for p in pieces if isinstance(p, TextPiece)][0] == "Gemini"  # before the rest
     assert any(isinstance(p, ReasoningPiece) for p in pieces)
     assert (turn.usage.prompt_tokens, turn.usage.completion_tokens) == (30, 8)
     assert fake_model.request_paths == ["/models/fake-model:streamGenerateContent"]

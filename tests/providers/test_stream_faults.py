@@ -120,9 +120,10 @@ async def test_a_stalled_stream_is_reported_within_its_deadline(
         await collect(provider(fake_model, fmt, first_byte_timeout_s=2.0,
                                stream_idle_timeout_s=1.0), [])
     # from the request's arrival: the model process's start (litellm's import) is not counted;
-    # on a loaded machine the first-byte deadline can pass before the request even arrives
+    # on a loaded machine the first-byte deadline can pass before the request even arrives.
+    # Told within its 1-2 s deadline, not after the 20 s stall (slack for a loaded machine)
     if fake_model.request_times:
-        assert time.monotonic() - fake_model.request_times[0] < 4.5
+        assert time.monotonic() - fake_model.request_times[0] < 10
     assert len(fake_model.requests) <= 1  # a stall is told at once, not waited out again
 
 

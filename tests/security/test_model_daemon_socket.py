@@ -228,6 +228,19 @@ asyncio.run(main())
 """
 
 
+def said(probe: subprocess.Popen[str], sig: signal.Signals) -> str:
+    """The probe daemon's answer to `sig` (SIGUSR1: HOLDING n FROZEN m; SIGUSR2: FROZEN m)."""
+    assert probe.stdout is not None
+    probe.send_signal(sig)
+    line = probe.stdout.readline()
+    assert "FROZEN " in line, f"the probe daemon said {line!r}"
+    return line
+
+
+def frozen(probe: subprocess.Popen[str]) -> int:
+    return int(said(probe, signal.SIGUSR2).split()[1])
+
+
 def test_no_live_object_of_the_daemon_holds_the_key_after_the_request(
         git_repo: Path, fake_model: Any, runtime: Path) -> None:
     """The real daemon's code (with a probe that counts, on a signal, the live objects whose
@@ -239,26 +252,64 @@ def test_no_live_object_of_the_daemon_holds_the_key_after_the_request(
         [sys.executable, "-P", "-c", PROBE, str(socket_of(runtime)), SENTINEL[::-1]],
         env=daemon_env(), cwd="/", stdout=subprocess.PIPE, text=True)
     try:
-        for _ in range(100):
-            answer = greeting(socket_of(runtime))
-            if answer is not None and answer["ready"]:
-                break
+        deadline = time.monotonic() + 60
+        while (answer := greeting(socket_of(runtime))) is None or not answer["ready"]:
+            assert time.monotonic() < deadline, "the probe daemon never imported LiteLLM"
             time.sleep(0.1)
-        assert probe.stdout is not None
-        probe.send_signal(signal.SIGUSR2)
-        before = int(probe.stdout.readline().split()[1])  # LiteLLM's import, frozen
+        before = frozen(probe)  # LiteLLM's import, frozen
         out = ask(git_repo, fake_model, runtime)
         assert out.returncode == 0, out.stderr
         assert fake_model.request_headers[-1].get("authorization") == f"Bearer {SENTINEL}"
         assert daemon_pid(runtime) == probe.pid  # the probe served it
-        time.sleep(0.5)
-        probe.send_signal(signal.SIGUSR1)
-        line = probe.stdout.readline()
+        # the daemon settles (forgets its clients, collects, freezes) once the run has gone:
+        # waited for, not slept for, so a loaded machine is given the time it takes
+        deadline = time.monotonic() + 30
+        while frozen(probe) <= before and time.monotonic() < deadline:
+            time.sleep(0.05)
+        line = said(probe, signal.SIGUSR1)
     finally:
         probe.kill()
         probe.wait()
     assert line.startswith("HOLDING 0 "), f"objects of the daemon still hold the key: {line}"
     assert int(line.split()[3]) > before  # the call's survivors (the OpenAI SDK) were frozen
+
+
+RACE = """
+import asyncio, gc, sys, types, weakref
+from valarmind_tui.providers.daemon import server
+
+class Client:  # a provider client: its key, and cycles (the SDK's clients are full of them)
+    def __init__(self, closed):
+        self.api_key, self.me, self.closed = sys.argv[1], self, closed
+    async def close(self):
+        await self.closed.wait()
+
+async def main():
+    closed = asyncio.Event()
+    cache = types.SimpleNamespace(cache_dict={"client": Client(closed)})
+    cache.flush_cache = cache.cache_dict.clear
+    sys.modules["litellm"] = types.SimpleNamespace(in_memory_llm_clients_cache=cache)
+    client = weakref.ref(cache.cache_dict["client"])
+    first = asyncio.ensure_future(server.forget_clients(lambda: True))  # the stream's end
+    await asyncio.sleep(0)  # closing the client
+    await server.forget_clients(lambda: True)  # the run left meanwhile
+    closed.set()
+    await first
+    gc.collect()
+    print("KEPT" if client() is not None else "GONE", gc.get_freeze_count() > 0)
+
+asyncio.run(main())
+"""
+
+
+def test_a_client_still_closing_when_the_run_leaves_is_not_frozen_with_its_key() -> None:
+    """The stream's end forgets the clients (closing them takes a moment); the run leaving
+    meanwhile forgot again, found none cached, collected and froze what lived: the client
+    being closed, key and all, kept for the daemon's life (frozen objects are never
+    collected). Seen under load as HOLDING 1 once the daemon had settled."""
+    out = subprocess.run([sys.executable, "-c", RACE, SENTINEL], capture_output=True,
+                         text=True, timeout=60)
+    assert out.stdout.split() == ["GONE", "True"], out.stdout + out.stderr
 
 
 # -- the sandbox cannot reach it ---------------------------------------------------------------

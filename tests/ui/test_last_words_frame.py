@@ -5,6 +5,7 @@ the next frames (issue #36: the lag from the last chunk to the last words on scr
 from __future__ import annotations
 
 import asyncio
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,12 +109,18 @@ async def test_the_last_words_are_drawn_before_the_turns_decorations(
 
 async def test_last_words_that_keep_the_answers_height_repaint_its_lines_without_a_layout(
         make_session: Any, make_app: Any, fake_model: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    fake_model.script(ScriptedTurn(text="Hello there, friend.", chunk_size=6,
-                                   chunk_delay_s=0.12))
+    # the model pauses after "Hello " until a frame showed it (paced chunks could all arrive
+    # together when a loaded machine was slow to read the first)
+    more = threading.Event()
+    fake_model.script(ScriptedTurn(text="Hello there, friend.", chunk_size=6, pause_until=more))
     app = make_app(make_session())
     frames = _record_frames(app, monkeypatch)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press(*"greet me", "enter")
+        try:
+            await wait_for(pilot, lambda: frames and "Hello" in frames[-1].answer, 30)
+        finally:
+            more.set()
         status = app.query_one(StatusBar)
         await wait_for(pilot, lambda: status.tokens > 0 and not status.busy)
         await wait_for(pilot, lambda: frames and not frames[-1].busy)

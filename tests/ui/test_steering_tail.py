@@ -60,17 +60,19 @@ async def test_a_message_the_cancelled_run_never_read_is_given_back(
 async def test_a_prompt_sent_between_the_runs_end_and_its_turns_is_sent_after_it(
     make_session: Any, make_app: Any, fake_model: Any,
 ) -> None:
-    """The session has finished the run, the app's turn has not (a moment, here half a
-    second): the prompt is sent once the turn is over, not refused and given back."""
+    """The session has finished the run, the app's turn has not (a moment, here held until
+    the prompt was sent): the prompt is sent once the turn is over, not refused and given
+    back."""
     fake_model.script(ScriptedTurn(text="first answer"), ScriptedTurn(text="second answer"))
     session = make_session()
     app = make_app(session)
     real_submit = session.submit
+    tail_over = asyncio.Event()
 
     async def slow_tail(prompt: str) -> Any:
         result = await real_submit(prompt)
         if prompt == "hello":
-            await asyncio.sleep(0.5)
+            await asyncio.wait_for(tail_over.wait(), 30)
         return result
 
     session.submit = slow_tail  # type: ignore[method-assign]  # why: the turn's slow tail
@@ -79,6 +81,8 @@ async def test_a_prompt_sent_between_the_runs_end_and_its_turns_is_sent_after_it
         await wait_for(pilot, lambda: not session.busy and app.turn_running)
         app.query_one(PromptInput).load_text("and then?")
         await pilot.press("enter")
+        assert app.turn_running  # the prompt came before the turn's end
+        tail_over.set()
         await wait_for(pilot, lambda: "second answer" in _answers(app), timeout=15)
         assert fake_model.requests[1]["messages"][-1]["content"] == "and then?"
         assert app.query_one(PromptInput).text == ""

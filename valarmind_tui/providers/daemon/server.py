@@ -162,13 +162,16 @@ class _Worker(Worker):
 
 
 _settled = False
+_closing = 0
+"""How many `forget_clients` are closing clients they took out of the cache."""
 
 
 async def forget_clients(idle: Callable[[], bool] = lambda: False) -> None:
     """Close and drop LiteLLM's cached provider clients (each holds the key it was made with),
     then collect them: a client and its last response's headers are cycles, kept until
-    collected. The first time that leaves the daemon `idle` with no client cached, what lives
-    is frozen (`_settle`)."""
+    collected. The first time that leaves the daemon `idle` with no client cached and no
+    client still being closed, what lives is frozen (`_settle`)."""
+    global _closing
     litellm = sys.modules.get("litellm")
     cache = getattr(litellm, "in_memory_llm_clients_cache", None)
     if cache is None:
@@ -176,10 +179,17 @@ async def forget_clients(idle: Callable[[], bool] = lambda: False) -> None:
     closing = [_closed(client) for client in cache.cache_dict.values()]
     with contextlib.suppress(Exception):
         cache.flush_cache()
-    await asyncio.gather(*closing)
+    _closing += 1
+    try:
+        await asyncio.gather(*closing)
+    finally:
+        _closing -= 1
     del closing
     gc.collect()
-    if idle() and not cache.cache_dict:  # checked with no await since the collection
+    # Checked with no await since the collection. A client another call is still closing
+    # (the stream's end began it, the run left meanwhile) is alive: frozen, it would never
+    # be collected, key and all; that call settles once it has let go of it.
+    if idle() and not cache.cache_dict and not _closing:
         _settle()
 
 
