@@ -45,3 +45,13 @@ async def wait_for(pilot: Any, until: Callable[[], Any], timeout: float = 10.0) 
             return value
         assert loop.time() < deadline, "the UI did not reach the expected state in time"
         await pilot.pause(0.02)
+
+
+async def approval_asked(pilot: Any, app: Any, timeout: float = 10.0) -> Any:
+    """The approval screen once it is on top and composed (its `#dialog` mounted): pushed but
+    not yet composed, it has no widgets to query (seen on a loaded machine)."""
+    from valarmind_tui.faces.tui.screens.approval import ApprovalScreen
+
+    return await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen)
+                          and app.screen.query("#dialog") and app.screen, timeout)
+

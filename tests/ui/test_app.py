@@ -10,7 +10,7 @@ from typing import Any
 from textual.widgets import OptionList, Static
 
 from tests.fakes.model_server import ScriptedTurn
-from tests.ui.conftest import wait_for
+from tests.ui.conftest import approval_asked, wait_for
 from tests.ui.scripts import CHANGED, ORIGINAL, edit_through_code_agent, tool_messages
 from valarmind_tui.core.user_dirs import user_config_dir
 from valarmind_tui.faces.tui import theme_files
@@ -63,8 +63,7 @@ async def test_edit_allowed_changes_the_file(make_session, make_app, fake_model,
     app = make_app(make_session())
     async with app.run_test(size=(120, 40)) as pilot:
         await _send(pilot, "use Hi")
-        screen = await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen)
-                                and app.screen)
+        screen = await approval_asked(pilot, app)
         shown = str(screen.query_one("#diff", Static).render())
         assert "-    return 'Hello ' + name" in shown and "+    return 'Hi ' + name" in shown
         assert (git_repo / "app.py").read_text() == ORIGINAL  # nothing written before "y"
@@ -138,8 +137,7 @@ async def test_shell_command_asks_then_shows_output(make_session, make_app) -> N
     app = make_app(make_session())
     async with app.run_test(size=(120, 40)) as pilot:
         await _send(pilot, "!echo from-the-shell")
-        screen = await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen)
-                                and app.screen)
+        screen = await approval_asked(pilot, app)
         assert "echo from-the-shell" in str(screen.query_one("#command", Static).render())
         await pilot.press("y")
         block = app.query_one(ShellOutput)

@@ -10,8 +10,7 @@ from typing import Any
 
 from textual.widgets import Static
 
-from tests.ui.conftest import wait_for
-from valarmind_tui.faces.tui.screens.approval import ApprovalScreen
+from tests.ui.conftest import approval_asked, wait_for
 from valarmind_tui.faces.tui.screens.jobs import JobsScreen, JobTail
 from valarmind_tui.faces.tui.widgets.sidebar import AgentMonitor
 
@@ -45,8 +44,7 @@ async def test_jobs_screen_follows_a_background_commands_output(
     app = make_app(session)
     async with app.run_test(size=(140, 45)) as pilot:
         await pilot.press(*f"!{sys.executable} watch.py &", "enter")
-        asked = await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen)
-                               and app.screen)
+        asked = await approval_asked(pilot, app)
         summary = str(asked.query_one("#summary", Static).render())
         assert "in the background" in summary and "watch.py" in summary
         await pilot.press("y")

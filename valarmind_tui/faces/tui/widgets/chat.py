@@ -287,10 +287,10 @@ class ChatView(OneLayoutPass, VerticalScroll):
             await self._append(self.current)
         if report and self.current is not None:
             self.current.append_text(("\n\n" if self.current.text else "") + report)
-        await self._close_current(status)
-        for block in self.tool_blocks.values():
+        for block in self.tool_blocks.values():  # before the answer's end mark is mounted
             if block.state == "running" and status == RunStatus.CANCELLED:
                 block.state = "cancelled"
+        await self._close_current(status)
         if self.is_mounted:
             self.call_after_refresh(self.forget_drawn_off_screen)
 
