@@ -233,7 +233,8 @@ class BackgroundJobs:
         if not job.running:
             return job
         job.ending = "stopped"
-        await _signal(job, signal.SIGTERM)
+        # bwrap, the leader in the sandbox, would die of it and SIGKILL the command at once
+        await _signal(job, signal.SIGTERM, spare_leader=job.spec.sandboxed)
         if job.watcher is not None:
             done, _ = await asyncio.wait({job.watcher}, timeout=STOP_GRACE_S)
             if not done:
@@ -293,12 +294,16 @@ def _kill_at_exit() -> None:
         jobs.kill_now()
 
 
-async def _signal(job: Job, sig: int) -> None:
+async def _signal(job: Job, sig: int, *, spare_leader: bool = False) -> None:
     """Signal every process group of the command's family (looked for now: once the leader is
-    gone, the sandbox's group is an orphan nobody can find)."""
+    gone, the sandbox's group is an orphan nobody can find); with `spare_leader`, all but the
+    leader's when there are others."""
     def look_and_signal() -> None:
         job.groups = {**job.groups, **family_groups(job.pid)}  # a new dict: the watcher reads
-        signal_groups(job.groups, sig)
+        targets = job.groups
+        if spare_leader and len(targets) > 1:
+            targets = {pgid: started for pgid, started in targets.items() if pgid != job.pid}
+        signal_groups(targets, sig)
 
     await asyncio.to_thread(look_and_signal)
 
