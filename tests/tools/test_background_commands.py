@@ -93,6 +93,28 @@ def family(pid: int) -> set[int]:
     return found
 
 
+async def test_a_stopped_command_is_asked_to_end_before_it_is_killed(git_repo: Path) -> None:
+    """The SIGTERM reaches the command itself, in the sandbox too (it runs in a process group
+    of its own there), so it can clean up."""
+    (git_repo / "tidy.py").write_text(
+        "import signal, sys, time\n"
+        "def tidy(*_):\n"
+        "    print('tidied up', flush=True)\n"
+        "    sys.exit(0)\n"
+        "signal.signal(signal.SIGTERM, tidy)\n"
+        "print('serving', flush=True)\n"
+        "while True:\n"
+        "    time.sleep(0.05)\n")
+    session = live_session(git_repo)
+    started = await call(session, "bash", command=f"{PY} tidy.py", run_in_background=True)
+    handle = started.data["handle"]
+    await output_until(session, handle, 0, "serving")
+    await call(session, "command_stop", handle=handle)
+    log = await call(session, "command_output", handle=handle)
+    assert "tidied up" in log.output
+    await session.close()
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

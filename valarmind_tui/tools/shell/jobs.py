@@ -16,6 +16,7 @@ import atexit
 import contextlib
 import itertools
 import os
+import signal
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -36,10 +37,13 @@ from valarmind_tui.tools.shell.job_records import (
     write_record,
 )
 from valarmind_tui.tools.shell.output_ring import DEFAULT_CAPACITY, OutputRing
+from valarmind_tui.tools.shell.process_groups import any_alive, family_groups, signal_groups
 
 STOP_GRACE_S = 2.0
 """After SIGTERM, how long a stopped command may take to end before SIGKILL."""
 DRAIN_GRACE_S = 1.0
+GONE_DEADLINE_S = 5.0
+"""After its leader exited, how long a command's other processes may take to die."""
 JobState = Literal["running", "exited", "stopped", "killed"]
 
 
@@ -83,6 +87,9 @@ class Job:
     watcher: asyncio.Task[None] | None = None
     ending: JobState | None = None
     """How it is being ended (stopped, killed), while the kill takes effect."""
+    groups: dict[int, int] = field(default_factory=dict)
+    """Its process groups (process_groups.family_groups), the leader's and those seen when it
+    was signalled: the command has ended when none has a process left."""
 
     @property
     def running(self) -> bool:
@@ -182,7 +189,7 @@ class BackgroundJobs:
             guards.close()
             ring.close()
             raise
-        job = Job(handle, spec, ring, proc.pid)
+        job = Job(handle, spec, ring, proc.pid, groups={proc.pid: process_start(proc.pid) or 0})
         self._jobs[handle] = job
         job.watcher = asyncio.ensure_future(self._watch(job, proc, guards, guard, token))
         with contextlib.suppress(OSError):  # a full disk: only a crash's reaping is lost
@@ -197,7 +204,9 @@ class BackgroundJobs:
         reader = asyncio.ensure_future(_pump(proc.stdout, job))
         try:
             await wait_exit(proc)
-            kill_group(proc.pid)  # what the command left in the background ends with it
+            # what it left in the background ends too
+            await asyncio.to_thread(signal_groups, job.groups, signal.SIGKILL)
+            await _until_gone(job.groups)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(reader), DRAIN_GRACE_S)
         finally:
@@ -224,12 +233,12 @@ class BackgroundJobs:
         if not job.running:
             return job
         job.ending = "stopped"
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(job.pid, 15)
+        # bwrap, the leader in the sandbox, would die of it and SIGKILL the command at once
+        await _signal(job, signal.SIGTERM, spare_leader=job.spec.sandboxed)
         if job.watcher is not None:
             done, _ = await asyncio.wait({job.watcher}, timeout=STOP_GRACE_S)
             if not done:
-                kill_group(job.pid)
+                await _signal(job, signal.SIGKILL)
                 await asyncio.wait({job.watcher}, timeout=STOP_GRACE_S * 2)
         return job
 
@@ -250,7 +259,7 @@ class BackgroundJobs:
         ending = [job for job in self._jobs.values() if job.running and not job.kept]
         for job in ending:
             job.ending = "killed"
-            kill_group(job.pid)
+            await _signal(job, signal.SIGKILL)
         watchers = [job.watcher for job in ending if job.watcher is not None]
         if watchers:
             await asyncio.wait(watchers, timeout=10)
@@ -283,6 +292,28 @@ def _kill_at_exit() -> None:
     """A face that left without awaiting `close` (a crash): the groups end all the same."""
     for jobs in list(_LIVE):
         jobs.kill_now()
+
+
+async def _signal(job: Job, sig: int, *, spare_leader: bool = False) -> None:
+    """Signal every process group of the command's family (looked for now: once the leader is
+    gone, the sandbox's group is an orphan nobody can find); with `spare_leader`, all but the
+    leader's when there are others."""
+    def look_and_signal() -> None:
+        job.groups = {**job.groups, **family_groups(job.pid)}  # a new dict: the watcher reads
+        targets = job.groups
+        if spare_leader and len(targets) > 1:
+            targets = {pgid: started for pgid, started in targets.items() if pgid != job.pid}
+        signal_groups(targets, sig)
+
+    await asyncio.to_thread(look_and_signal)
+
+
+async def _until_gone(groups: dict[int, int], poll_s: float = 0.02) -> None:
+    """Wait (up to GONE_DEADLINE_S) until no process of `groups` runs: a SIGKILL takes effect
+    when the process next runs, which on a loaded machine is not at once."""
+    deadline = time.monotonic() + GONE_DEADLINE_S
+    while await asyncio.to_thread(any_alive, groups) and time.monotonic() < deadline:
+        await asyncio.sleep(poll_s)
 
 
 async def _pump(stream: asyncio.StreamReader, job: Job) -> None:

@@ -156,9 +156,22 @@ class ChatView(OneLayoutPass, VerticalScroll):
                 item.display = True
             self.query_one(_Folded).styles.height = 0
 
+    def scroll_end(self, *args: Any, **kwargs: Any) -> None:
+        # Going to the end anchors the view again at once; the scroll itself may then be done
+        # by a layout pass (Textual's anchor), which calls no watch_scroll_y.
+        super().scroll_end(*args, **kwargs)
+        self._show_following()
+
+    def release_anchor(self) -> None:
+        super().release_anchor()
+        self._show_following()
+
+    def _show_following(self) -> None:
+        self.set_class(not self._anchor_released, "-following")
+
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        self.set_class(not self._anchor_released, "-following")
+        self._show_following()
         if new_value < old_value:
             self._drawn_from = 0  # what comes into view is drawn again
         if new_value < old_value and self.folded:
