@@ -63,9 +63,10 @@ def _new_answer() -> AssistantMessage:
 
 
 def _frame_now(screen: Screen[Any]) -> None:
-    """Draw the screen's pending changes now. Textual draws on a 60 Hz grid: the answer's
-    last words, coming a few ms after the frame of its first ones, waited up to 16.7 ms for
-    the next tick (6-8 ms of a short answer's ~25 ms lag). The tick finds nothing to draw."""
+    """Draw the screen's pending changes now. Textual draws on a grid (TEXTUAL_FPS, 120 a
+    second here: cli/main.py): the answer's last words, coming a few ms after the frame of its
+    first ones, waited up to a tick for the next (8.3 ms; more on a loaded machine, whose timer
+    wakes late). The tick finds nothing to draw."""
     if screen.is_current and not screen.app._batch_count:
         screen._on_timer_update()
 
