@@ -187,3 +187,19 @@ def sandbox() -> Sandbox:
     if not box.active:
         pytest.skip(f"bubblewrap cannot run on this machine: {box.reason}")
     return box
+
+
+@pytest.fixture
+def encodings_asked(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The encodings anything asked `core.tokenizer` for (loading it, the first time)."""
+    asked: list[str] = []
+    from valarmind_tui.core import tokenizer
+
+    real = tokenizer.encoding
+
+    def recorded(name: str = "cl100k_base") -> Any:
+        asked.append(name)
+        return real(name)
+
+    monkeypatch.setattr(tokenizer, "encoding", recorded)
+    return asked

@@ -9,8 +9,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.fakes.model_server import FakeModelServer, ScriptedTurn
 from tests.setup.helpers import SETUPS
 from valarmind_tui.agents.listings import BYTES_PER_TOKEN, SKILL_SHARE, skills_section
@@ -21,20 +19,6 @@ from valarmind_tui.setup.skills import Skill, load_skills
 
 REVIEWER = (SETUPS / "gemini-cli/.gemini/skills/code-reviewer/SKILL.md").read_text()
 """A real skill (Apache-2.0) whose description is long: 50 of them pass 2% of 32k."""
-
-
-@pytest.fixture
-def encodings_asked(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The encodings anything asked `core.tokenizer` for (loading it, the first time)."""
-    asked: list[str] = []
-    real = tokenizer.encoding
-
-    def recorded(name: str = "cl100k_base") -> Any:
-        asked.append(name)
-        return real(name)
-
-    monkeypatch.setattr(tokenizer, "encoding", recorded)
-    return asked
 
 
 def _fifty_skills(root: Path) -> list[Skill]:

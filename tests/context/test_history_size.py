@@ -26,7 +26,6 @@ from valarmind_tui.context.history_size import (
     reported_size,
 )
 from valarmind_tui.context.tokens import most_message_tokens
-from valarmind_tui.core import tokenizer
 from valarmind_tui.providers.base import Usage
 from valarmind_tui.safety.gate.approval import PolicyApprover
 from valarmind_tui.session.session import Session
@@ -46,20 +45,6 @@ def session(git_repo: Path, fake_model: FakeModelServer, monkeypatch: pytest.Mon
     settings = load_settings(git_repo, model=MODEL, api_base=fake_model.openai_base,
                              api_key_env="FAKE_API_KEY")
     return open_session(settings, git_repo, approver=PolicyApprover())
-
-
-@pytest.fixture
-def encodings_asked(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The encodings anything asked `core.tokenizer` for (loading it, the first time)."""
-    asked: list[str] = []
-    real = tokenizer.encoding
-
-    def recorded(name: str = "cl100k_base") -> Any:
-        asked.append(name)
-        return real(name)
-
-    monkeypatch.setattr(tokenizer, "encoding", recorded)
-    return asked
 
 
 def _summaries(fake_model: FakeModelServer) -> int:

@@ -59,6 +59,16 @@ def _record_frames(app: ValarMindApp, monkeypatch: pytest.MonkeyPatch) -> list[F
     return frames
 
 
+async def _first_words_drawn(pilot: Any, app: ValarMindApp, frames: list[Frame]) -> Any:
+    """A turn started and its first words on screen; the session's bus, for what comes next."""
+    await wait_for(pilot, lambda: app.session is not None)
+    bus = app.session.bus
+    bus.publish(TurnStarted(turn=1, model="m"))
+    bus.publish(TextDelta(text="Here is the answer.\n\n"))
+    await wait_for(pilot, lambda: frames and "Here is the answer." in frames[-1].answer)
+    return bus
+
+
 def _first_showing(frames: list[Frame], words: str) -> int:
     return next(n for n, frame in enumerate(frames) if words in frame.answer)
 
@@ -70,11 +80,7 @@ async def test_decorations_that_come_with_the_last_words_wait_for_their_frame(
     app = make_app(make_session())
     frames = _record_frames(app, monkeypatch)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: app.session is not None)
-        bus = app.session.bus
-        bus.publish(TurnStarted(turn=1, model="m"))
-        bus.publish(TextDelta(text="Here is the answer.\n\n"))
-        await wait_for(pilot, lambda: frames and "Here is the answer." in frames[-1].answer)
+        bus = await _first_words_drawn(pilot, app, frames)
         for event in (TextDelta(text="And its last words."),
                       TurnFinished(turn=1, text="Here is the answer.\n\nAnd its last words."),
                       UsageUpdated(prompt_tokens=40, completion_tokens=9, cost_usd=None,
@@ -132,17 +138,13 @@ async def test_last_words_that_keep_the_answers_height_repaint_its_lines_without
 
 async def test_the_last_words_are_drawn_at_the_turns_end_not_at_the_next_frame_tick(
         make_session: Any, make_app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Textual draws on a 60 Hz grid; the last words, coming a few ms after the frame of the
+    """Textual draws on a grid of ticks; the last words, coming a few ms after the frame of the
     first ones, waited for its next tick. With that tick stopped they are drawn all the same:
     the turn's end draws them itself."""
     app = make_app(make_session())
     frames = _record_frames(app, monkeypatch)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: app.session is not None)
-        bus = app.session.bus
-        bus.publish(TurnStarted(turn=1, model="m"))
-        bus.publish(TextDelta(text="Here is the answer.\n\n"))
-        await wait_for(pilot, lambda: frames and "Here is the answer." in frames[-1].answer)
+        bus = await _first_words_drawn(pilot, app, frames)
         app.screen._update_timer.stop()  # no tick draws anything from here on
         bus.publish(TextDelta(text="And its last words."))
         bus.publish(TurnFinished(turn=1, text="Here is the answer.\n\nAnd its last words."))
