@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from valarmind_tui.context.breakdown import context_breakdown
-from valarmind_tui.context.compaction import compact, should_compact, split_point
+from valarmind_tui.context.compaction import compact, split_point
+from valarmind_tui.context.history_size import should_compact
 from valarmind_tui.context.tokens import count_message_tokens
 from valarmind_tui.providers.model_info import DEFAULT_CONTEXT_WINDOW, context_window
 
@@ -25,8 +26,8 @@ def _history(rounds: int) -> list[dict[str, Any]]:
 def test_should_compact_only_near_the_window() -> None:
     history = _history(10)
     used = count_message_tokens(history)
-    assert should_compact(history, context_window=int(used / 0.9))
-    assert not should_compact(history, context_window=int(used / 0.5))
+    assert should_compact(history, int(used / 0.9), None, None)
+    assert not should_compact(history, int(used / 0.5), None, None)
 
 
 def test_split_never_leaves_a_tool_result_without_its_call() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from valarmind_tui.context import tokens
-from valarmind_tui.context.compaction import should_compact
+from valarmind_tui.context.history_size import should_compact
 from valarmind_tui.core.tokenizer import count_tokens
 
 
@@ -47,8 +47,8 @@ def test_counts_are_those_of_counting_anew_and_long_texts_are_counted_once(
     assert tokens.count_message_tokens(history) == _fresh_count(history)
     again = counted[first:]
     assert len(again) == 1 + 10  # the new message, and the short questions (not remembered)
-    assert should_compact(history, 1_000_000) is False
-    assert should_compact(history, 100) is True
+    assert should_compact(history, 1_000_000, None, None) is False
+    assert should_compact(history, 100, None, None) is True
 
 
 def test_the_memo_forgets_its_oldest_texts_past_its_size() -> None:

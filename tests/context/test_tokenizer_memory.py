@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.model_server import ScriptedTurn
-from valarmind_tui.context.compaction import should_compact
+from valarmind_tui.context.history_size import should_compact
 from valarmind_tui.context.tokens import count_message_tokens, most_message_tokens
 from valarmind_tui.core.tokenizer import count_tokens, encoding, most_tokens
 
@@ -44,13 +44,13 @@ def test_the_loaded_encoding_counts_what_an_untouched_one_counts() -> None:
 def test_a_history_under_its_window_by_bytes_is_measured_without_a_tokenizer() -> None:
     code = textwrap.dedent("""
         import sys
-        from valarmind_tui.context.compaction import should_compact
+        from valarmind_tui.context.history_size import should_compact
         loaded = lambda: sorted(getattr(sys.modules.get("tiktoken.registry"), "ENCODINGS", {}))
         history = [{"role": "user", "content": "word " * 20_000}]  # 100 KB, ~20k tokens
-        print(should_compact(history, 128_000), loaded())
+        print(should_compact(history, 128_000, None, None), loaded())
         history = [{"role": "user", "content": "word " * 30_000}]  # 150 KB: counted
-        print(should_compact(history, 128_000), loaded())
-        print(should_compact(history, 32_000), loaded())
+        print(should_compact(history, 128_000, None, None), loaded())
+        print(should_compact(history, 32_000, None, None), loaded())
     """)
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                           text=True, timeout=120, check=False)
@@ -67,7 +67,7 @@ def test_the_bound_decides_as_the_exact_count_does() -> None:
     exact = count_message_tokens(history)
     assert exact <= most_message_tokens(history)
     for window in (1_000, exact, exact * 2, most_message_tokens(history) * 2):
-        assert should_compact(history, window) == (exact > window * 0.85)
+        assert should_compact(history, window, None, None) == (exact > window * 0.85)
 
 
 def test_a_session_s_warm_up_and_short_prompts_load_no_tokenizer(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from valarmind_tui.context.tokens import count_message_tokens, most_message_tokens
+from valarmind_tui.context.tokens import count_message_tokens
 from valarmind_tui.media.parts import message_text
 
 DEFAULT_THRESHOLD = 0.85
@@ -23,21 +23,6 @@ SUMMARY_PROMPT = (
 )
 SUMMARY_HEADER = "[Summary of the earlier conversation]"
 """First line of the user message that replaces compacted turns."""
-
-
-def should_compact(messages: list[dict[str, Any]], context_window: int,
-                   threshold: float = DEFAULT_THRESHOLD) -> bool:
-    """True when the history uses more than `threshold` of the window."""
-    if surely_fits(messages, context_window, threshold):
-        return False
-    return count_message_tokens(messages) > context_window * threshold
-
-
-def surely_fits(messages: list[dict[str, Any]], context_window: int,
-                threshold: float = DEFAULT_THRESHOLD) -> bool:
-    """True when the history is under `threshold` of the window by its bytes alone: it is
-    measured without a tokenizer (24 MB once loaded) until it grows near the window."""
-    return most_message_tokens(messages) <= context_window * threshold
 
 
 def split_point(messages: list[dict[str, Any]], keep_last: int = KEEP_LAST_MESSAGES) -> int:

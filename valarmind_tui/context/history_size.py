@@ -11,7 +11,7 @@ A report describes the very messages it was made for (the same objects, in order
 compacted, rewound or cleared since, another model chosen (or a fallback model that answered
 in its place), a provider that reports no usage, 0 prompt tokens or fewer than the messages'
 characters allow leave no usable report, and the history is measured as before: its bytes
-first, tiktoken past them (`compaction.should_compact`).
+first, tiktoken past them.
 
 The last report is kept with a stored session (`kept_count`) with a digest of the messages it
 counted: a resumed conversation whose first messages are those, read back, is measured by it
