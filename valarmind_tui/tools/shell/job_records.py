@@ -15,6 +15,7 @@ import json
 import os
 import shutil
 import signal
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -36,15 +37,28 @@ class JobRecord:
     """The person asked for it to outlive the session: never reaped."""
 
 
-def process_start(pid: int) -> int | None:
-    """The start time of process `pid` (clock ticks since boot), None when it is gone."""
+def stat_fields(stat: Path) -> list[str] | None:
+    """A /proc/PID/stat file's fields after the command's name (fields[0] is field 3, the
+    state; [1] the parent, [2] the group, [19] the start time), None when it is gone."""
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+        return stat.read_text(encoding="ascii", errors="replace").rpartition(")")[2].split()
     except OSError:
         return None
-    fields = stat.rpartition(")")[2].split()
+
+
+def process_stats() -> Iterator[tuple[int, list[str]]]:
+    """Every process's pid and `stat_fields` (blocking: reads /proc)."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        fields = stat_fields(stat)
+        if fields is not None:
+            yield int(stat.parent.name), fields
+
+
+def process_start(pid: int) -> int | None:
+    """The start time of process `pid` (clock ticks since boot), None when it is gone."""
+    fields = stat_fields(Path(f"/proc/{pid}/stat"))
     try:
-        return int(fields[19])  # field 22 of the whole line; fields[0] is field 3
+        return int(fields[19]) if fields is not None else None
     except (IndexError, ValueError):
         return None
 
@@ -54,23 +68,19 @@ def alive(pid: int, started: int) -> bool:
     not running)."""
     if process_start(pid) != started:
         return False
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text(encoding="ascii").rpartition(")")[2].split()
-    except OSError:
-        return False
-    return bool(state) and state[0] not in ("Z", "X")
+    state = stat_fields(Path(f"/proc/{pid}/stat"))
+    return state is not None and bool(state) and state[0] not in ("Z", "X")
 
 
 def group_alive(pgid: int, started: int) -> bool:
     """A process of group `pgid` runs that started no earlier than its leader did (the leader
     may have exited while its children run on; the kernel does not hand out a pid still used
     as a process group's id)."""
-    for stat in Path("/proc").glob("[0-9]*/stat"):
+    for _, fields in process_stats():
         try:
-            fields = stat.read_text(encoding="ascii", errors="replace").rpartition(")")[2].split()
             if int(fields[2]) == pgid and int(fields[19]) >= started and fields[0] not in "ZX":
                 return True
-        except (OSError, IndexError, ValueError):
+        except (IndexError, ValueError):
             continue
     return False
 

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-from pathlib import Path
 
-from valarmind_tui.tools.shell.job_records import group_alive
+from valarmind_tui.tools.shell.job_records import group_alive, process_stats
 
 
 def family_groups(pid: int) -> dict[int, int]:
@@ -20,11 +19,10 @@ def family_groups(pid: int) -> dict[int, int]:
     member seen (clock ticks since boot: a group id reused later is not taken for it). Blocking:
     reads /proc."""
     stats: dict[int, tuple[int, int, int]] = {}  # pid: (parent, group, start)
-    for stat in Path("/proc").glob("[0-9]*/stat"):
+    for pid_seen, fields in process_stats():
         try:
-            fields = stat.read_text(encoding="ascii", errors="replace").rpartition(")")[2].split()
-            stats[int(stat.parent.name)] = (int(fields[1]), int(fields[2]), int(fields[19]))
-        except (OSError, IndexError, ValueError):
+            stats[pid_seen] = (int(fields[1]), int(fields[2]), int(fields[19]))
+        except (IndexError, ValueError):
             continue
     children: dict[int, list[int]] = {}
     for child, (parent, _, _) in stats.items():
