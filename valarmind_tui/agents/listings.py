@@ -19,6 +19,7 @@ from collections.abc import Iterable
 
 from valarmind_tui.agents.registry import AgentRegistry
 from valarmind_tui.agents.spec import AgentSpec
+from valarmind_tui.context.tokens import most_tokens
 from valarmind_tui.setup.skills import Skill
 
 SKILL_SHARE = 0.02
@@ -53,26 +54,22 @@ def skills_section(skills: list[Skill], window_tokens: int) -> str:
         return ""
     budget = int(window_tokens * SKILL_SHARE * BYTES_PER_TOKEN)
     text = "\n".join([_HEAD, *(_line(s, s.description) for s in skills)])
-    if _size(text) <= budget:
+    if most_tokens(text) <= budget:
         return text
     lines = [_line(s, _first_sentence(s.description)) for s in skills]
     text = "\n".join([_HEAD, *lines])
-    if _size(text) <= budget:
+    if most_tokens(text) <= budget:
         return text
     kept: list[str] = [_HEAD]
-    used = _size(_HEAD)
+    used = most_tokens(_HEAD)
     for number, line in enumerate(lines):
-        with_line = used + 1 + _size(line)  # "\n" and the line
-        if with_line + 1 + _size(_more(len(lines) - number - 1)) > budget:
+        with_line = used + 1 + most_tokens(line)  # "\n" and the line
+        if with_line + 1 + most_tokens(_more(len(lines) - number - 1)) > budget:
             kept.append(_more(len(lines) - number))
             break
         kept.append(line)
         used = with_line
     return "\n".join(kept)
-
-
-def _size(text: str) -> int:
-    return len(text.encode())
 
 
 def _more(rest: int) -> str:

@@ -23,7 +23,8 @@ from typing import Any
 
 import pydantic
 
-SWITCH = "VALARMIND_IMPORT_ALL"
+from valarmind_tui.providers.import_less import SWITCH
+
 SAMPLE_CHUNK = {"id": "warm", "object": "chat.completion.chunk", "created": 0, "model": "warm",
                 "choices": [{"index": 0, "delta": {"content": "warm"}, "finish_reason": None}]}
 """A chat chunk: validating it builds the validator (10 ms, once) before the first answer."""
