@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.checkpoints.conftest import bash, shell_turn, tree_state
+from tests.ui.conftest import screen_shown
 from tests.ui.conftest import wait_for as wait_briefly
 from valarmind_tui.faces.tui.app import ValarMindApp
 from valarmind_tui.faces.tui.screens.rewind import ResumePicker, RewindPicker, RewindPreview
@@ -45,13 +46,11 @@ async def test_rewind_picker_preview_asks_about_a_hand_edit_then_overwrites(
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: len(_users(app)) == 2)
         await pilot.press(*"/rewind", "enter")
-        picker = await wait_for(pilot, lambda: isinstance(app.screen, RewindPicker)
-                                and app.screen)
+        picker = await screen_shown(pilot, app, RewindPicker, timeout=60)
         labels = [str(o.prompt) for o in picker.query_one("#points").options]
         assert "second: change things" in labels[0] and "first: make one" in labels[1]
         await pilot.press("enter", "b")  # the newest message, then both
-        preview = await wait_for(pilot, lambda: isinstance(app.screen, RewindPreview)
-                                 and app.screen)
+        preview = await screen_shown(pilot, app, RewindPreview, timeout=60)
         conflicts = str(preview.query_one("#conflicts").render())
         assert "two.txt" in conflicts
         assert tree_state(git_repo) == state  # nothing written while it asks
@@ -75,10 +74,9 @@ async def test_cancelling_the_preview_writes_nothing(
     app = ValarMindApp(session, history_file=tmp_path / "history.jsonl")
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press(*"/rewind", "enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, RewindPicker))
+        await screen_shown(pilot, app, RewindPicker, timeout=60)
         await pilot.press("down", "enter", "f")  # the first message, files only
-        preview = await wait_for(pilot, lambda: isinstance(app.screen, RewindPreview)
-                                 and app.screen)
+        preview = await screen_shown(pilot, app, RewindPreview, timeout=60)
         shown = " ".join(str(s.render()) for s in preview.query("Static"))
         assert "Removes: one.txt, two.txt" in shown and "Restores: app.py" in shown
         assert not preview.query("#conflicts") and "conversation" not in shown
@@ -101,8 +99,7 @@ async def test_resume_picker_switches_the_session(
     app = ValarMindApp(newer, history_file=tmp_path / "history.jsonl")
     async with app.run_test(size=(140, 40)) as pilot:
         await pilot.press(*"/resume", "enter")
-        picker = await wait_for(pilot, lambda: isinstance(app.screen, ResumePicker)
-                                and app.screen)
+        picker = await screen_shown(pilot, app, ResumePicker, timeout=60)
         labels = [str(o.prompt) for o in picker.query_one("#sessions").options]
         assert "the newer one" in labels[0] and "(this one)" in labels[0]
         assert "the older session" in labels[1] and "1 files" in labels[1]

@@ -47,11 +47,17 @@ async def wait_for(pilot: Any, until: Callable[[], Any], timeout: float = 10.0) 
         await pilot.pause(0.02)
 
 
+async def screen_shown(pilot: Any, app: Any, kind: type, timeout: float = 10.0) -> Any:
+    """The screen of `kind` once it is on top and mounted. Textual sets `is_mounted` only after
+    the screen's whole compose tree is mounted; a widget such as `#dialog` is queryable before
+    the widgets nested in it are (seen on a loaded machine: `#dialog` there, `#diff` not)."""
+    return await wait_for(pilot, lambda: isinstance(app.screen, kind) and app.screen.is_mounted
+                          and app.screen, timeout)
+
+
 async def approval_asked(pilot: Any, app: Any, timeout: float = 10.0) -> Any:
-    """The approval screen once it is on top and composed (its `#dialog` mounted): pushed but
-    not yet composed, it has no widgets to query (seen on a loaded machine)."""
+    """The approval screen once it is on top and composed."""
     from valarmind_tui.faces.tui.screens.approval import ApprovalScreen
 
-    return await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen)
-                          and app.screen.query("#dialog") and app.screen, timeout)
+    return await screen_shown(pilot, app, ApprovalScreen, timeout)
 

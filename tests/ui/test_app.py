@@ -10,7 +10,7 @@ from typing import Any
 from textual.widgets import OptionList, Static
 
 from tests.fakes.model_server import ScriptedTurn
-from tests.ui.conftest import approval_asked, wait_for
+from tests.ui.conftest import approval_asked, screen_shown, wait_for
 from tests.ui.scripts import CHANGED, ORIGINAL, edit_through_code_agent, tool_messages
 from valarmind_tui.core.user_dirs import user_config_dir
 from valarmind_tui.faces.tui import theme_files
@@ -82,7 +82,7 @@ async def test_edit_denied_with_feedback(make_session, make_app, fake_model, git
     app = make_app(make_session())
     async with app.run_test(size=(120, 40)) as pilot:
         await _send(pilot, "use Hi")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await screen_shown(pilot, app, ApprovalScreen)
         await pilot.press("f", *"keep Hello", "enter")
         await wait_for(pilot, lambda: _answer(app))
         assert _block(app, "edit_file").state == "denied"

@@ -7,7 +7,7 @@ from typing import Any
 
 from textual.widgets import Static
 
-from tests.ui.conftest import wait_for
+from tests.ui.conftest import screen_shown, wait_for
 from valarmind_tui.core.events import ApprovalRequested
 from valarmind_tui.faces.tui.screens.approval import ApprovalScreen
 
@@ -21,8 +21,7 @@ async def test_the_dialog_names_the_specialist_that_asks(make_session: Any, make
     app = make_app(make_session())
     async with app.run_test(size=(120, 40)) as pilot:
         app.push_screen(ApprovalScreen(_request("review-2")))
-        screen = await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen)
-                                and app.screen.query("#summary") and app.screen)
+        screen = await screen_shown(pilot, app, ApprovalScreen)
         assert str(screen.query_one("#asker", Static).render()) == "asked by the review-2 agent"
         screen.dismiss(None)
         app.push_screen(ApprovalScreen(_request("main")))

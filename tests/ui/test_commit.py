@@ -11,7 +11,7 @@ from textual.widgets import Static, TextArea
 
 from tests.agents.commit.conftest import IDENTITY, MAKE_OK, approved, git, head_subject
 from tests.fakes.model_server import ScriptedTurn
-from tests.ui.conftest import wait_for
+from tests.ui.conftest import screen_shown, wait_for
 from valarmind_tui.faces.tui.screens.approval import ApprovalScreen
 from valarmind_tui.faces.tui.screens.commit_message import CommitMessageScreen
 from valarmind_tui.faces.tui.widgets.answer import CommandOutput
@@ -33,8 +33,7 @@ def staged(git_repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 async def _approve_checks(pilot: Any, app: Any) -> list[str]:
     asked = []
     for _ in range(2):  # make lint, make test
-        screen = await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen)
-                                and app.screen.query("#command") and app.screen)
+        screen = await screen_shown(pilot, app, ApprovalScreen)
         asked.append(str(screen.query_one("#command", Static).render()))
         await pilot.press("y")
         await wait_for(pilot, lambda s=screen: app.screen is not s)
@@ -49,8 +48,7 @@ async def test_commit_message_is_edited_before_the_commit(
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press(*"/commit", "enter")
         assert await _approve_checks(pilot, app) == ["$ make lint", "$ make test"]
-        editor = await wait_for(pilot, lambda: isinstance(app.screen, CommitMessageScreen)
-                                and app.screen.query("#message") and app.screen, timeout=60)
+        editor = await screen_shown(pilot, app, CommitMessageScreen, timeout=60)
         area = editor.query_one("#message", TextArea)
         assert area.text == "feat: add farewell"
         await wait_for(pilot, lambda: area.has_focus)
@@ -73,7 +71,7 @@ async def test_escape_in_the_editor_cancels_the_commit(
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press(*"/commit", "enter")
         await _approve_checks(pilot, app)
-        await wait_for(pilot, lambda: isinstance(app.screen, CommitMessageScreen), timeout=60)
+        await screen_shown(pilot, app, CommitMessageScreen, timeout=60)
         await pilot.press("escape")
         output = await wait_for(pilot, lambda: list(app.query(CommandOutput)), timeout=30)
         assert output[-1].has_class("-error")

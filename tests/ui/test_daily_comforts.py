@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.fakes.model_server import ScriptedTurn
-from tests.ui.conftest import wait_for
+from tests.ui.conftest import screen_shown, wait_for
 from valarmind_tui.faces.tui.widgets.answer import CommandOutput
 from valarmind_tui.faces.tui.widgets.messages import NoticeLine
 from valarmind_tui.faces.tui.widgets.status import StatusBar
@@ -126,14 +126,14 @@ async def test_an_approval_rings_only_while_the_terminal_is_not_focused(
         app.post_message(events.AppFocus())  # the terminal said it has the focus (mode 1004)
         await pilot.pause()
         await _send(pilot, "edit app.py")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), timeout=20)
+        await screen_shown(pilot, app, ApprovalScreen, timeout=20)
         assert written == []  # focused: nobody needs calling back
         await pilot.press("n")
         await wait_for(pilot, lambda: not app.working, timeout=20)
         app.post_message(events.AppBlur())
         await pilot.pause()
         await _send(pilot, "edit app.py again")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), timeout=20)
+        await screen_shown(pilot, app, ApprovalScreen, timeout=20)
         assert written == ["\a"]
         await pilot.press("n")
         await wait_for(pilot, lambda: not app.working, timeout=20)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.fakes.model_server import ScriptedTurn
-from tests.ui.conftest import wait_for
+from tests.ui.conftest import screen_shown, wait_for
 from tests.ui.scripts import edit_through_code_agent
 from valarmind_tui.faces.tui.app import ValarMindApp
 from valarmind_tui.faces.tui.screens.approval import ApprovalScreen
@@ -87,7 +87,7 @@ async def test_delegate_block_previews_the_specialist_summary(
     app = make_app(make_session())
     async with app.run_test(size=(120, 40)) as pilot:
         await _send(pilot, "use Hi")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await screen_shown(pilot, app, ApprovalScreen)
         await pilot.press("y")
         await wait_for(pilot, lambda: _answer(app))
         block = next(b for b in app.query(ToolCallBlock) if b.tool_name == "delegate")

@@ -10,7 +10,7 @@ from typing import Any
 
 from textual.widgets import Static
 
-from tests.ui.conftest import approval_asked, wait_for
+from tests.ui.conftest import approval_asked, screen_shown, wait_for
 from valarmind_tui.faces.tui.screens.jobs import JobsScreen, JobTail
 from valarmind_tui.faces.tui.widgets.sidebar import AgentMonitor
 
@@ -54,8 +54,7 @@ async def test_jobs_screen_follows_a_background_commands_output(
         pid = session.jobs.get("job-1").pid
 
         await pilot.press(*"/jobs", "enter")
-        screen = await wait_for(pilot, lambda: isinstance(app.screen, JobsScreen)
-                                and app.screen)
+        screen = await screen_shown(pilot, app, JobsScreen)
         tail = screen.query_one(JobTail)
         await wait_for(pilot, lambda: "watching" in str(tail.render()))
         assert "saw a.txt" not in str(tail.render())

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.ui.conftest import wait_for
+from tests.ui.conftest import screen_shown, wait_for
 from valarmind_tui.faces.tui.screens.memory import MemoryPlacePicker
 from valarmind_tui.faces.tui.widgets.answer import CommandOutput
 
@@ -15,8 +15,7 @@ async def test_a_note_is_saved_where_the_person_picks(make_session, make_app, fa
     app = make_app(make_session())
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press(*"# run make lint before committing", "enter")
-        picker = await wait_for(pilot, lambda: isinstance(app.screen, MemoryPlacePicker)
-                                and app.screen)
+        picker = await screen_shown(pilot, app, MemoryPlacePicker)
         shown = " ".join(str(s.render()) for s in picker.query("Static"))
         assert "run make lint before committing" in shown
         await pilot.press("escape")
@@ -24,7 +23,7 @@ async def test_a_note_is_saved_where_the_person_picks(make_session, make_app, fa
         assert not (git_repo / "VALARMIND.md").exists()
 
         await pilot.press(*"# run make lint before committing", "enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, MemoryPlacePicker))
+        await screen_shown(pilot, app, MemoryPlacePicker)
         await pilot.press("enter")  # the first place: the project's VALARMIND.md
         output: Any = await wait_for(pilot, lambda: list(app.query(CommandOutput)))
         assert "Saved to `VALARMIND.md`" in output[-1].text

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.ui.conftest import wait_for
+from tests.ui.conftest import screen_shown, wait_for
 from valarmind_tui.faces.tui.launch import build_app
 from valarmind_tui.faces.tui.screens.trust import TrustScreen
 from valarmind_tui.settings.config import Settings, load_settings
@@ -27,8 +27,7 @@ async def _answer(repo: Path, key: str) -> list[Any]:
     seen: list[Any] = []
     app = build_app(_loader(seen), repo, ARGS)
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen)
-                       and app.screen.query("#body"))
+        await screen_shown(pilot, app, TrustScreen)
         assert "mcp.json" in str(app.screen.query_one("#body").render())
         await pilot.press(key)
         await wait_for(pilot, lambda: app.session is not None)
@@ -98,8 +97,7 @@ async def test_a_changed_configuration_is_shown_and_yes_loads_it(git_repo: Path)
     seen: list[Any] = []
     app = build_app(_real_loader(git_repo, seen), git_repo, ARGS)
     async with app.run_test(size=(110, 40)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen)
-                       and app.screen.query("#changes"))
+        await screen_shown(pilot, app, TrustScreen)
         body = str(app.screen.query_one("#body").render())
         shown = str(app.screen.query_one("#changes").render())
         assert "added: plugins/added.py" in body and "changed since you trusted it" in str(
@@ -117,7 +115,7 @@ async def _decline(repo: Path) -> list[Any]:
     seen: list[Any] = []
     app = build_app(_real_loader(repo, seen), repo, ARGS)
     async with app.run_test(size=(110, 40)) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen))
+        await screen_shown(pilot, app, TrustScreen)
         await pilot.press("n")
         await wait_for(pilot, lambda: app.session is not None)
         assert app.session.plugins.loaded == []
