@@ -289,7 +289,7 @@ async def test_tui_dialog_and_tool_block_show_the_exact_command_and_no_markup(
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press(*"list the files", "enter")
         for _ in range(500):
-            if isinstance(app.screen, ApprovalScreen):
+            if isinstance(app.screen, ApprovalScreen) and app.screen.is_mounted:
                 break
             await pilot.pause(0.02)
         screen = app.screen

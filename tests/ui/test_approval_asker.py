@@ -27,5 +27,5 @@ async def test_the_dialog_names_the_specialist_that_asks(make_session: Any, make
         app.push_screen(ApprovalScreen(_request("main")))
         screen = await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen)
                                 and app.screen.request.agent_id == "main"
-                                and app.screen.query("#summary") and app.screen)
+                                and app.screen.is_mounted and app.screen)
         assert not screen.query("#asker")
