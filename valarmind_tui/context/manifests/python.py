@@ -8,7 +8,6 @@ from __future__ import annotations
 import ast
 import re
 import tomllib
-from email.parser import HeaderParser
 from pathlib import Path
 from typing import Any
 
@@ -165,6 +164,8 @@ def _setup_py(text: str, m: Manifests, facts: dict[str, Any]) -> None:
 
 
 def _pkg_info(text: str, m: Manifests, facts: dict[str, Any]) -> None:
+    from email.parser import HeaderParser  # here: only an sdist's PKG-INFO is read with it
+
     headers = HeaderParser().parsestr(text.split("\n\n", 1)[0] + "\n")
     m.named(headers.get("Name"))
     m.describe(headers.get("Summary"))

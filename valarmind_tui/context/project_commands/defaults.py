@@ -6,7 +6,6 @@ The least authoritative source: CI, task runners and docs come first (detect.py)
 
 from __future__ import annotations
 
-import configparser
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -91,6 +90,8 @@ def _mypy_names_its_targets(root: Path) -> bool:
     table = data.get("tool", {}).get("mypy", {}) if isinstance(data.get("tool"), dict) else {}
     if isinstance(table, dict) and any(k in table for k in keys):
         return True
+    import configparser  # here: every session imports this module, few read an .ini
+
     for name in ("mypy.ini", ".mypy.ini", "setup.cfg"):
         parser = configparser.ConfigParser()
         try:

@@ -7,7 +7,6 @@ name first; a cargo alias by what it expands to.
 
 from __future__ import annotations
 
-import configparser
 import re
 import tomllib
 from collections.abc import Callable, Iterable
@@ -178,6 +177,8 @@ def _tox(root: Path, m: Manifests) -> list[ProjectCommand]:
 
 def _tox_envs(root: Path) -> tuple[list[str], str] | None:
     if (root / "tox.ini").is_file():
+        import configparser  # here: every session imports this module, few have a tox.ini
+
         parser = configparser.ConfigParser(interpolation=None, strict=False)
         try:
             parser.read_string(read_text(root / "tox.ini", 200_000))
