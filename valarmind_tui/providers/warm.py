@@ -3,9 +3,10 @@
 Importing litellm is only part of a first request's cost: the first `acompletion` also imports
 the provider SDK's resources (~450 modules for the OpenAI client) and the first response loads a
 tokenizer to price itself, 0.5-1.5 s more on the UI's event loop. So the warm-up makes one
-request the way a prompt makes it, to a port on 127.0.0.1 that is bound but not listening (the
-connection is refused at once; nothing leaves the machine, no key is sent), and loads that
-tokenizer.
+request the way a prompt makes it, to 127.0.0.1: a canned streamed answer read to its end
+(providers/warm_answer.py) where the provider's wire format is known, a port bound but not
+listening otherwise (refused at once). Nothing leaves the machine and no key is sent. Outside
+the model process it also loads that tokenizer.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from valarmind_tui.providers.litellm_call import (
 )
 from valarmind_tui.providers.process import client as model_process
 from valarmind_tui.providers.sdk_objects import build_chunk_validator
+from valarmind_tui.providers.warm_answer import answering_once, canned_stream
 
 WARMED_PROVIDERS = frozenset({
     "openai", "anthropic", "ollama", "ollama_chat", "hosted_vllm", "lm_studio", "openrouter",
@@ -53,26 +55,42 @@ def warm_model_path(model: str | None) -> None:
 
 
 async def warm_request(model: str | None) -> None:
-    """One request the way a prompt makes it, refused at once by a local port, on the loop the
-    streams use (LiteLLM keeps its clients per loop)."""
+    """One request the way a prompt makes it, on the loop the streams use (LiteLLM keeps its
+    clients per loop): answered by a canned stream on 127.0.0.1 (providers/warm_answer.py) and
+    read to its end where LiteLLM reads the provider's wire format from one, refused at once by
+    a local port otherwise."""
     litellm = await load_litellm_async()
     provider = _plain_http_provider(litellm, model)
     if provider is None:
         return
+    body = canned_stream(provider)
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))  # bound and not listening: a connection is refused
-        base = f"http://127.0.0.1:{sock.getsockname()[1]}"
-        if provider == "openai":
-            base += "/v1"
-        # the provider SDK's first request imports a lot: without collections, then frozen
-        with imports_without_collection(), contextlib.suppress(Exception):  # refused: intended
-            await litellm.acompletion(
-                model=model, api_base=base, api_key="warm-up", stream=True,
-                stream_options={"include_usage": True}, max_retries=0, num_retries=0,
-                timeout=5, messages=[{"role": "user", "content": "warm-up"}], tools=[_TOOL],
-                _skip_mcp_handler=True)
+        refused = f"http://127.0.0.1:{sock.getsockname()[1]}"
+        async with contextlib.AsyncExitStack() as stack:
+            base = refused if body is None else await stack.enter_async_context(
+                answering_once(body))
+            if provider == "openai":
+                base += "/v1"
+            # the provider SDK's first request imports a lot: without collections, then frozen
+            with imports_without_collection(), contextlib.suppress(Exception):  # refused: intended
+                await asyncio.wait_for(_read_answer(litellm, model, base), WARM_ANSWER_S)
         if provider == "openai":
             build_chunk_validator()  # its chunks: built by pydantic's validator (sdk_objects)
+
+
+WARM_ANSWER_S = 10.0
+"""The longest the warm-up waits for its canned answer (or its refusal)."""
+
+
+async def _read_answer(litellm: Any, model: str | None, base: str) -> None:
+    answer = await litellm.acompletion(
+        model=model, api_base=base, api_key="warm-up", stream=True,
+        stream_options={"include_usage": True}, max_retries=0, num_retries=0,
+        timeout=5, messages=[{"role": "user", "content": "warm-up"}], tools=[_TOOL],
+        _skip_mcp_handler=True)
+    async for _ in answer:
+        pass
 
 
 _TOOL = {"type": "function", "function": {
