@@ -118,7 +118,7 @@ def test_the_encoding_loaded_on_use_encodes_as_litellms_default() -> None:
     something does count with it."""
     from litellm._lazy_imports import get_default_encoding
 
-    from valarmind_tui.providers.process.worker import EncodingOnUse
+    from valarmind_tui.providers.encoding_on_use import EncodingOnUse
 
     text = "a prompt to count, naïve café"
     assert EncodingOnUse().encode(text) == get_default_encoding().encode(text)

@@ -18,6 +18,7 @@ from typing import Any
 
 from valarmind_tui.core.heap import release_free_memory
 from valarmind_tui.providers.base import ReasoningPiece, StreamFinished, TextPiece, Usage
+from valarmind_tui.providers.encoding_on_use import encoding_on_use
 from valarmind_tui.providers.failures import Failure, classify
 from valarmind_tui.providers.import_less import (
     defer_indexes,
@@ -97,7 +98,8 @@ def load_litellm() -> ModuleType:
     (`drop_import_leftovers`). Index packages are read name by name, httpx's command line is not
     imported, and a few modules load when first used (providers/import_less.py). The OpenAI SDK
     builds its response objects with pydantic's validator first (providers/sdk_objects.py), and a
-stream's end is built from the chunks its usage needs (providers/stream_end.py)."""
+stream's end is built from the chunks its usage needs (providers/stream_end.py), and LiteLLM's
+default encoding loads when first used (providers/encoding_on_use.py)."""
     global _loaded
     if _loaded is not None:
         return _loaded
@@ -112,6 +114,7 @@ stream's end is built from the chunks its usage needs (providers/stream_end.py).
 
     validate_first()
     build_from_ends(litellm)
+    encoding_on_use()
     litellm.suppress_debug_info = True
     litellm.telemetry = False
     litellm.num_retries = 0

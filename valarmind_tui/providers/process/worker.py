@@ -245,22 +245,8 @@ def without_token_estimates(litellm: Any) -> None:
     chunk loaded a tiktoken encoding for it: 41 MB resident here for as long as the process
     lives, beside the face's own copy (the face measures prompts itself). A stream's usage is
     what the provider reported (litellm_call.py ignores LiteLLM's estimates), priced from the
-    cost map, which needs no tokenizer. LiteLLM's Anthropic path also loaded its default encoding
-    on its first request, only to hand it to the handler for those estimates: it gets one that
-    loads on its first use instead."""
+    cost map, which needs no tokenizer."""
     litellm.disable_token_counter = True
-    main = sys.modules.get("litellm.main")
-    if main is not None and getattr(main, "_encoding_cache", False) is None:
-        vars(main)["_encoding_cache"] = EncodingOnUse()
-
-
-class EncodingOnUse:
-    """LiteLLM's default encoding, loaded the first time anything is read from it."""
-
-    def __getattr__(self, name: str) -> Any:
-        from litellm._lazy_imports import get_default_encoding
-
-        return getattr(get_default_encoding(), name)
 
 
 def _read_requests(stdin: IO[bytes], loop: asyncio.AbstractEventLoop,
