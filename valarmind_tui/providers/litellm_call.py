@@ -29,7 +29,6 @@ from valarmind_tui.providers.native_finish import watch_native_finish
 from valarmind_tui.providers.normalize import TurnAccumulator, usage_details, usage_from
 from valarmind_tui.providers.one_iterator import keep_one_iterator
 from valarmind_tui.providers.sdk_objects import validate_first
-from valarmind_tui.providers.stream_end import build_from_ends
 from valarmind_tui.providers.stream_watch import Deadlines, StreamWatch, provider_finish
 
 
@@ -97,9 +96,8 @@ def load_litellm() -> ModuleType:
     collector's sight, and what the import decoded and never reads again is dropped
     (`drop_import_leftovers`). Index packages are read name by name, httpx's command line is not
     imported, and a few modules load when first used (providers/import_less.py). The OpenAI SDK
-    builds its response objects with pydantic's validator first (providers/sdk_objects.py), and a
-stream's end is built from the chunks its usage needs (providers/stream_end.py), and LiteLLM's
-default encoding loads when first used (providers/encoding_on_use.py)."""
+    builds its response objects with pydantic's validator first (providers/sdk_objects.py), and
+    LiteLLM's default encoding loads when first used (providers/encoding_on_use.py)."""
     global _loaded
     if _loaded is not None:
         return _loaded
@@ -113,7 +111,6 @@ default encoding loads when first used (providers/encoding_on_use.py)."""
         import litellm
 
     validate_first()
-    build_from_ends(litellm)
     encoding_on_use()
     litellm.suppress_debug_info = True
     litellm.telemetry = False
