@@ -51,6 +51,13 @@ def _summaries(fake_model: FakeModelServer) -> int:
     return sum(1 for r in fake_model.requests if r["messages"][0]["content"] == SUMMARY_PROMPT)
 
 
+def _long_answers_counted_far_from_the_window() -> tuple[ScriptedTurn, ScriptedTurn]:
+    """Two answers of many bytes (over the window by the bytes alone) whose provider counts
+    the history at 2,000 then 5,000 tokens in, far from it."""
+    return (ScriptedTurn(text=WORDS, usage={"prompt_tokens": 2_000, "completion_tokens": 3_000}),
+            ScriptedTurn(text=WORDS, usage={"prompt_tokens": 5_000, "completion_tokens": 3_000}))
+
+
 async def _prompts(session: Session, count: int, first: int = 1) -> None:
     for n in range(first, first + count):
         await session.submit(f"prompt {n}")
@@ -97,11 +104,7 @@ async def test_a_report_of_the_history_before_compaction_is_not_trusted_after_it
 
 async def test_a_long_history_the_model_counts_far_from_the_window_loads_no_tokenizer(
         session: Session, fake_model: FakeModelServer, encodings_asked: list[str]) -> None:
-    fake_model.script(ScriptedTurn(text=WORDS, usage={"prompt_tokens": 2_000,
-                                                      "completion_tokens": 3_000}),
-                      ScriptedTurn(text=WORDS, usage={"prompt_tokens": 5_000,
-                                                      "completion_tokens": 3_000}),
-                      ScriptedTurn(text="short"))
+    fake_model.script(*_long_answers_counted_far_from_the_window(), ScriptedTurn(text="short"))
     await _prompts(session, 2)
     assert most_message_tokens(session.history) > LIMIT  # the bytes alone: over the window
 
@@ -168,11 +171,7 @@ async def test_a_resumed_long_conversation_is_measured_by_its_last_reported_coun
     """/resume, `--resume`: the count the provider last reported is kept with the session in
     the store, so a long conversation far from its window loads no tokenizer on its first
     prompt after being read back."""
-    fake_model.script(ScriptedTurn(text=WORDS, usage={"prompt_tokens": 2_000,
-                                                      "completion_tokens": 3_000}),
-                      ScriptedTurn(text=WORDS, usage={"prompt_tokens": 5_000,
-                                                      "completion_tokens": 3_000}),
-                      ScriptedTurn(text="resumed"))
+    fake_model.script(*_long_answers_counted_far_from_the_window(), ScriptedTurn(text="resumed"))
     await _prompts(session, 2)
     await session.close()
     resumed = open_session(session.settings, session.project_root, approver=PolicyApprover(),
@@ -205,11 +204,7 @@ async def test_a_resumed_conversation_with_a_secret_in_its_prompt_keeps_its_coun
     (session.project_root / ".env").write_text(f"DEPLOY_TOKEN={secret}\n")
     (session.project_root / "VALARMIND.md").write_text(f"Deploy with `{secret}`.\n")
     session.invalidate_context()
-    fake_model.script(ScriptedTurn(text=WORDS, usage={"prompt_tokens": 2_000,
-                                                      "completion_tokens": 3_000}),
-                      ScriptedTurn(text=WORDS, usage={"prompt_tokens": 5_000,
-                                                      "completion_tokens": 3_000}),
-                      ScriptedTurn(text="resumed"))
+    fake_model.script(*_long_answers_counted_far_from_the_window(), ScriptedTurn(text="resumed"))
     await _prompts(session, 2)
     assert secret in session.history[0]["content"]  # in memory; the model was sent it masked
     await session.close()
