@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
+from collections.abc import AsyncIterator
 from typing import Any
 
 from valarmind_tui.providers.io_thread import io_loop
@@ -24,12 +25,14 @@ from valarmind_tui.providers.litellm_call import (
 )
 from valarmind_tui.providers.process import client as model_process
 from valarmind_tui.providers.sdk_objects import build_chunk_validator
-from valarmind_tui.providers.warm_answer import answering_once, canned_stream
+from valarmind_tui.providers.warm_answer import (
+    ANTHROPIC_WIRE,
+    OPENAI_WIRE,
+    answering_once,
+    canned_stream,
+)
 
-WARMED_PROVIDERS = frozenset({
-    "openai", "anthropic", "ollama", "ollama_chat", "hosted_vllm", "lm_studio", "openrouter",
-    "deepseek", "groq", "mistral", "together_ai", "xai", "llamafile", "vllm",
-})
+WARMED_PROVIDERS = OPENAI_WIRE | ANTHROPIC_WIRE | {"ollama", "ollama_chat", "vllm"}
 """Providers whose request path is plain HTTP to `api_base`. Others (Bedrock, Vertex...) look
 for credentials of their own before connecting, which a warm-up must not do."""
 
@@ -63,24 +66,31 @@ async def warm_request(model: str | None) -> None:
     provider = _plain_http_provider(litellm, model)
     if provider is None:
         return
-    body = canned_stream(provider)
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))  # bound and not listening: a connection is refused
-        refused = f"http://127.0.0.1:{sock.getsockname()[1]}"
-        async with contextlib.AsyncExitStack() as stack:
-            base = refused if body is None else await stack.enter_async_context(
-                answering_once(body))
-            if provider == "openai":
-                base += "/v1"
-            # the provider SDK's first request imports a lot: without collections, then frozen
-            with imports_without_collection(), contextlib.suppress(Exception):  # refused: intended
-                await asyncio.wait_for(_read_answer(litellm, model, base), WARM_ANSWER_S)
+    async with _local_server(canned_stream(provider)) as base:
         if provider == "openai":
-            build_chunk_validator()  # its chunks: built by pydantic's validator (sdk_objects)
+            base += "/v1"
+        # the provider SDK's first request imports a lot: without collections, then frozen
+        with imports_without_collection(), contextlib.suppress(Exception):  # a refusal: intended
+            await asyncio.wait_for(_read_answer(litellm, model, base), WARM_ANSWER_S)
+    if provider == "openai":
+        build_chunk_validator()  # its chunks: built by pydantic's validator (sdk_objects)
 
 
 WARM_ANSWER_S = 10.0
 """The longest the warm-up waits for its canned answer (or its refusal)."""
+
+
+@contextlib.asynccontextmanager
+async def _local_server(body: bytes | None) -> AsyncIterator[str]:
+    """A server on 127.0.0.1 answering with `body`; with none, a port bound but not listening,
+    where a connection is refused at once."""
+    if body is not None:
+        async with answering_once(body) as base:
+            yield base
+        return
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
 
 
 async def _read_answer(litellm: Any, model: str | None, base: str) -> None:
