@@ -25,6 +25,7 @@ from valarmind_tui.providers.import_less import (
     loaded_on_use,
     stand_in_command_lines,
 )
+from valarmind_tui.providers.models_on_use import models_built_on_use
 from valarmind_tui.providers.native_finish import watch_native_finish
 from valarmind_tui.providers.normalize import TurnAccumulator, usage_details, usage_from
 from valarmind_tui.providers.one_iterator import keep_one_iterator
@@ -97,7 +98,8 @@ def load_litellm() -> ModuleType:
     (`drop_import_leftovers`). Index packages are read name by name, httpx's command line is not
     imported, and a few modules load when first used (providers/import_less.py). The OpenAI SDK
     builds its response objects with pydantic's validator first (providers/sdk_objects.py), and
-    LiteLLM's default encoding loads when first used (providers/encoding_on_use.py)."""
+    LiteLLM's default encoding loads when first used (providers/encoding_on_use.py), and the
+    pydantic models its import creates are built when first used (providers/models_on_use.py)."""
     global _loaded
     if _loaded is not None:
         return _loaded
@@ -107,7 +109,7 @@ def load_litellm() -> ModuleType:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     defer_indexes()
     stand_in_command_lines()
-    with imports_without_collection(), loaded_on_use():
+    with imports_without_collection(), loaded_on_use(), models_built_on_use():
         import litellm
 
     validate_first()
