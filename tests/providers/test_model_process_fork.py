@@ -12,6 +12,8 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.fakes.model_server import FakeModelServer, ScriptedTurn
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,6 +24,8 @@ FACE = textwrap.dedent("""
 
     kept = open(sys.argv[2], "w")  # a descriptor of the face's (close-on-exec, as Python opens)
     process = client.start()  # first thing, one thread, no event loop: as the TUI does
+    from valarmind_tui.providers.process.fork import IMPORTED_BY_BOTH
+    unshared = [name for name in IMPORTED_BY_BOTH if name not in sys.modules]
     while not process.ready and process.exit_code is None:
         time.sleep(0.05)
     fds = {fd: os.readlink(f"/proc/{process.pid}/fd/{fd}")
@@ -39,7 +43,7 @@ FACE = textwrap.dedent("""
         return pieces[-1].turn.text if isinstance(pieces[-1], TurnComplete) else None
 
     first = asyncio.run(ask())
-    facts = {"kind": type(process._proc).__name__, "answer": first,
+    facts = {"kind": type(process._proc).__name__, "answer": first, "unshared": unshared,
              "comm": open(f"/proc/{process.pid}/comm").read().strip(), "fds": fds,
              "kept": os.readlink(f"/proc/self/fd/{kept.fileno()}")}
     process._proc.kill()  # it dies; the next request starts another
@@ -67,6 +71,7 @@ def test_the_forked_model_process_answers_and_a_replacement_starts_afresh(
         fake_model: FakeModelServer, tmp_path: Path) -> None:
     facts = _run_face(fake_model, tmp_path, tmp_path)
     assert facts["kind"] == "ForkedWorker" and facts["comm"] == "valarmind-model"
+    assert facts["unshared"] == []  # imported before the fork: one copy for both processes
     assert facts["answer"] == "from the fork"
     assert facts["second"] == "from a fresh one"  # retried on a new process
     assert facts["again"] == "Popen"
@@ -80,3 +85,38 @@ def test_the_forked_model_process_holds_none_of_the_faces_descriptors(
     assert facts["kept"] not in held  # the face's open file
     assert all(facts["fds"][fd].startswith("pipe:") for fd in ("0", "1", "2"))
     assert not any(target.startswith("/dev/pts") or target == "/dev/tty" for target in held)
+
+
+IMPORTS_OF = {
+    "the model process": textwrap.dedent("""
+        from valarmind_tui.providers.litellm_call import load_litellm
+        load_litellm()
+    """),
+    "the face": textwrap.dedent("""
+        import asyncio
+        from pathlib import Path
+        import valarmind_tui.faces.tui.app, valarmind_tui.session.wiring
+        from valarmind_tui.settings.config import load_settings
+        load_settings(Path.cwd())
+        asyncio.run(asyncio.to_thread(len, ""))  # the session's work off the loop
+    """),
+}
+
+
+@pytest.mark.parametrize("side", sorted(IMPORTS_OF))
+def test_what_is_imported_before_the_fork_each_process_imports_anyway(
+        side: str, tmp_path: Path) -> None:
+    """Imported before the fork, a module's pages are shared by both processes: worth it only
+    for modules each of them imports (one only the face needs would be the child's for
+    nothing, and the other way round)."""
+    check = IMPORTS_OF[side] + textwrap.dedent("""
+        import json, sys
+        from valarmind_tui.providers.process.fork import IMPORTED_BY_BOTH
+        print(json.dumps([name for name in IMPORTED_BY_BOTH if name not in sys.modules]))
+    """)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(tmp_path),
+           "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    done = subprocess.run([sys.executable, "-c", check], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import importlib
 import os
 import random
 import signal
@@ -34,6 +35,17 @@ from typing import IO, NoReturn
 
 PROCESS_NAME = b"valarmind-model"
 """What `ps` and /proc/PID/comm show for the forked child (its command line is the face's)."""
+
+IMPORTED_BY_BOTH = (
+    "pydantic.main", "pydantic.fields", "pydantic.type_adapter", "pydantic.json_schema",
+    "pydantic.functional_validators", "pydantic.types", "yaml", "email.message",
+    "importlib.metadata", "zipfile", "csv", "uuid", "mimetypes",
+    "platform", "shlex", "zoneinfo", "sysconfig", "concurrent.futures.thread", "unicodedata",
+)
+"""Modules both processes import once started (the face for its settings, themes and session;
+LiteLLM's import in the child), imported before the fork so that one copy of them is shared:
+imported after it, each process built its own. Idle PSS of the tree 184.1 -> 182.7 MB (three
+alternating pairs); ~35 ms more before the fork, which the face's session no longer spends."""
 
 
 def can_fork() -> bool:
@@ -50,6 +62,7 @@ class ForkedWorker:
     """The forked child, as much of `subprocess.Popen` as ModelProcess uses."""
 
     def __init__(self, events_w: int, said_w: int) -> None:
+        _import_shared()
         requests_r, requests_w = os.pipe()
         gc.freeze()
         pid = os.fork()
@@ -92,6 +105,11 @@ class ForkedWorker:
         if self.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.pid, number)
+
+
+def _import_shared() -> None:
+    for name in IMPORTED_BY_BOTH:
+        importlib.import_module(name)
 
 
 def _become_worker(requests_r: int, events_w: int, said_w: int) -> NoReturn:
