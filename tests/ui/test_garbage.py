@@ -66,6 +66,7 @@ def test_the_first_finished_prompt_does_not_walk_what_the_warm_up_imported(
     end collects the young generations only (a full collection paused the UI for 0.3-3 s)."""
     gc.unfreeze()
     monkeypatch.setattr(garbage, "_frozen_after_full", 0)  # a fresh process
+    monkeypatch.setattr(garbage, "_imports_uncounted", False)
     with garbage.imports_then_freeze():
         imported = [[i] for i in range(50_000)]  # stands for litellm's heap
     generations: list[int] = []

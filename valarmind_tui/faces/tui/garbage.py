@@ -27,6 +27,8 @@ FULL_AFTER_GROWTH = 1.25
 SETTLE_EVERY_S = 2.0
 
 _frozen_after_full = 0
+_imports_uncounted = False
+"""Imports were frozen since the frozen set was last counted: the next settle counts them."""
 
 
 def tune() -> None:
@@ -50,11 +52,13 @@ def imports_then_freeze() -> Iterator[None]:
         if was_enabled:
             gc.enable()
         freeze()
-        # What was imported is here to stay: it is the baseline the frozen set grows from. With
-        # 0 here the first prompt's end ran a full collection of litellm's whole heap (0.3-3 s
-        # with the UI frozen, measured by benchmarks/e2e_bench.py).
-        global _frozen_after_full
-        _frozen_after_full = max(_frozen_after_full, gc.get_freeze_count())
+        # What was imported is here to stay: the next settle counts it into the baseline the
+        # frozen set grows from (with 0 there, the first prompt's end ran a full collection of
+        # litellm's whole heap: 0.3-3 s with the UI frozen, benchmarks/e2e_bench.py). Not
+        # counted here: counting walks every frozen object, ~8 ms holding the interpreter lock,
+        # and the session's build ends here on the way to the first prompt.
+        global _imports_uncounted
+        _imports_uncounted = True
 
 
 def settle_turn() -> None:
@@ -65,11 +69,17 @@ def settle_turn() -> None:
 
 def settle_idle(force: bool = False) -> None:
     """A prompt finished (the person reads) or the chat was cleared (`force`)."""
-    global _frozen_after_full
-    if not force and gc.get_freeze_count() < _frozen_after_full * FULL_AFTER_GROWTH:
-        settle_turn()
-        return
+    global _frozen_after_full, _imports_uncounted
+    if not force:
+        frozen = gc.get_freeze_count()
+        if _imports_uncounted:  # imports are not growth
+            _frozen_after_full = max(_frozen_after_full, frozen)
+            _imports_uncounted = False
+        if frozen < _frozen_after_full * FULL_AFTER_GROWTH:
+            settle_turn()
+            return
     gc.unfreeze()
     gc.collect()
     gc.freeze()
     _frozen_after_full = gc.get_freeze_count()
+    _imports_uncounted = False
