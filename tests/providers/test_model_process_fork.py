@@ -120,3 +120,42 @@ def test_what_is_imported_before_the_fork_each_process_imports_anyway(
                           capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
+
+LATE_FACE = textwrap.dedent("""
+    import asyncio, json, sys, time
+    from valarmind_tui.providers.process import client
+
+    process = client.start(import_at_once=False)  # as the TUI starts without a first prompt
+    time.sleep(2.0)  # the face's own start (litellm imports in ~1 s, worker.IMPORT_AFTER_S: 3)
+    before = process.ready
+    from valarmind_tui.providers.base import ModelRequest, TurnComplete
+    from valarmind_tui.providers.litellm_provider import LiteLLMProvider, ProviderConfig
+
+    async def ask():
+        provider = LiteLLMProvider(ProviderConfig(
+            model="openai/fake-model", api_base=sys.argv[1], api_key="sk-test", max_retries=1,
+            timeout_s=30))
+        pieces = [p async for p in provider.stream(
+            ModelRequest(messages=[{"role": "user", "content": "hi"}]))]
+        return pieces[-1].turn.text if isinstance(pieces[-1], TurnComplete) else None
+
+    answer = asyncio.run(ask())
+    print(json.dumps({"ready_before": before, "answer": answer, "ready_after": process.ready}))
+    client.stop()
+""")
+
+
+def test_the_forked_model_process_imports_litellm_when_first_asked(
+        fake_model: FakeModelServer, tmp_path: Path) -> None:
+    """Started beside the TUI's face, it leaves the two cores to the face until the session
+    asks for something (its warm-up); that request waits for the import, then is answered."""
+    fake_model.script(ScriptedTurn(text="after the import"))
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    done = subprocess.run([sys.executable, "-c", LATE_FACE, fake_model.openai_base],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+                          check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    facts = json.loads(done.stdout.strip().splitlines()[-1])
+    assert facts["ready_before"] is False  # litellm not imported after two seconds
+    assert facts["answer"] == "after the import" and facts["ready_after"] is True

@@ -110,7 +110,9 @@ def _full_screen(root: Path, args: argparse.Namespace) -> int:
     try:
         from valarmind_tui.providers.process import client as model_process
 
-        model_process.start()
+        # litellm is imported once the session asks, not on the core the face starts on; at once
+        # when a prompt from the command line is sent as soon as the session is ready
+        model_process.start(import_at_once=args.first_prompt is not None)
         from valarmind_tui.faces.tui.launch import run_app
 
         return run_app(lambda trusted=None: _settings(args, trusted), root, args, skeleton)

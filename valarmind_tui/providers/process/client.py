@@ -224,8 +224,10 @@ LAST_WORDS_WAIT_S = 1.0  # a grandchild holding stderr open must not hold up the
 class ModelProcess(Channel):
     """One child process serving litellm calls, and the threads that talk to it."""
 
-    def __init__(self, argv: list[str] | None = None, *, fork: bool = False) -> None:
-        """`fork`: the child is this process forked (providers/process/fork.py), not `argv`."""
+    def __init__(self, argv: list[str] | None = None, *, fork: bool = False,
+                 import_at_once: bool = True) -> None:
+        """`fork`: the child is this process forked (providers/process/fork.py), not `argv`;
+        `import_at_once`: a forked child imports litellm now, not at the first request."""
         events_r, events_w = os.pipe()
         said_r, said_w = os.pipe()
         self._proc: subprocess.Popen[bytes] | ForkedWorker
@@ -233,7 +235,7 @@ class ModelProcess(Channel):
             if fork:
                 from valarmind_tui.providers.process.fork import ForkedWorker
 
-                self._proc = ForkedWorker(events_w, said_w)
+                self._proc = ForkedWorker(events_w, said_w, import_at_once)
             else:
                 self._proc = subprocess.Popen(
                     argv or worker_argv(), stdin=subprocess.PIPE, stdout=said_w,
@@ -315,6 +317,8 @@ _process: ModelProcess | None = None
 _started = False
 _fork_next = False
 """The next model process is this one forked: set by `start`, before the face's threads."""
+_import_at_once = True
+"""The forked model process imports litellm at once, not at its first request (`start`)."""
 _guard = threading.Lock()
 _daemon: Callable[[str | None], Channel | None] | None = None
 """The model daemon's link for a model it may serve (providers/daemon/link.py), when a face
@@ -327,14 +331,16 @@ def use_daemon(link: Callable[[str | None], Channel | None] | None) -> None:
     _daemon = link
 
 
-def start() -> Channel | None:
+def start(*, import_at_once: bool = True) -> Channel | None:
     """Start the model process now; from here on every LiteLLMProvider of this process uses
     it. A face calls this first thing, before its own imports and threads: the first model
     process is this one forked (sharing its pages) while that is safe. None where no child
-    can be started (not POSIX, or the spawn failed): litellm then runs in this process."""
-    global _started, _fork_next
+    can be started (not POSIX, or the spawn failed): litellm then runs in this process.
+    `import_at_once=False`: a forked one imports litellm at its first request (or a few seconds
+    on: worker.IMPORT_AFTER_S), not while the face starts beside it."""
+    global _started, _fork_next, _import_at_once
     _started = os.name == "posix"
-    _fork_next = True
+    _fork_next, _import_at_once = True, import_at_once
     return running()
 
 
@@ -351,7 +357,7 @@ def running(model: str | None = None) -> Channel | None:
         if _process is None or _process.exited:
             fork, _fork_next = _fork_next and _can_fork(), False
             try:
-                _process = ModelProcess(fork=fork)
+                _process = ModelProcess(fork=fork, import_at_once=_import_at_once)
             except OSError as exc:
                 _log.warning("model process not started (%s); litellm runs in this process",
                              exc)

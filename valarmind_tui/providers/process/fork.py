@@ -61,13 +61,14 @@ def can_fork() -> bool:
 class ForkedWorker:
     """The forked child, as much of `subprocess.Popen` as ModelProcess uses."""
 
-    def __init__(self, events_w: int, said_w: int) -> None:
+    def __init__(self, events_w: int, said_w: int, import_at_once: bool = True) -> None:
+        """`import_at_once`: litellm is imported now, not at the first request (worker.main)."""
         _import_shared()
         requests_r, requests_w = os.pipe()
         gc.freeze()
         pid = os.fork()
         if pid == 0:
-            _become_worker(requests_r, events_w, said_w)
+            _become_worker(requests_r, events_w, said_w, import_at_once)
         os.close(requests_r)
         self.pid = pid
         self.stdin: IO[bytes] = os.fdopen(requests_w, "wb")
@@ -112,7 +113,8 @@ def _import_shared() -> None:
         importlib.import_module(name)
 
 
-def _become_worker(requests_r: int, events_w: int, said_w: int) -> NoReturn:
+def _become_worker(requests_r: int, events_w: int, said_w: int,
+                   import_at_once: bool) -> NoReturn:
     code = 1
     try:
         os.dup2(requests_r, 0)
@@ -136,7 +138,7 @@ def _become_worker(requests_r: int, events_w: int, said_w: int) -> NoReturn:
         _name_process()
         from valarmind_tui.providers.process.worker import main
 
-        code = main()
+        code = main(import_at_once)
     except BaseException:  # noqa: BLE001 - said on the pipe the face reads, then the exit
         with contextlib.suppress(Exception):
             os.write(2, traceback.format_exc().encode(errors="replace"))
