@@ -101,8 +101,9 @@ launches each: echo p95 52-64 -> 46-58 ms, the UI's CPU unchanged (40-46% of a c
 
 
 def _full_screen(root: Path, args: argparse.Namespace) -> int:
-    """The TUI: its first frame at once, litellm importing on the other core while Textual
-    loads, then the app, which asks about trust when it must and then loads the settings."""
+    """The TUI: its first frame at once, the model process forked, then the app, which asks
+    about trust when it must and then loads the settings; litellm is imported in the model
+    process once the session asks for it."""
     from valarmind_tui.faces.tui import skeleton as first_frame
 
     skeleton = first_frame.paint()
