@@ -339,3 +339,23 @@ async def test_a_stream_that_never_gives_the_loop_a_turn_still_writes_its_text_a
     text = "".join(json.loads(line)["d"]["content"] for line in early + rest)
     assert text == "".join(f"{n}," for n in range(150))  # all of it, in order
     assert len(early) >= 5, early  # ~0.3 s / BATCH_S lines while the loop was held
+
+
+async def test_a_final_answers_end_waits_for_its_last_words_to_be_drawn(
+        fake_model: FakeModelServer, model_child: None) -> None:
+    """The stream's end (LiteLLM's bookkeeping of the whole stream, the usage) waits
+    LAST_WORDS_FIRST_S after a final answer's finish, the time the face takes to draw the last
+    words: its CPU no longer competes with that frame."""
+    from valarmind_tui.providers.process.worker import LAST_WORDS_FIRST_S
+
+    fake_model.script(ScriptedTurn(text="the last words"))
+    words_at = ended_at = 0.0
+    turn = None
+    async for piece in _provider(fake_model.openai_base).stream(_request()):
+        if isinstance(piece, TextPiece):
+            words_at = time.monotonic()
+        elif isinstance(piece, TurnComplete):
+            ended_at, turn = time.monotonic(), piece.turn
+    assert turn is not None and turn.text == "the last words"
+    assert turn.usage is not None and turn.usage.completion_tokens > 0  # the end still comes
+    assert ended_at - words_at >= LAST_WORDS_FIRST_S * 0.9
