@@ -98,8 +98,9 @@ stream, then the usage and the end) waits this long after its final finish is wr
 the face takes to draw the last words. Run at once, its CPU competed with that frame for the
 two cores (the face's frame, the terminal, this process): the last chunk -> last words on
 screen of a short answer, 15 prompts each side, medians 15.8 -> 11.9, 15.9 -> 11.4 and
-13.2 -> 11.2 ms in three sittings (benchmarks/last_chunk_bench.py at 20,000 tokens/s). An answer that calls tools
-does not wait (the face runs them once the stream ended), nor does the model daemon's `-p`."""
+13.2 -> 11.2 ms in three sittings (benchmarks/last_chunk_bench.py at 20,000 tokens/s). An
+answer that calls tools does not wait (the face runs them once the stream ended), nor does the
+model daemon's `-p`."""
 NOT_FINAL = (None, "tool_calls", "function_call")
 """A message's finish that ends no answer: none yet, or tools to run."""
 
