@@ -153,3 +153,23 @@ async def test_the_last_words_are_drawn_at_the_turns_end_not_at_the_next_frame_t
                 break
             await asyncio.sleep(0.02)
         assert "And its last words." in frames[-1].answer
+
+
+async def test_the_prompts_frame_is_drawn_as_its_turn_starts_not_at_the_next_frame_tick(
+        make_session: Any, make_app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Resumed after a pause, Textual's frame timer ticks one to two periods later: the busy
+    mark and the prompt's message waited, and often came with the answer's first words, in a
+    heavier frame. With that tick stopped they are drawn all the same: the turn's start draws
+    them itself."""
+    app = make_app(make_session())
+    frames = _record_frames(app, monkeypatch)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.session is not None)
+        await wait_for(pilot, lambda: frames and not frames[-1].busy)
+        app.screen._update_timer.stop()  # no tick draws anything from here on
+        app.session.bus.publish(TurnStarted(turn=1, model="m"))
+        for _ in range(250):  # not pilot.pause(): it draws a frame itself
+            if frames[-1].busy:
+                break
+            await asyncio.sleep(0.02)
+        assert frames[-1].busy
