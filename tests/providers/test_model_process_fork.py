@@ -4,10 +4,6 @@ one that replaces it later, when the face runs threads, is started afresh."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -15,8 +11,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.model_server import FakeModelServer, ScriptedTurn
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.providers.face_scripts import ASK, run_face
 
 FACE = textwrap.dedent("""
     import asyncio, json, os, sys, time
@@ -30,18 +25,7 @@ FACE = textwrap.dedent("""
         time.sleep(0.05)
     fds = {fd: os.readlink(f"/proc/{process.pid}/fd/{fd}")
            for fd in os.listdir(f"/proc/{process.pid}/fd")}
-
-    from valarmind_tui.providers.base import ModelRequest, TurnComplete
-    from valarmind_tui.providers.litellm_provider import LiteLLMProvider, ProviderConfig
-
-    async def ask():
-        provider = LiteLLMProvider(ProviderConfig(
-            model="openai/fake-model", api_base=sys.argv[1], api_key="sk-test", max_retries=1,
-            timeout_s=30))
-        pieces = [p async for p in provider.stream(
-            ModelRequest(messages=[{"role": "user", "content": "hi"}]))]
-        return pieces[-1].turn.text if isinstance(pieces[-1], TurnComplete) else None
-
+""") + ASK + textwrap.dedent("""
     first = asyncio.run(ask())
     facts = {"kind": type(process._proc).__name__, "answer": first, "unshared": unshared,
              "comm": open(f"/proc/{process.pid}/comm").read().strip(), "fds": fds,
@@ -59,12 +43,9 @@ FACE = textwrap.dedent("""
 
 def _run_face(fake_model: FakeModelServer, cwd: Path, tmp_path: Path) -> dict[str, Any]:
     fake_model.script(ScriptedTurn(text="from the fork"), ScriptedTurn(text="from a fresh one"))
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    done = subprocess.run([sys.executable, "-c", FACE, fake_model.openai_base,
-                           str(tmp_path / "face-file.txt")], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=300, check=False)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    facts: dict[str, Any] = run_face(FACE, fake_model.openai_base,
+                                     str(tmp_path / "face-file.txt"), cwd=cwd)
+    return facts
 
 
 def test_the_forked_model_process_answers_and_a_replacement_starts_afresh(
@@ -114,12 +95,7 @@ def test_what_is_imported_before_the_fork_each_process_imports_anyway(
         from valarmind_tui.providers.process.fork import IMPORTED_BY_BOTH
         print(json.dumps([name for name in IMPORTED_BY_BOTH if name not in sys.modules]))
     """)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(tmp_path),
-           "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    done = subprocess.run([sys.executable, "-c", check], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=300, check=False)
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+    assert run_face(check, cwd=tmp_path, HOME=str(tmp_path)) == []
 
 
 LATE_FACE = textwrap.dedent("""
@@ -129,17 +105,7 @@ LATE_FACE = textwrap.dedent("""
     process = client.start(import_at_once=False)  # as the TUI starts without a first prompt
     time.sleep(2.0)  # the face's own start (litellm imports in ~1 s, worker.IMPORT_AFTER_S: 3)
     before = process.ready
-    from valarmind_tui.providers.base import ModelRequest, TurnComplete
-    from valarmind_tui.providers.litellm_provider import LiteLLMProvider, ProviderConfig
-
-    async def ask():
-        provider = LiteLLMProvider(ProviderConfig(
-            model="openai/fake-model", api_base=sys.argv[1], api_key="sk-test", max_retries=1,
-            timeout_s=30))
-        pieces = [p async for p in provider.stream(
-            ModelRequest(messages=[{"role": "user", "content": "hi"}]))]
-        return pieces[-1].turn.text if isinstance(pieces[-1], TurnComplete) else None
-
+""") + ASK + textwrap.dedent("""
     answer = asyncio.run(ask())
     print(json.dumps({"ready_before": before, "answer": answer, "ready_after": process.ready}))
     client.stop()
@@ -151,11 +117,6 @@ def test_the_forked_model_process_imports_litellm_when_first_asked(
     """Started beside the TUI's face, it leaves the two cores to the face until the session
     asks for something (its warm-up); that request waits for the import, then is answered."""
     fake_model.script(ScriptedTurn(text="after the import"))
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    done = subprocess.run([sys.executable, "-c", LATE_FACE, fake_model.openai_base],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
-                          check=False)
-    assert done.returncode == 0, done.stderr[-3000:]
-    facts = json.loads(done.stdout.strip().splitlines()[-1])
+    facts = run_face(LATE_FACE, fake_model.openai_base, cwd=tmp_path)
     assert facts["ready_before"] is False  # litellm not imported after two seconds
     assert facts["answer"] == "after the import" and facts["ready_after"] is True

@@ -3,19 +3,14 @@
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
 from tests.fakes.model_server import FakeModelServer, ScriptedTurn
+from tests.providers.face_scripts import ASK, run_face
 from valarmind_tui.providers.models_on_use import models_built_on_use
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_a_model_made_inside_is_built_at_its_first_validation() -> None:
@@ -42,19 +37,10 @@ LITELLM_FACE = textwrap.dedent("""
     import asyncio, json, sys
     from pydantic._internal._config import config_defaults
     from valarmind_tui.providers.litellm_call import load_litellm
-    from valarmind_tui.providers.base import ModelRequest, TurnComplete
-    from valarmind_tui.providers.litellm_provider import LiteLLMProvider, ProviderConfig
 
     load_litellm()
     from litellm.types.interactions.generated import InteractionSseEvent
-
-    async def ask(model, base):
-        provider = LiteLLMProvider(ProviderConfig(
-            model=model, api_base=base, api_key="sk-test", max_retries=1, timeout_s=30))
-        pieces = [p async for p in provider.stream(
-            ModelRequest(messages=[{"role": "user", "content": "hi"}]))]
-        return pieces[-1].turn.text if isinstance(pieces[-1], TurnComplete) else None
-
+""") + ASK + textwrap.dedent("""
     answers = [asyncio.run(ask("openai/fake-model", sys.argv[1])),
                asyncio.run(ask("anthropic/claude-3-5-haiku-20241022", sys.argv[2]))]
     print(json.dumps({"answers": answers, "default": config_defaults["defer_build"],
@@ -65,12 +51,8 @@ LITELLM_FACE = textwrap.dedent("""
 def test_litellm_answers_with_its_models_built_on_use(fake_model: FakeModelServer,
                                                       tmp_path: Path) -> None:
     fake_model.script(ScriptedTurn(text="openai words"), ScriptedTurn(text="anthropic words"))
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    done = subprocess.run(
-        [sys.executable, "-c", LITELLM_FACE, fake_model.openai_base, fake_model.anthropic_base],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
-    assert done.returncode == 0, done.stderr[-3000:]
-    facts = json.loads(done.stdout.strip().splitlines()[-1])
+    facts = run_face(LITELLM_FACE, fake_model.openai_base, fake_model.anthropic_base,
+                     cwd=tmp_path)
     assert facts["answers"] == ["openai words", "anthropic words"]
     assert facts["default"] is False  # only what LiteLLM's import created is deferred
     assert facts["unused_built"] is False  # an API no request used: never built
