@@ -282,7 +282,8 @@ IMPORT_AFTER_S = 3.0
 this long: the TUI's first model process starts as the face does, and the face, starting on
 the other core, asks (its warm-up) once its session is ready. Importing litellm right away
 (~1 s of CPU) shared the two cores with the face's start and its terminal: ready for a prompt
-519 -> 486 ms (median of 15 launches each, alternated in groups of five)."""
+456 -> 437 ms with a sleep standing for this (median of 15 launches each, alternated in groups
+of five); 519 -> 486 ms with the session's other start-up changes (docs/memory.md)."""
 
 
 def main(import_at_once: bool = True) -> int:
