@@ -8,6 +8,7 @@ a round trip, not a new tmux process per look (which would take a core of this m
 from __future__ import annotations
 
 import os
+import select
 import subprocess
 import time
 import uuid
@@ -88,6 +89,10 @@ class Terminal:
                 raise TimeoutError(f"no {what} after {timeout} s; screen:\n" + "\n".join(lines))
             time.sleep(0.002)
 
+    def output_clock(self) -> OutputClock:
+        """A second control client that sees the pane's output as it is written (close it)."""
+        return OutputClock(self._base, self._env)
+
     def quit(self) -> None:
         """Ctrl+C twice (the app asks once, then leaves), a moment to restore the screen, then
         close the terminal."""
@@ -104,6 +109,62 @@ class Terminal:
         finally:
             subprocess.run([*self._base, "kill-server"], env=self._env, capture_output=True,
                            timeout=10)
+
+
+class OutputClock:
+    """Times keys by the pane's output, not by reading the screen.
+
+    Reading the screen every 2 ms puts a floor of ~2.5 ms under any echo (a raw echo loop reads
+    2.5 there, `cat`, echoed by the kernel, 0.4): tmux tells a control client with output on
+    what the pane wrote as it reads it (`%output`), so the time from sending a key to the first
+    output holding it is the tool's echo plus tmux's own ~0.35 ms, alike for every tool.
+    """
+
+    def __init__(self, base: list[str], env: dict[str, str]) -> None:
+        self._client = subprocess.Popen([*base, "-C", "attach", "-t", "b"],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+        assert self._client.stdout is not None
+        self._out = self._client.stdout.fileno()
+        self._pending = b""
+        while not self._line(10.0).startswith(b"%session-changed"):
+            pass
+
+    def _line(self, timeout: float) -> bytes:
+        """The client's next line, or b"" when none came within `timeout` seconds."""
+        deadline = time.perf_counter() + timeout
+        while b"\n" not in self._pending:
+            left = deadline - time.perf_counter()
+            if left <= 0 or not select.select([self._out], [], [], left)[0]:
+                return b""
+            chunk = os.read(self._out, 65536)
+            if not chunk:
+                raise RuntimeError("tmux control client ended")
+            self._pending += chunk
+        line, _, self._pending = self._pending.partition(b"\n")
+        return line
+
+    def type_until_shown(self, text: str, timeout: float = 10.0) -> float:
+        """Types `text` (literally) once the pane has been quiet for 30 ms (or after 1 s);
+        seconds until the pane writes it."""
+        assert self._client.stdin is not None
+        quiet_by = time.perf_counter() + 1.0  # a pane that never goes quiet is timed as it is
+        while self._line(0.03) and time.perf_counter() < quiet_by:
+            pass
+        sent = time.perf_counter()
+        self._client.stdin.write(f"send-keys -t b -l {_quote(text)}\n".encode())
+        self._client.stdin.flush()
+        wanted = text.encode()
+        while (left := sent + timeout - time.perf_counter()) > 0:
+            line = self._line(left)
+            # "%output %PANE DATA", DATA's control bytes and backslashes written as octal escapes
+            if line.startswith(b"%output ") and wanted in line.split(b" ", 2)[2]:
+                return time.perf_counter() - sent
+        raise TimeoutError(f"the pane never wrote {text!r}")
+
+    def close(self) -> None:
+        if self._client.stdin is not None:
+            self._client.stdin.close()
+        self._client.wait(timeout=5)
 
 
 def own_cpu_seconds(pid: int) -> float:

@@ -11,7 +11,8 @@ One launch gives:
 - then `prompts` prompts each answered with ~2,000 tokens at 20,000 tokens/s (memory_bench.py's),
   the lag of their final frame (median of the last five) and the CPU of the tree per prompt;
 - memory after those prompts, and the keystroke echo then: ECHO_KEYS 'z's typed one by one at
-  the idle prompt, each timed until the screen shows it.
+  the idle prompt, each timed until the tool writes it to the terminal (tmux's `%output`, read
+  as tmux reads the pane: e2e_terminal.OutputClock), then read on the screen.
 Between prompts the tool is let finish: its ready screen again, unchanged for STILL_S.
 """
 
@@ -120,18 +121,21 @@ def _turn(term: Terminal, launch: Launch, server: PacedServer, part: int, kind: 
 
 
 def _echo(term: Terminal) -> list[float]:
-    """ms until each of ECHO_KEYS keys typed at the idle prompt shows."""
+    """ms from each of ECHO_KEYS keys typed at the idle prompt to the pane writing it
+    (e2e_terminal.OutputClock); each is then read on the screen before the next."""
     rng = random.Random(36)
     baseline = sum(line.count(ECHO_KEY) for line in term.screen())
     echoes = []
-    for typed in range(1, ECHO_KEYS + 1):
-        sent = time.time()
-        term.type(ECHO_KEY)
-        want = baseline + typed
-        echoes.append(term.wait(lambda lines, want=want: sum(
-            line.count(ECHO_KEY) for line in lines) >= want, 10, f"echo of key {typed}") - sent)
-        time.sleep(rng.uniform(0.05, 0.15))
-    return [e * 1000 for e in echoes]
+    clock = term.output_clock()
+    try:
+        for typed in range(1, ECHO_KEYS + 1):
+            echoes.append(clock.type_until_shown(ECHO_KEY) * 1000)
+            term.wait(lambda lines, want=baseline + typed: sum(
+                line.count(ECHO_KEY) for line in lines) >= want, 10, f"echo of key {typed}")
+            time.sleep(rng.uniform(0.05, 0.15))
+    finally:
+        clock.close()
+    return echoes
 
 
 def measure(launch: Launch, server: PacedServer, prompts: int, figures: dict[str, float]
