@@ -108,3 +108,47 @@ def test_the_warm_up_readies_the_first_request(git_repo: Path, fake_model: Any) 
                                            "PATH": "/usr/bin:/bin", "HOME": str(git_repo)})
     assert out.stdout.strip() == "True []", out.stdout + out.stderr
     assert len(fake_model.requests) == 1  # the warm-up's request never reached a server
+
+
+def test_what_draws_an_answer_loads_as_the_first_prompt_leaves_not_at_launch(
+        git_repo: Path, fake_model: Any) -> None:
+    """In a fresh process: an idle session holds neither the answer's widgets nor pygments'
+    Python lexer (~4 MB between them); the first prompt loads both, its answer drawn."""
+    code = textwrap.dedent(f"""
+        import asyncio, sys
+        from pathlib import Path
+        from valarmind_tui.settings.config import Settings
+        from valarmind_tui.session.wiring import build_session
+        from valarmind_tui.faces.tui.app import ValarMindApp
+        from valarmind_tui.faces.tui.widgets.prompt import PromptInput
+
+        DRAWING = ("valarmind_tui.faces.tui.widgets.answer", "pygments.lexers.python")
+
+        async def main():
+            session = build_session(Settings(model="openai/fake-model",
+                                             api_base={fake_model.openai_base!r}),
+                                    Path({str(git_repo)!r}))
+            app = ValarMindApp(session, remember_theme=False)
+            async with app.run_test(size=(100, 30)) as pilot:
+                for _ in range(300):
+                    await pilot.pause(0.05)
+                    if not any(w.name == "warm-up" for w in app.workers):
+                        break
+                idle = [m for m in DRAWING if m in sys.modules]
+                app.query_one(PromptInput).load_text("hello")
+                await pilot.press("enter")
+                for _ in range(300):
+                    await pilot.pause(0.05)
+                    if "the answer" in str(app.screen._compositor.render_update(full=True)) \\
+                            and not any(w.name == "answers warm-up" for w in app.workers):
+                        break
+                failed = [w.name for w in app.workers if w.error is not None]
+                print(idle, [m for m in DRAWING if m in sys.modules], failed)
+        asyncio.run(main())
+    """)
+    fake_model.script(ScriptedTurn(text="the answer"))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, env={"LITELLM_LOCAL_MODEL_COST_MAP": "True",
+                                           "PATH": "/usr/bin:/bin", "HOME": str(git_repo)})
+    loaded = "['valarmind_tui.faces.tui.widgets.answer', 'pygments.lexers.python']"
+    assert out.stdout.strip() == f"[] {loaded} []", out.stdout + out.stderr

@@ -40,7 +40,7 @@ from valarmind_tui.core.events import (
     TurnStarted,
     UsageUpdated,
 )
-from valarmind_tui.faces.tui import garbage
+from valarmind_tui.faces.tui import garbage, session_start
 from valarmind_tui.faces.tui.screens.approval import ApprovalScreen
 from valarmind_tui.faces.tui.screens.commit_message import CommitMessageScreen
 from valarmind_tui.faces.tui.widgets.chat import ChatView
@@ -78,6 +78,7 @@ class EventRouter:
         self.send_next: Callable[[str], None] | None = None
         """Sends a message the run finished without reading as the next prompt (the app)."""
         self._last_status: RunStatus | None = None
+        self._answers_warmed = False
 
     async def route(self, event: Event) -> None:
         app = self._app
@@ -114,6 +115,11 @@ class EventRouter:
                 # screen 11.7 -> 10.4, 11.1 -> 10.1, 11.3 -> 9.3 ms: last_chunk_bench, 15
                 # prompts a side in each of three sittings).
                 chat.draw_now(status, sidebar.monitor)
+                if not self._answers_warmed:
+                    self._answers_warmed = True
+                    app.run_worker(session_start.warm_answers, thread=True,
+                                   name="answers warm-up", group="session",
+                                   exit_on_error=False)
             case TurnFinished(agent_id="main"):
                 await chat.last_words_drawn()  # the words first, the decorations after
             case Notice():

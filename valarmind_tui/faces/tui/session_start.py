@@ -1,7 +1,7 @@
 """Opening the Session behind the first frame: the trust question (when the folder ships its own
-configuration and nobody decided yet), then the factory in a thread, and the imports the first
-answer needs (once it is attached); the model library is imported in a thread from the first
-frame on."""
+configuration and nobody decided yet), then the factory in a thread, and the model's warm-up
+(once it is attached); the model library is imported in a thread from the first frame on, and
+what drawing an answer needs as the first prompt leaves."""
 
 from __future__ import annotations
 
@@ -60,14 +60,21 @@ def import_model_library() -> None:
 
 
 def warm_up(session: Session) -> None:
-    """In a thread once the session is attached: import what the first answer needs (the
-    Markdown widgets; pygments' lexer and colours, which made the first code block of an answer
-    take 54 ms) and the model library (the first prompt does not wait ~2.5 s for it), then
-    freeze their objects out of the collector's sight (garbage.py says why). The Markdown came
-    before the session's build, and the status bar said the session was ready 0.1-0.2 s later."""
+    """In a thread once the session is attached: the model library's warm-up (the first prompt
+    does not wait ~2.5 s for it), its objects then frozen out of the collector's sight
+    (garbage.py says why)."""
+    with garbage.imports_then_freeze():
+        session.warm_up()
+
+
+def warm_answers() -> None:
+    """In a thread as the first prompt's request leaves: import what drawing an answer needs
+    (the Markdown widgets; pygments' lexer and colours, which made the first code block of an
+    answer take 54 ms). Not at launch, where it held ~4 MB of an idle session (memory_bench
+    --idle, three pairs: 180.5-180.7 -> 172.9-176.3 MB); a model's first words come after its
+    own round trip, which this fills."""
     with garbage.imports_then_freeze():
         import valarmind_tui.faces.tui.widgets.answer  # noqa: F401
         from valarmind_tui.faces.tui.markdown.render import MarkdownRenderer
 
         MarkdownRenderer({}).render("```python\npass\n```\n", 40)
-        session.warm_up()
