@@ -152,3 +152,48 @@ def test_what_draws_an_answer_loads_as_the_first_prompt_leaves_not_at_launch(
                                            "PATH": "/usr/bin:/bin", "HOME": str(git_repo)})
     loaded = "['valarmind_tui.faces.tui.widgets.answer', 'pygments.lexers.python']"
     assert out.stdout.strip() == f"[] {loaded} []", out.stdout + out.stderr
+
+
+TYPED_EARLY = textwrap.dedent("""
+    import asyncio, json, threading, time
+    from pathlib import Path
+    from valarmind_tui.providers.process import client, worker
+
+    worker.IMPORT_AFTER_S = 120  # forked with this: only a request starts the import
+    process = client.start(import_at_once=False)  # as the TUI starts without a first prompt
+    from valarmind_tui.faces.tui.app import ValarMindApp
+
+    built = threading.Event()
+
+    def slow_session(trusted=None):  # still being built while the person types
+        built.wait(60)
+        raise RuntimeError("not built in this test")
+
+    async def main():
+        app = ValarMindApp(session_factory=slow_session, project_root=Path.cwd(),
+                           remember_theme=False)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause(1.5)
+            untyped = process.ready
+            await pilot.press("h", "i")
+            typed_at = time.monotonic()
+            while not process.ready and time.monotonic() - typed_at < 60:
+                await pilot.pause(0.1)
+            print(json.dumps({"untyped": untyped, "typed": process.ready,
+                              "session": app.session is not None}), flush=True)
+            built.set()
+
+    asyncio.run(main())
+    client.stop()
+""")
+
+
+def test_typing_before_the_session_is_ready_starts_the_model_librarys_import(
+        tmp_path: Path) -> None:
+    """The forked model process imports litellm when the session first asks (its warm-up),
+    leaving the cores to the face's start; a person who types before then wants an answer
+    soon, so their first key starts the import."""
+    from tests.providers.face_scripts import run_face
+
+    facts = run_face(TYPED_EARLY, cwd=tmp_path, HOME=str(tmp_path))
+    assert facts == {"untyped": False, "typed": True, "session": False}

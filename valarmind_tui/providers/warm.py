@@ -45,6 +45,15 @@ def import_model_library() -> None:
         load_litellm()
 
 
+def import_model_library_soon() -> None:
+    """The person began typing before the session asked for anything: the model process
+    imports litellm now rather than at the session's warm-up, so a prompt typed that early
+    waits less for it."""
+    process = model_process.running(None)
+    if process is not None:
+        process.import_soon()
+
+
 def warm_model_path(model: str | None) -> None:
     """Import litellm, then run `model`'s request path once against a refused local port; in
     the model process when there is one."""

@@ -152,6 +152,9 @@ class ValarMindApp(App[int]):
             await self.attach(self.session)
         else:
             status.starting = True
+            # the model process imports litellm once the session asks (its warm-up), or at once
+            # when the person types before that: a prompt typed that early waits less for it
+            self.query_one(PromptInput).on_first_input = session_start.import_model_library_soon
             self.call_after_refresh(self._open_session)
 
     def _open_session(self) -> None:
@@ -179,6 +182,7 @@ class ValarMindApp(App[int]):
     async def attach(self, session: Session) -> None:
         """The session exists: listen to its bus, show its state, send what was queued."""
         self.session = session
+        self.query_one(PromptInput).on_first_input = None  # the warm-up asks from here on
         session.message_editor.interactive = True  # /commit's message opens the editor
         self.run_worker(pump_events(session.bus, self), name="bridge", group="bridge")
         call_backs.attach(self, self.event_router, session, self._write_terminal)

@@ -59,6 +59,14 @@ def import_model_library() -> None:
         load()
 
 
+def import_model_library_soon() -> None:
+    """The person typed before the session was ready: the model library is imported from now
+    on (in the model process), not from the session's warm-up on."""
+    from valarmind_tui.providers.warm import import_model_library_soon as soon
+
+    soon()
+
+
 def warm_up(session: Session) -> None:
     """In a thread once the session is attached: the model library's warm-up (the first prompt
     does not wait ~2.5 s for it), its objects then frozen out of the collector's sight

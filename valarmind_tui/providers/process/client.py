@@ -156,6 +156,12 @@ class Channel:
             raise ProviderError(failure.failure.message if failure else f"`{op}` failed")
         return answer["r"]
 
+    def import_soon(self) -> None:
+        """Have the server import litellm now, where it waits for its first request (a forked
+        model process started with `import_at_once=False`); no answer comes."""
+        if not self.ready and not self.exited:
+            self._outbox.put({"i": 0, "op": "import"})
+
     def _open(self, sink: Callable[[Message], None], request: Message) -> int:
         with self._lock:
             request_id = next(self._ids)

@@ -186,6 +186,8 @@ class Worker:
             if task is not None:
                 task.cancel()
             return
+        if op == "import":
+            return  # reading it was the point: `main` imports litellm at the first line read
         job: Callable[[int, Message], Any] | None = {
             "stream": self._stream, "warm": self._warm, "context_window": self._context_window,
             "supports_vision": self._supports_vision, "web_search": self._web_search,
@@ -283,7 +285,9 @@ this long: the TUI's first model process starts as the face does, and the face, 
 the other core, asks (its warm-up) once its session is ready. Importing litellm right away
 (~1 s of CPU) shared the two cores with the face's start and its terminal: ready for a prompt
 456 -> 437 ms with a sleep standing for this (median of 15 launches each, alternated in groups
-of five); 519 -> 486 ms with the session's other start-up changes (docs/memory.md)."""
+of five); 519 -> 486 ms with the session's other start-up changes (docs/memory.md). A key
+typed before the session is ready asks at once (`Channel.import_soon`): a prompt typed at the
+first frame, Enter -> request 1,213-1,252 -> 997-1,102 ms (`e2e_bench`, five pairs)."""
 
 
 def main(import_at_once: bool = True) -> int:

@@ -77,6 +77,8 @@ class PromptInput(TextArea):
         self._theme_styled: TextAreaTheme | None = None
         """The theme object whose colours were last taken from the CSS (render_lines)."""
         self.disable_messages(TextArea.SelectionChanged)  # no one reads it: one hop less a key
+        self.on_first_input: Callable[[], None] | None = None
+        """Called once, at the first key or paste the prompt takes (then dropped)."""
 
     def use_vim(self, on: bool) -> None:
         self.vim = VimKeys() if on else None
@@ -188,7 +190,18 @@ class PromptInput(TextArea):
         self.refresh_completions()
 
     # -- keys ---------------------------------------------------------------------------------
+    def _first_input(self) -> None:
+        if self.on_first_input is not None:
+            first, self.on_first_input = self.on_first_input, None
+            first()
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        self._first_input()
+        await super()._on_paste(event)
+
     async def _on_key(self, event: events.Key) -> None:
+        if self.on_first_input is not None:
+            self._first_input()
         handled = (self._vim_key(event) or self._handle_key(event.key)
                    or not event.is_printable and await self._own_binding(event.key))
         if handled:
