@@ -9,6 +9,7 @@ from typing import Any
 
 from tests.ui.conftest import wait_for
 from valarmind_tui.core.events import (
+    Event,
     Notice,
     PromptFinished,
     RunStatus,
@@ -52,39 +53,38 @@ async def test_the_answers_words_fill_the_widget_mounted_as_its_turn_started(
         assert list(app.query(AssistantMessage)) == [early]
 
 
-async def test_a_turn_of_tool_calls_leaves_no_empty_answer_and_the_words_come_after_them(
-        make_session: Any, make_app: Any) -> None:
-    app = make_app(make_session())
+async def _shown_once(app: Any, answer: str, *events: Event) -> list[tuple[str, str]]:
+    """What the chat shows once `events` are published and `answer` is among its items."""
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.session is not None)
         chat = app.query_one(ChatView)
-        for event in (TurnStarted(turn=1, model="m"),
-                      ToolCallStarted(call_id="c1", name="read_file", arguments={"path": "a"}),
-                      ToolCallFinished(call_id="c1", name="read_file", status="ok", output="x"),
-                      TurnFinished(turn=1, text=""),
-                      TurnStarted(turn=2, model="m"),
-                      TextDelta(text="Read it."),
-                      TurnFinished(turn=2, text="Read it."),
-                      PromptFinished(status=RunStatus.DONE, text="Read it.")):
+        for event in events:
             app.session.bus.publish(event)
-        await wait_for(pilot, lambda: ("answer", "Read it.") in _shown(chat))
-        assert _shown(chat) == [("tool", ""), ("answer", "Read it.")]
+        await wait_for(pilot, lambda: ("answer", answer) in _shown(chat))
+        return _shown(chat)
+
+
+async def test_a_turn_of_tool_calls_leaves_no_empty_answer_and_the_words_come_after_them(
+        make_session: Any, make_app: Any) -> None:
+    shown = await _shown_once(
+        make_app(make_session()), "Read it.",
+        TurnStarted(turn=1, model="m"),
+        ToolCallStarted(call_id="c1", name="read_file", arguments={"path": "a"}),
+        ToolCallFinished(call_id="c1", name="read_file", status="ok", output="x"),
+        TurnFinished(turn=1, text=""), TurnStarted(turn=2, model="m"),
+        TextDelta(text="Read it."), TurnFinished(turn=2, text="Read it."),
+        PromptFinished(status=RunStatus.DONE, text="Read it."))
+    assert shown == [("tool", ""), ("answer", "Read it.")]
 
 
 async def test_what_comes_before_the_first_words_is_shown_before_the_answer(
         make_session: Any, make_app: Any) -> None:
-    app = make_app(make_session())
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: app.session is not None)
-        chat = app.query_one(ChatView)
-        for event in (TurnStarted(turn=1, model="m"),
-                      Notice(level="warning", message="m failed; n answers instead"),
-                      TextDelta(text="From n."),
-                      TurnFinished(turn=1, text="From n.")):
-            app.session.bus.publish(event)
-        await wait_for(pilot, lambda: ("answer", "From n.") in _shown(chat))
-        assert _shown(chat) == [("notice", "m failed; n answers instead"),
-                                ("answer", "From n.")]
+    shown = await _shown_once(
+        make_app(make_session()), "From n.",
+        TurnStarted(turn=1, model="m"),
+        Notice(level="warning", message="m failed; n answers instead"),
+        TextDelta(text="From n."), TurnFinished(turn=1, text="From n."))
+    assert shown == [("notice", "m failed; n answers instead"), ("answer", "From n.")]
 
 
 async def test_a_turn_without_words_leaves_no_answer(make_session: Any, make_app: Any) -> None:
