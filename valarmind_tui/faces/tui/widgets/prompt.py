@@ -200,8 +200,7 @@ class PromptInput(TextArea):
         await super()._on_paste(event)
 
     async def _on_key(self, event: events.Key) -> None:
-        if self.on_first_input is not None:
-            self._first_input()
+        self._first_input()
         handled = (self._vim_key(event) or self._handle_key(event.key)
                    or not event.is_printable and await self._own_binding(event.key))
         if handled:
